@@ -1,0 +1,1 @@
+"""Broker backends behind one interface (see `base.Broker`)."""

@@ -1,0 +1,77 @@
+"""One interface for every broker a test can run against.
+
+Tests, seeding, sink readers and fault injection only ever see a `Broker`, so the
+same test runs on the emulator, on real Apache Kafka, in a container or on an
+existing cluster. Everything a client can do over the wire (topics, offsets,
+produce, consume) is shared in `ClientOperations`; a backend only says how it is
+started, stopped and reached.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+
+from kafkatest.brokers.client import ClientOperations
+from kafkatest.errors import UnsupportedOperation
+
+
+class Broker(ClientOperations, ABC):
+    """A running Kafka-compatible broker (or cluster) and what a test may do with it."""
+
+    #: Backend name as given to ``--kafka-backend``.
+    backend: str = "abstract"
+
+    @property
+    @abstractmethod
+    def bootstrap_servers(self) -> str:
+        """``host:port[,host:port]`` for clients, Spark's ``kafka.bootstrap.servers``."""
+
+    @abstractmethod
+    def start(self) -> None:
+        """Start the broker and return once it answers Metadata."""
+
+    def stop(self) -> None:
+        """Stop the broker, keeping its data so that `start` brings it back."""
+        raise UnsupportedOperation(f"the {self.backend!r} backend cannot be stopped by kafkatest")
+
+    def restart(self) -> None:
+        """Stop and start again with data kept (clients see a broker outage)."""
+        self.stop()
+        self.start()
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release everything (process, ports, temp dirs). Safe to call twice."""
+
+    def diagnostics(self) -> str:
+        """Text worth showing when a test fails (e.g. the tail of the broker log)."""
+        return ""
+
+    def __enter__(self) -> Broker:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.backend} {self._describe_address()}>"
+
+    def _describe_address(self) -> str:
+        try:
+            return self.bootstrap_servers
+        except Exception:
+            return "(not started)"
+
+
+def parse_topic_config(config: Mapping[str, object] | None) -> dict[str, str]:
+    """Kafka topic configs are strings on the wire; accept ints and bools too."""
+    if not config:
+        return {}
+    out: dict[str, str] = {}
+    for key, value in config.items():
+        out[key] = str(value).lower() if isinstance(value, bool) else str(value)
+    return out
+
+

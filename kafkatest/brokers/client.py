@@ -1,0 +1,327 @@
+"""What any client can do with any Kafka-compatible broker, over the wire.
+
+These helpers go through confluent-kafka (librdkafka), so they behave the same on
+every backend, and they wait for the cluster to agree (a created topic is visible,
+a deleted one is gone) before returning: tests then never race the broker.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from confluent_kafka import (
+    Consumer,
+    KafkaError,
+    KafkaException,
+    Producer,
+    TopicPartition,
+)
+from confluent_kafka.admin import (
+    AdminClient,
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+    NewPartitions,
+    NewTopic,
+    OffsetSpec,
+)
+
+from kafkatest.errors import BrokerError
+from kafkatest.records import Record
+
+DEFAULT_TIMEOUT_S = 30.0
+
+
+def wait_until(
+    condition: Callable[[], bool], timeout_s: float, what: str, interval_s: float = 0.05
+) -> None:
+    """Poll `condition` until true; raise BrokerError naming `what` on time-out."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if condition():
+            return
+        if time.monotonic() > deadline:
+            raise BrokerError(f"timed out after {timeout_s:.0f}s waiting until {what}")
+        time.sleep(interval_s)
+
+
+def _result(future: Any, what: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> Any:
+    try:
+        return future.result(timeout=timeout_s)
+    except KafkaException as exc:
+        raise BrokerError(f"{what} failed: {exc.args[0] if exc.args else exc}") from exc
+
+
+class ClientOperations:
+    """Topic, offset, produce and consume helpers shared by every backend."""
+
+    _admin_client: AdminClient | None = None
+    _producer: Producer | None = None
+    _client_lock = threading.Lock()
+
+    # Provided by the backend.
+    bootstrap_servers: str
+
+    # -- clients -----------------------------------------------------------------
+
+    def client_config(self) -> dict[str, Any]:
+        """librdkafka settings shared by the helpers' clients."""
+        return {"bootstrap.servers": self.bootstrap_servers, "client.id": "kafkatest"}
+
+    def admin(self) -> AdminClient:
+        with self._client_lock:
+            if self._admin_client is None:
+                self._admin_client = AdminClient(self.client_config())
+            return self._admin_client
+
+    def producer(self) -> Producer:
+        """One idempotent producer per broker, partitioning keys like Java does."""
+        with self._client_lock:
+            if self._producer is None:
+                self._producer = Producer(
+                    {
+                        **self.client_config(),
+                        "enable.idempotence": True,
+                        "partitioner": "murmur2_random",
+                        "linger.ms": 5,
+                        "message.timeout.ms": 60000,
+                    }
+                )
+            return self._producer
+
+    def close_clients(self) -> None:
+        """Drop cached clients (before a broker goes away for good)."""
+        with self._client_lock:
+            if self._producer is not None:
+                self._producer.flush(5)
+            self._producer = None
+            self._admin_client = None
+
+    # -- topics --------------------------------------------------------------------
+
+    def list_topics(self, timeout_s: float = 10.0) -> list[str]:
+        metadata = self.admin().list_topics(timeout=timeout_s)
+        return sorted(name for name in metadata.topics if not name.startswith("__"))
+
+    def partition_count(self, topic: str, timeout_s: float = 10.0) -> int:
+        metadata = self.admin().list_topics(topic=topic, timeout=timeout_s)
+        info = metadata.topics.get(topic)
+        if info is None or info.error is not None:
+            raise BrokerError(f"topic {topic!r} does not exist")
+        return len(info.partitions)
+
+    def topic_exists(self, topic: str) -> bool:
+        metadata = self.admin().list_topics(timeout=10)
+        info = metadata.topics.get(topic)
+        return info is not None and info.error is None and len(info.partitions) > 0
+
+    def create_topic(
+        self,
+        topic: str,
+        partitions: int = 1,
+        config: Mapping[str, object] | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
+        """Create `topic` and wait until every partition has a leader."""
+        from kafkatest.brokers.base import parse_topic_config
+
+        new = NewTopic(
+            topic, num_partitions=partitions, replication_factor=1, config=parse_topic_config(config)
+        )
+        futures = self.admin().create_topics([new], operation_timeout=timeout_s)
+        _result(futures[topic], f"creating topic {topic!r}", timeout_s)
+        wait_until(
+            lambda: self._leaders_ready(topic, partitions),
+            timeout_s,
+            f"topic {topic!r} has {partitions} partitions with leaders",
+        )
+
+    def _leaders_ready(self, topic: str, partitions: int) -> bool:
+        info = self.admin().list_topics(topic=topic, timeout=5).topics.get(topic)
+        if info is None or info.error is not None or len(info.partitions) != partitions:
+            return False
+        return all(p.leader >= 0 for p in info.partitions.values())
+
+    def delete_topic(self, topic: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+        """Delete `topic` and wait until metadata no longer lists it."""
+        futures = self.admin().delete_topics([topic], operation_timeout=timeout_s)
+        _result(futures[topic], f"deleting topic {topic!r}", timeout_s)
+        wait_until(lambda: not self.topic_exists(topic), timeout_s, f"topic {topic!r} is gone")
+
+    def add_partitions(self, topic: str, total: int, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+        """Grow `topic` to `total` partitions (Kafka never shrinks a topic)."""
+        futures = self.admin().create_partitions([NewPartitions(topic, total)])
+        _result(futures[topic], f"adding partitions to {topic!r}", timeout_s)
+        wait_until(
+            lambda: self._leaders_ready(topic, total),
+            timeout_s,
+            f"topic {topic!r} has {total} partitions",
+        )
+
+    def alter_topic_config(self, topic: str, config: Mapping[str, object]) -> None:
+        """Set topic configs (retention.ms, ...) incrementally."""
+        from kafkatest.brokers.base import parse_topic_config
+
+        entries = [
+            ConfigEntry(name, value, incremental_operation=AlterConfigOpType.SET)
+            for name, value in parse_topic_config(config).items()
+        ]
+        resource = ConfigResource(ConfigResource.Type.TOPIC, topic, incremental_configs=entries)
+        futures = self.admin().incremental_alter_configs([resource])
+        for future in futures.values():
+            _result(future, f"altering config of {topic!r}")
+
+    def topic_config(self, topic: str) -> dict[str, str]:
+        resource = ConfigResource(ConfigResource.Type.TOPIC, topic)
+        futures = self.admin().describe_configs([resource])
+        entries = _result(futures[resource], f"describing config of {topic!r}")
+        return {name: entry.value for name, entry in entries.items()}
+
+    # -- offsets ------------------------------------------------------------------
+
+    def _list_offsets(self, topic: str, spec: OffsetSpec) -> dict[int, int]:
+        count = self.partition_count(topic)
+        request = {TopicPartition(topic, p): spec for p in range(count)}
+        futures = self.admin().list_offsets(request)
+        return {
+            tp.partition: _result(future, f"listing offsets of {topic!r}").offset
+            for tp, future in futures.items()
+        }
+
+    def earliest_offsets(self, topic: str) -> dict[int, int]:
+        """Log start offset of every partition."""
+        return self._list_offsets(topic, OffsetSpec.earliest())
+
+    def latest_offsets(self, topic: str) -> dict[int, int]:
+        """Log end offset (high watermark) of every partition."""
+        return self._list_offsets(topic, OffsetSpec.latest())
+
+    def delete_records(self, topic: str, before: Mapping[int, int]) -> dict[int, int]:
+        """Delete records below `before[partition]`; returns the new log start offsets."""
+        request = [TopicPartition(topic, p, offset) for p, offset in before.items()]
+        futures = self.admin().delete_records(request)
+        out: dict[int, int] = {}
+        for tp, future in futures.items():
+            deleted = _result(future, f"deleting records of {topic!r}[{tp.partition}]")
+            out[tp.partition] = deleted.low_watermark
+        return out
+
+    # -- data -----------------------------------------------------------------------
+
+    def produce(self, records: Iterable[Record], timeout_s: float = 60.0) -> list[Record]:
+        """Write `records` and return them placed (partition, offset, timestamp).
+
+        Order is kept per partition; the call fails if any write is not acknowledged.
+        """
+        producer = self.producer()
+        batch = list(records)
+        placed: list[Record | None] = [None] * len(batch)
+        errors: list[str] = []
+
+        def on_delivery(index: int) -> Callable[[Any, Any], None]:
+            def callback(err: KafkaError | None, msg: Any) -> None:
+                if err is not None:
+                    errors.append(f"{batch[index].topic}: {err.str()}")
+                    return
+                _kind, ts = msg.timestamp()
+                placed[index] = batch[index].at(msg.partition(), msg.offset(), ts)
+
+            return callback
+
+        for index, record in enumerate(batch):
+            kwargs: dict[str, Any] = {
+                "value": record.value,
+                "key": record.key,
+                "on_delivery": on_delivery(index),
+            }
+            if record.headers:
+                kwargs["headers"] = list(record.headers)
+            if record.partition is not None:
+                kwargs["partition"] = record.partition
+            if record.timestamp_ms is not None:
+                kwargs["timestamp"] = record.timestamp_ms
+            while True:
+                try:
+                    producer.produce(record.topic, **kwargs)
+                    break
+                except BufferError:
+                    producer.poll(0.05)
+            if index % 1000 == 0:
+                producer.poll(0)
+        remaining = producer.flush(timeout_s)
+        if remaining:
+            raise BrokerError(f"{remaining} records were not acknowledged within {timeout_s:.0f}s")
+        if errors:
+            raise BrokerError(f"{len(errors)} records failed to produce; first: {errors[0]}")
+        return [r for r in placed if r is not None]
+
+    def consume(
+        self,
+        topic: str,
+        partitions: Sequence[int] | None = None,
+        timeout_s: float = 30.0,
+    ) -> list[Record]:
+        """Read every record of `topic` from log start to the current end.
+
+        The end is fixed when the call starts, so a job still writing does not make
+        this wait forever; records come back ordered by partition, then offset.
+        """
+        start = self.earliest_offsets(topic)
+        end = self.latest_offsets(topic)
+        wanted = sorted(partitions) if partitions is not None else sorted(end)
+        pending = {p for p in wanted if end[p] > start[p]}
+        if not pending:
+            return []
+        consumer = Consumer(
+            {
+                **self.client_config(),
+                "group.id": "kafkatest-reader",
+                "enable.auto.commit": False,
+                "enable.partition.eof": True,
+                "auto.offset.reset": "earliest",
+                "isolation.level": "read_committed",
+            }
+        )
+        records: dict[int, list[Record]] = {p: [] for p in pending}
+        try:
+            consumer.assign([TopicPartition(topic, p, start[p]) for p in sorted(pending)])
+            deadline = time.monotonic() + timeout_s
+            while pending:
+                if time.monotonic() > deadline:
+                    got = {p: len(v) for p, v in records.items()}
+                    raise BrokerError(
+                        f"reading {topic!r} timed out after {timeout_s:.0f}s; "
+                        f"partitions not finished: {sorted(pending)}, records so far: {got}"
+                    )
+                for msg in consumer.consume(num_messages=10000, timeout=0.2):
+                    err = msg.error()
+                    partition = msg.partition()
+                    if err is not None:
+                        if err.code() == KafkaError._PARTITION_EOF:
+                            if msg.offset() >= end[partition]:
+                                pending.discard(partition)
+                            continue
+                        raise BrokerError(f"reading {topic!r}: {err.str()}")
+                    if partition not in pending or msg.offset() >= end[partition]:
+                        pending.discard(partition)
+                        continue
+                    _kind, ts = msg.timestamp()
+                    records[partition].append(
+                        Record(
+                            topic=topic,
+                            value=msg.value(),
+                            key=msg.key(),
+                            headers=tuple(msg.headers() or ()),
+                            partition=partition,
+                            offset=msg.offset(),
+                            timestamp_ms=ts,
+                        )
+                    )
+                    if msg.offset() + 1 >= end[partition]:
+                        pending.discard(partition)
+        finally:
+            consumer.close()
+        return [r for p in sorted(records) for r in records[p]]
