@@ -10,10 +10,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Union
+from typing import Any
 
-Header = tuple[str, Union[bytes, None]]
-BytesLike = Union[bytes, bytearray, memoryview, str, None]
+Header = tuple[str, bytes | None]
 
 
 def to_bytes(value: Any) -> bytes | None:

@@ -1,0 +1,170 @@
+"""Resolve Maven coordinates to jar files with the ordinary `mvn` client.
+
+A throw-away POM lists the coordinates; `dependency:build-classpath` downloads them
+with their transitive dependencies into kafkatest's own local repository, and the
+resulting list is written to a manifest so later runs need neither Maven nor network.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+from kafkatest.errors import SetupError
+
+
+class ArtifactNotFound(SetupError):
+    """Maven answered, but a coordinate does not exist in the repositories it reached."""
+
+
+def cache_dir() -> Path:
+    """Per-user cache: $KAFKATEST_CACHE_DIR, else $XDG_CACHE_HOME/kafkatest, else ~/.cache."""
+    explicit = os.environ.get("KAFKATEST_CACHE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "kafkatest"
+
+
+def _pom(coordinates: Sequence[str]) -> str:
+    deps = []
+    for coordinate in coordinates:
+        parts = coordinate.split(":")
+        if len(parts) != 3:
+            raise SetupError(f"bad Maven coordinate {coordinate!r}: expected group:artifact:version")
+        group, artifact, version = (escape(p) for p in parts)
+        deps.append(
+            f"<dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId>"
+            f"<version>{version}</version></dependency>"
+        )
+    return (
+        '<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
+        "<groupId>kafkatest.resolve</groupId><artifactId>resolve</artifactId><version>1</version>"
+        f"<dependencies>{''.join(deps)}</dependencies></project>"
+    )
+
+
+MAVEN_CENTRAL = "https://repo.maven.apache.org/maven2"
+
+
+def _settings_args(work: Path) -> list[str]:
+    """Maven settings: the user's own if they have any, else Central for everything.
+
+    Some POMs (Spark's parent among them) declare extra repositories that are often
+    unreachable; routing every repository through one mirror keeps resolution to the
+    registry the user can reach. KAFKATEST_MAVEN_REPO_URL names another mirror.
+    """
+    explicit = os.environ.get("KAFKATEST_MAVEN_SETTINGS")
+    if explicit:
+        return ["-s", explicit]
+    url = os.environ.get("KAFKATEST_MAVEN_REPO_URL")
+    if url is None and (Path.home() / ".m2" / "settings.xml").exists():
+        return []
+    settings = work / "settings.xml"
+    settings.write_text(
+        '<settings xmlns="http://maven.apache.org/SETTINGS/1.0.0"><mirrors><mirror>'
+        "<id>kafkatest-central</id><mirrorOf>*</mirrorOf>"
+        f"<url>{escape(url or MAVEN_CENTRAL)}</url></mirror></mirrors></settings>"
+    )
+    return ["-s", str(settings)]
+
+
+def _manifest_path(coordinates: Sequence[str]) -> Path:
+    digest = hashlib.sha256("\n".join(coordinates).encode()).hexdigest()[:16]
+    return cache_dir() / "manifests" / f"{digest}.json"
+
+
+def cached_jars(coordinates: Sequence[str]) -> list[Path] | None:
+    """The jars of an earlier resolution, if its manifest and every jar are still there."""
+    manifest = _manifest_path(coordinates)
+    if not manifest.exists():
+        return None
+    try:
+        data = json.loads(manifest.read_text())
+    except (OSError, ValueError):
+        return None
+    jars = [Path(p) for p in data.get("jars", [])]
+    if data.get("coordinates") != list(coordinates) or not jars:
+        return None
+    return jars if all(j.is_file() for j in jars) else None
+
+
+def resolve(coordinates: Sequence[str], *, quiet: bool = False) -> list[Path]:
+    """Jars for `coordinates` and their runtime dependencies, from cache or Maven."""
+    cached = cached_jars(coordinates)
+    if cached is not None:
+        return cached
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise SetupError(
+            "Maven (mvn) is needed once to download Kafka/Spark jars from Maven Central, "
+            "and it is not on PATH. Install it (Debian/Ubuntu: apt-get install maven; "
+            "macOS: brew install maven), or point KAFKATEST_JARS_DIR at a directory of jars."
+        )
+    if shutil.which("java") is None:
+        raise SetupError("Java is not on PATH: install a JDK 17 (apt-get install openjdk-17-jdk).")
+    repo = cache_dir() / "m2"
+    repo.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="kafkatest-mvn-") as work:
+        pom = Path(work) / "pom.xml"
+        pom.write_text(_pom(coordinates))
+        out = Path(work) / "classpath.txt"
+        command = [
+            mvn,
+            "-B",
+            "-f",
+            str(pom),
+            *_settings_args(Path(work)),
+            f"-Dmaven.repo.local={repo}",
+            "dependency:build-classpath",
+            "-Dmdep.includeScope=runtime",
+            f"-Dmdep.outputFile={out}",
+        ]
+        if not quiet:
+            print(f"kafkatest: resolving {', '.join(coordinates)} with Maven (first run only)",
+                  file=sys.stderr)
+        log = _run_showing_downloads(command, quiet=quiet)
+        if not out.exists():
+            missing = [c for c in coordinates if c.split(":")[1] in log and "not found" in log]
+            tail = "\n".join(log.splitlines()[-15:])
+            if "Could not find artifact" in log or "was not found" in log:
+                raise ArtifactNotFound(
+                    f"Maven could not find {', '.join(missing or coordinates)} in the repositories "
+                    f"it can reach.\n{tail}"
+                )
+            raise SetupError(
+                "Maven failed to resolve "
+                f"{', '.join(coordinates)}. Check network access to Maven Central (or your "
+                f"settings.xml mirror), or set KAFKATEST_JARS_DIR.\n{tail}"
+            )
+        jars = [Path(p) for p in out.read_text().strip().split(os.pathsep) if p.endswith(".jar")]
+    manifest = _manifest_path(coordinates)
+    manifest.parent.mkdir(parents=True, exist_ok=True)
+    manifest.write_text(json.dumps({"coordinates": list(coordinates), "jars": [str(j) for j in jars]}))
+    return jars
+
+
+def _run_showing_downloads(command: list[str], *, quiet: bool) -> str:
+    """Run Maven, echoing one line per downloaded artifact so a first run shows progress."""
+    lines: list[str] = []
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    ) as process:
+        assert process.stdout is not None
+        count = 0
+        for line in process.stdout:
+            lines.append(line.rstrip())
+            if "Downloaded from" in line and ".jar " in line:
+                count += 1
+                if not quiet:
+                    name = line.split(".jar ")[0].rsplit("/", 1)[-1] + ".jar"
+                    print(f"kafkatest:   [{count}] {name}", file=sys.stderr)
+    return "\n".join(lines)
