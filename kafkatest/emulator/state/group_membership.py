@@ -1,0 +1,132 @@
+"""One classic group's membership, generation and offsets, and questions about them.
+
+The coordinator (groups.py) performs the transitions and owns the timers; this
+module only answers questions a transition needs (has everyone rejoined, which
+protocol wins, what does the leader see), so each rule lives in one place.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from kio.schema.errors import ErrorCode
+
+from kafkatest.emulator.state.group_clock import TimerHandle
+from kafkatest.emulator.state.group_model import (
+    CommittedOffset,
+    GroupDescription,
+    GroupState,
+    JoinedMember,
+    JoinResult,
+    Member,
+    MemberDescription,
+    Protocol,
+)
+
+
+@dataclass
+class Group:
+    group_id: str
+    state: GroupState = GroupState.EMPTY
+    generation_id: int = 0
+    protocol_type: str | None = None
+    protocol_name: str | None = None
+    leader_id: str | None = None
+    members: dict[str, Member] = field(default_factory=dict)
+    #: group_instance_id -> member_id of the current incarnation of a static member.
+    static_members: dict[str, str] = field(default_factory=dict)
+    #: Member ids handed out with MEMBER_ID_REQUIRED -> deadline to come back by.
+    pending_members: dict[str, int] = field(default_factory=dict)
+    #: Members of the current generation that have not sent SyncGroup yet.
+    pending_sync: set[str] = field(default_factory=set)
+    offsets: dict[tuple[str, int], CommittedOffset] = field(default_factory=dict)
+    join_timer: TimerHandle | None = None
+    sync_timer: TimerHandle | None = None
+    #: Set while the first rebalance of an empty group waits for more joiners.
+    initial_delay_active: bool = False
+
+    def is_(self, *states: GroupState) -> bool:
+        return self.state in states
+
+    def is_leader(self, member_id: str) -> bool:
+        return self.leader_id == member_id
+
+    def has_member(self, member_id: str) -> bool:
+        return member_id in self.members
+
+    def is_static_fenced(self, member_id: str, group_instance_id: str | None) -> bool:
+        """A newer incarnation of this static member has taken over its instance id."""
+        if group_instance_id is None:
+            return False
+        current = self.static_members.get(group_instance_id)
+        return current is not None and current != member_id
+
+    def rebalance_timeout_ms(self) -> int:
+        return max((m.rebalance_timeout_ms for m in self.members.values()), default=0)
+
+    def all_members_rejoined(self) -> bool:
+        return not self.pending_members and all(m.awaiting_join for m in self.members.values())
+
+    def candidate_protocols(self) -> set[str]:
+        """Protocols every current member supports."""
+        counts = Counter(p.name for m in self.members.values() for p in m.protocols)
+        return {name for name, count in counts.items() if count == len(self.members)}
+
+    def supports(self, protocol_type: str, protocols: tuple[Protocol, ...]) -> bool:
+        if not protocol_type or not protocols:
+            return False
+        if not self.members:
+            return True
+        offered = {p.name for p in protocols}
+        return protocol_type == self.protocol_type and bool(offered & self.candidate_protocols())
+
+    def select_protocol(self) -> str:
+        """Each member votes for its most preferred candidate; most votes wins."""
+        candidates = self.candidate_protocols()
+        votes: Counter[str] = Counter()
+        for member in self.members.values():
+            votes[next(p.name for p in member.protocols if p.name in candidates)] += 1
+        return max(sorted(votes), key=lambda name: votes[name])
+
+    def join_result_for(self, member_id: str, skip_assignment: bool = False) -> JoinResult:
+        """The current generation as a member sees it in its JoinGroup response."""
+        members: tuple[JoinedMember, ...] = ()
+        if self.is_leader(member_id):
+            members = tuple(
+                JoinedMember(m.member_id, m.group_instance_id, m.metadata_for(self.protocol_name))
+                for m in self.members.values()
+            )
+        return JoinResult(
+            error=ErrorCode.none,
+            member_id=member_id,
+            generation_id=self.generation_id,
+            protocol_type=self.protocol_type,
+            protocol_name=self.protocol_name,
+            leader_id=self.leader_id or "",
+            members=members,
+            skip_assignment=skip_assignment,
+        )
+
+    def describe(self) -> GroupDescription:
+        """Metadata and assignments are only meaningful (and shown) once Stable."""
+        stable = self.is_(GroupState.STABLE)
+        members = tuple(
+            MemberDescription(
+                member_id=m.member_id,
+                group_instance_id=m.group_instance_id,
+                client_id=m.client_id,
+                client_host=m.client_host,
+                metadata=m.metadata_for(self.protocol_name) if stable else b"",
+                assignment=m.assignment if stable else b"",
+            )
+            for m in self.members.values()
+        )
+        return GroupDescription(
+            error=ErrorCode.none,
+            group_id=self.group_id,
+            state=self.state,
+            protocol_type=self.protocol_type or "",
+            protocol_name=(self.protocol_name or "") if stable else "",
+            members=members,
+        )

@@ -1,0 +1,209 @@
+"""How a classic group moves between generations: the transitions and their timers.
+
+Kept apart from the request-facing coordinator (groups.py) so that every rule for
+starting, completing and abandoning a rebalance, and for evicting silent members,
+lives in one place that every request path calls into.
+"""
+
+from __future__ import annotations
+
+from kio.schema.errors import ErrorCode
+
+from kafkatest.emulator.state.group_clock import Clock
+from kafkatest.emulator.state.group_membership import Group
+from kafkatest.emulator.state.group_model import (
+    UNKNOWN_MEMBER_ID,
+    GroupState,
+    JoinResult,
+    Member,
+    SyncResult,
+)
+
+PREPARING = GroupState.PREPARING_REBALANCE
+COMPLETING = GroupState.COMPLETING_REBALANCE
+STABLE = GroupState.STABLE
+EMPTY = GroupState.EMPTY
+
+
+class Rebalancer:
+    """Transitions shared by every request path; `groups` is the coordinator's registry."""
+
+    def __init__(self, clock: Clock, initial_rebalance_delay_ms: int, groups: dict[str, Group]):
+        self._clock = clock
+        self._initial_delay_ms = initial_rebalance_delay_ms
+        self._groups = groups
+
+    # -- rebalancing ---------------------------------------------------------------
+
+    def rebalance_or_complete(self, group: Group) -> None:
+        if group.is_(PREPARING):
+            self.try_complete_join(group)
+        else:
+            self.prepare_rebalance(group)
+
+    def prepare_rebalance(self, group: Group) -> None:
+        if group.is_(COMPLETING):
+            for member in group.members.values():
+                self.fail_sync_waiters(member, ErrorCode.rebalance_in_progress)
+        self.cancel_sync_timer(group)
+        group.pending_sync.clear()
+        was_empty = group.is_(EMPTY)
+        group.state = PREPARING
+        rebalance_timeout = group.rebalance_timeout_ms()
+        initial_delay = self._initial_delay_ms
+        if was_empty and initial_delay > 0:
+            group.initial_delay_active = True
+            self.schedule_initial_delay(
+                group, min(initial_delay, rebalance_timeout), len(group.members), rebalance_timeout
+            )
+        else:
+            deadline = self._clock.now_ms() + rebalance_timeout
+            group.join_timer = self._clock.call_at(deadline, lambda: self.complete_join(group))
+        self.try_complete_join(group)
+
+    def schedule_initial_delay(
+        self, group: Group, delay_ms: int, members_seen: int, remaining_ms: int
+    ) -> None:
+        """Kafka's initial delay: keep waiting while new members keep arriving."""
+
+        def expired() -> None:
+            left = remaining_ms - delay_ms
+            if len(group.members) > members_seen and left > 0:
+                next_delay = min(self._initial_delay_ms, left)
+                self.schedule_initial_delay(group, next_delay, len(group.members), left)
+            else:
+                self.complete_join(group)
+
+        group.join_timer = self._clock.call_at(self._clock.now_ms() + delay_ms, expired)
+
+    def try_complete_join(self, group: Group) -> None:
+        if group.is_(PREPARING) and not group.initial_delay_active and group.all_members_rejoined():
+            self.complete_join(group)
+
+    def complete_join(self, group: Group) -> None:
+        """End the join phase: drop who did not rejoin, start the next generation."""
+        if not group.is_(PREPARING) or self._groups.get(group.group_id) is not group:
+            return
+        self.cancel_join_timer(group)
+        group.initial_delay_active = False
+        for member in [m for m in group.members.values() if not m.awaiting_join]:
+            self.drop_member(group, member, ErrorCode.unknown_member_id)
+        group.generation_id += 1
+        if not group.members:
+            group.state = EMPTY
+            group.protocol_name = None
+            group.leader_id = None
+            return
+        group.protocol_name = group.select_protocol()
+        if group.leader_id not in group.members:
+            group.leader_id = next(iter(group.members))
+        group.state = COMPLETING
+        group.pending_sync = set(group.members)
+        now = self._clock.now_ms()
+        for member in group.members.values():
+            member.heartbeat_deadline_ms = now + member.session_timeout_ms
+            result = group.join_result_for(member.member_id)
+            waiters, member.join_waiters = member.join_waiters, []
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(result)
+        generation = group.generation_id
+        group.sync_timer = self._clock.call_at(
+            now + group.rebalance_timeout_ms(), lambda: self.expire_pending_sync(group, generation)
+        )
+
+    def expire_pending_sync(self, group: Group, generation: int) -> None:
+        """Members that never sent SyncGroup for this generation are gone (Kafka 2.8+)."""
+        if group.generation_id != generation or not group.pending_sync:
+            return
+        if not group.is_(COMPLETING, STABLE):
+            return
+        for member_id in list(group.pending_sync):
+            member = group.members.get(member_id)
+            if member is not None:
+                self.drop_member(group, member, ErrorCode.unknown_member_id)
+        self.after_members_removed(group)
+
+    def after_members_removed(self, group: Group) -> None:
+        if group.is_(STABLE, COMPLETING):
+            self.prepare_rebalance(group)
+        elif group.is_(PREPARING):
+            self.try_complete_join(group)
+
+    def drop_member(self, group: Group, member: Member, error: ErrorCode) -> None:
+        """Remove a member's data and answer whatever it is waiting for with `error`."""
+        del group.members[member.member_id]
+        instance_id = member.group_instance_id
+        if instance_id is not None and group.static_members.get(instance_id) == member.member_id:
+            del group.static_members[instance_id]
+        group.pending_sync.discard(member.member_id)
+        if group.leader_id == member.member_id:
+            group.leader_id = next(iter(group.members), None)
+        self.fail_waiters(member, error)
+
+    def fail_waiters(self, member: Member, error: ErrorCode) -> None:
+        waiters, member.join_waiters = member.join_waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(JoinResult(error=error, member_id=UNKNOWN_MEMBER_ID))
+        self.fail_sync_waiters(member, error)
+
+    def fail_sync_waiters(self, member: Member, error: ErrorCode) -> None:
+        waiters, member.sync_waiters = member.sync_waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(SyncResult(error=error))
+
+    def cancel_join_timer(self, group: Group) -> None:
+        if group.join_timer is not None:
+            group.join_timer.cancel()
+            group.join_timer = None
+
+    def cancel_sync_timer(self, group: Group) -> None:
+        if group.sync_timer is not None:
+            group.sync_timer.cancel()
+            group.sync_timer = None
+
+    # -- sessions --------------------------------------------------------------------
+
+    def watch_session(self, group: Group, member: Member) -> None:
+        """One lazy timer chain per member: heartbeats only move the deadline."""
+
+        def check() -> None:
+            if group.members.get(member.member_id) is not member:
+                return
+            if self._groups.get(group.group_id) is not group:
+                return
+            now = self._clock.now_ms()
+            if member.awaiting_join or member.awaiting_sync:
+                # Waiting on the coordinator is not a reason to be evicted.
+                self._clock.call_at(now + member.session_timeout_ms, check)
+            elif now < member.heartbeat_deadline_ms:
+                self._clock.call_at(member.heartbeat_deadline_ms, check)
+            else:
+                self.drop_member(group, member, ErrorCode.unknown_member_id)
+                self.after_members_removed(group)
+
+        self._clock.call_at(member.heartbeat_deadline_ms, check)
+
+    def expire_pending(self, group: Group, member_id: str) -> None:
+        if group.pending_members.pop(member_id, None) is None:
+            return
+        if group.is_(PREPARING):
+            self.try_complete_join(group)
+        self.forget_if_unused(group)
+
+    def touch(self, member: Member) -> None:
+        member.heartbeat_deadline_ms = self._clock.now_ms() + member.session_timeout_ms
+
+    def forget_if_unused(self, group: Group) -> None:
+        """A group that never formed and holds nothing (e.g. a rejected join) vanishes."""
+        if (
+            group.is_(EMPTY)
+            and group.generation_id == 0
+            and not group.members
+            and not group.pending_members
+            and not group.offsets
+            and self._groups.get(group.group_id) is group
+        ):
+            del self._groups[group.group_id]
