@@ -14,7 +14,6 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.state.group_clock import ManualClock, PolledClock
 from kafkatest.emulator.state.group_model import (
-    CommittedOffset,
     GroupState,
     JoinRequest,
     JoinResult,
@@ -22,6 +21,7 @@ from kafkatest.emulator.state.group_model import (
     Protocol,
 )
 from kafkatest.emulator.state.groups import GroupCoordinator, GroupCoordinatorConfig
+from kafkatest.emulator.state.offsets import CommittedOffset, OffsetStore
 
 T = TypeVar("T")
 SESSION_MS = 10_000
@@ -66,6 +66,10 @@ def request(
         protocols=protocols,
         require_known_member_id=require_known,
     )
+
+
+def committed(offset: int, metadata: str = "") -> CommittedOffset:
+    return CommittedOffset(offset, -1, metadata, -1)
 
 
 def start(awaitable: Awaitable[T]) -> asyncio.Task[T]:
@@ -381,9 +385,7 @@ async def test_restarted_static_member_takes_over_without_a_rebalance() -> None:
 async def test_commits_outside_group_management_only_while_the_group_is_empty() -> None:
     coordinator = GroupCoordinator(ManualClock())
     tp = ("t", 0)
-    assert coordinator.commit_offsets("solo", {tp: CommittedOffset(5, metadata="m")}) == {
-        tp: ErrorCode.none
-    }
+    assert coordinator.commit_offsets("solo", {tp: committed(5, "m")}) == {tp: ErrorCode.none}
     fetched = coordinator.fetch_offsets("solo", [tp, ("t", 1)])
     stored = fetched[tp]
     assert stored is not None and (stored.offset, stored.metadata) == (5, "m")
@@ -391,19 +393,17 @@ async def test_commits_outside_group_management_only_while_the_group_is_empty() 
     assert coordinator.describe_group("solo").state == GroupState.EMPTY
 
     (a,) = await stable_group(coordinator, 1)
-    assert coordinator.commit_offsets("g", {tp: CommittedOffset(1)}) == {
-        tp: ErrorCode.unknown_member_id
-    }
-    assert coordinator.commit_offsets("g", {tp: CommittedOffset(1)}, 0, a.member_id) == {
+    assert coordinator.commit_offsets("g", {tp: committed(1)}) == {tp: ErrorCode.unknown_member_id}
+    assert coordinator.commit_offsets("g", {tp: committed(1)}, 0, a.member_id) == {
         tp: ErrorCode.illegal_generation
     }
-    assert coordinator.commit_offsets("g", {tp: CommittedOffset(1)}, 1, a.member_id) == {
+    assert coordinator.commit_offsets("g", {tp: committed(1)}, 1, a.member_id) == {
         tp: ErrorCode.none
     }
-    assert coordinator.commit_offsets("new", {tp: CommittedOffset(1)}, 3, "x") == {
+    assert coordinator.commit_offsets("new", {tp: committed(1)}, 3, "x") == {
         tp: ErrorCode.illegal_generation
     }
-    too_big = CommittedOffset(1, metadata="x" * 5000)
+    too_big = committed(1, "x" * 5000)
     assert coordinator.commit_offsets("solo", {tp: too_big}) == {
         tp: ErrorCode.offset_metadata_too_large
     }
@@ -413,25 +413,38 @@ async def test_commits_outside_group_management_only_while_the_group_is_empty() 
 async def test_commit_during_completing_rebalance_is_refused() -> None:
     coordinator = GroupCoordinator(ManualClock())
     joined = await coordinator.join_group(request())
-    result = coordinator.commit_offsets("g", {("t", 0): CommittedOffset(1)}, 1, joined.member_id)
+    result = coordinator.commit_offsets("g", {("t", 0): committed(1)}, 1, joined.member_id)
     assert result == {("t", 0): ErrorCode.rebalance_in_progress}
 
 
 @run
 async def test_fetch_all_and_topic_deletion_drops_its_offsets() -> None:
-    coordinator = GroupCoordinator(ManualClock())
-    coordinator.commit_offsets("g", {("t", 0): CommittedOffset(1), ("u", 0): CommittedOffset(2)})
+    store = OffsetStore()
+    coordinator = GroupCoordinator(ManualClock(), offsets=store)
+    coordinator.commit_offsets("g", {("t", 0): committed(1), ("u", 0): committed(2)})
     assert set(coordinator.fetch_offsets("g")) == {("t", 0), ("u", 0)}
-    coordinator.delete_topic_offsets("t")
+    store.forget_topic("t")  # what the topic layer does when "t" is deleted
     assert set(coordinator.fetch_offsets("g")) == {("u", 0)}
     assert coordinator.fetch_offsets("unknown") == {}
+
+
+@run
+async def test_groups_known_only_by_stored_offsets_are_empty_groups() -> None:
+    store = OffsetStore()
+    store.commit("seeded", "t", 0, committed(7))
+    coordinator = GroupCoordinator(ManualClock(), offsets=store)
+    assert [(g.group_id, g.state) for g in coordinator.list_groups()] == [
+        ("seeded", GroupState.EMPTY)
+    ]
+    assert coordinator.delete_groups(["seeded"]) == {"seeded": ErrorCode.none}
+    assert store.of_group("seeded") == {}
 
 
 @run
 async def test_delete_groups() -> None:
     coordinator = GroupCoordinator(ManualClock())
     await stable_group(coordinator, 1, group="busy")
-    coordinator.commit_offsets("idle", {("t", 0): CommittedOffset(1)})
+    coordinator.commit_offsets("idle", {("t", 0): committed(1)})
     assert coordinator.delete_groups(["busy", "idle", "ghost"]) == {
         "busy": ErrorCode.non_empty_group,
         "idle": ErrorCode.none,
@@ -445,7 +458,7 @@ async def test_delete_groups() -> None:
 async def test_list_and_describe() -> None:
     coordinator = GroupCoordinator(ManualClock())
     a, b = await stable_group(coordinator, 2)
-    coordinator.commit_offsets("simple", {("t", 0): CommittedOffset(1)})
+    coordinator.commit_offsets("simple", {("t", 0): committed(1)})
     listed = {(g.group_id, g.protocol_type, g.state) for g in coordinator.list_groups()}
     assert listed == {("g", "consumer", GroupState.STABLE), ("simple", "", GroupState.EMPTY)}
     assert [g.group_id for g in coordinator.list_groups(states=["empty"])] == ["simple"]

@@ -1,4 +1,4 @@
-"""One classic group's membership, generation and offsets, and questions about them.
+"""One classic group's membership and generation, and questions about them.
 
 The coordinator (groups.py) performs the transitions and owns the timers; this
 module only answers questions a transition needs (has everyone rejoined, which
@@ -14,7 +14,6 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.state.group_clock import TimerHandle
 from kafkatest.emulator.state.group_model import (
-    CommittedOffset,
     GroupDescription,
     GroupState,
     JoinedMember,
@@ -40,7 +39,6 @@ class Group:
     pending_members: dict[str, int] = field(default_factory=dict)
     #: Members of the current generation that have not sent SyncGroup yet.
     pending_sync: set[str] = field(default_factory=set)
-    offsets: dict[tuple[str, int], CommittedOffset] = field(default_factory=dict)
     join_timer: TimerHandle | None = None
     sync_timer: TimerHandle | None = None
     #: Set while the first rebalance of an empty group waits for more joiners.

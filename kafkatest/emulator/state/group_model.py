@@ -123,14 +123,6 @@ class GroupListing:
     state: GroupState
 
 
-@dataclass(frozen=True)
-class CommittedOffset:
-    offset: int
-    leader_epoch: int = -1
-    metadata: str | None = ""
-    commit_timestamp_ms: int = -1
-
-
 @dataclass
 class Member:
     """A member as the coordinator tracks it across generations."""

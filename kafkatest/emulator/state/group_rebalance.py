@@ -18,6 +18,7 @@ from kafkatest.emulator.state.group_model import (
     Member,
     SyncResult,
 )
+from kafkatest.emulator.state.offsets import OffsetStore
 
 PREPARING = GroupState.PREPARING_REBALANCE
 COMPLETING = GroupState.COMPLETING_REBALANCE
@@ -28,8 +29,15 @@ EMPTY = GroupState.EMPTY
 class Rebalancer:
     """Transitions shared by every request path; `groups` is the coordinator's registry."""
 
-    def __init__(self, clock: Clock, initial_rebalance_delay_ms: int, groups: dict[str, Group]):
+    def __init__(
+        self,
+        clock: Clock,
+        initial_rebalance_delay_ms: int,
+        groups: dict[str, Group],
+        offsets: OffsetStore,
+    ):
         self._clock = clock
+        self._offsets = offsets
         self._initial_delay_ms = initial_rebalance_delay_ms
         self._groups = groups
 
@@ -203,7 +211,7 @@ class Rebalancer:
             and group.generation_id == 0
             and not group.members
             and not group.pending_members
-            and not group.offsets
+            and not self._offsets.of_group(group.group_id)
             and self._groups.get(group.group_id) is group
         ):
             del self._groups[group.group_id]

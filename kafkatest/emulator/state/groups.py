@@ -10,6 +10,7 @@ SyncGroup are coroutines that wait for the rest of the group, and every timeout
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -20,7 +21,6 @@ from kafkatest.emulator.state.group_clock import Clock, LoopClock
 from kafkatest.emulator.state.group_membership import Group
 from kafkatest.emulator.state.group_model import (
     UNKNOWN_MEMBER_ID,
-    CommittedOffset,
     GroupDescription,
     GroupListing,
     GroupState,
@@ -38,6 +38,7 @@ from kafkatest.emulator.state.group_rebalance import (
     STABLE,
     Rebalancer,
 )
+from kafkatest.emulator.state.offsets import CommittedOffset, OffsetStore
 
 DEAD = GroupState.DEAD
 
@@ -57,21 +58,38 @@ class GroupCoordinatorConfig:
 class GroupCoordinator:
     """All classic groups of one emulated cluster (the single broker coordinates all)."""
 
-    def __init__(self, clock: Clock | None = None, config: GroupCoordinatorConfig | None = None):
+    def __init__(
+        self,
+        clock: Clock | None = None,
+        config: GroupCoordinatorConfig | None = None,
+        offsets: OffsetStore | None = None,
+    ):
+        """`offsets` is the broker's store, shared so that deleting a topic (which
+        forgets its offsets there) and commits made elsewhere stay consistent."""
         self._clock: Clock = clock or LoopClock()
         self._config = config or GroupCoordinatorConfig()
+        self._offsets = offsets if offsets is not None else OffsetStore()
         self._groups: dict[str, Group] = {}
         self._rebalancer = Rebalancer(
-            self._clock, self._config.initial_rebalance_delay_ms, self._groups
+            self._clock, self._config.initial_rebalance_delay_ms, self._groups, self._offsets
         )
 
     # -- inspection ----------------------------------------------------------------
 
     def group(self, group_id: str) -> Group | None:
-        return self._groups.get(group_id)
+        return self._lookup(group_id)
 
     def group_ids(self) -> list[str]:
+        for group_id in self._offsets.groups():
+            self._lookup(group_id)
         return list(self._groups)
+
+    def _lookup(self, group_id: str) -> Group | None:
+        """Groups known only by committed offsets exist too, as Empty groups."""
+        group = self._groups.get(group_id)
+        if group is None and self._offsets.of_group(group_id):
+            group = self._groups[group_id] = Group(group_id)
+        return group
 
     # -- JoinGroup -----------------------------------------------------------------
 
@@ -95,7 +113,7 @@ class GroupCoordinator:
         ):
             return fail(ErrorCode.invalid_session_timeout)
         is_new_member = request.member_id == UNKNOWN_MEMBER_ID
-        group = self._groups.get(request.group_id)
+        group = self._lookup(request.group_id)
         if group is None:
             if not is_new_member:
                 return fail(ErrorCode.unknown_member_id)
@@ -253,7 +271,7 @@ class GroupCoordinator:
     ) -> SyncResult | asyncio.Future[SyncResult]:
         if not group_id:
             return SyncResult(ErrorCode.invalid_group_id)
-        group = self._groups.get(group_id)
+        group = self._lookup(group_id)
         if group is None:
             return SyncResult(ErrorCode.unknown_member_id)
         error = self._check_member(group, member_id, group_instance_id, generation_id)
@@ -317,7 +335,7 @@ class GroupCoordinator:
     ) -> ErrorCode:
         if not group_id:
             return ErrorCode.invalid_group_id
-        group = self._groups.get(group_id)
+        group = self._lookup(group_id)
         if group is None:
             return ErrorCode.unknown_member_id
         error = self._check_member(group, member_id, group_instance_id, generation_id)
@@ -332,7 +350,7 @@ class GroupCoordinator:
         leaving = list(members)
         if not group_id:
             return LeaveResult(ErrorCode.invalid_group_id)
-        group = self._groups.get(group_id)
+        group = self._lookup(group_id)
         if group is None:
             unknown = ErrorCode.unknown_member_id
             return LeaveResult(ErrorCode.none, tuple((m, unknown) for m in leaving))
@@ -375,7 +393,6 @@ class GroupCoordinator:
         error = self._commit_error(group_id, generation_id, member_id, group_instance_id)
         if error is not None:
             return dict.fromkeys(offsets, error)
-        group = self._groups[group_id]
         now = self._clock.now_ms()
         results: dict[TopicPartition, ErrorCode] = {}
         for partition, committed in offsets.items():
@@ -384,17 +401,15 @@ class GroupCoordinator:
                 results[partition] = ErrorCode.offset_metadata_too_large
                 continue
             if committed.commit_timestamp_ms < 0:
-                committed = CommittedOffset(
-                    committed.offset, committed.leader_epoch, committed.metadata, now
-                )
-            group.offsets[partition] = committed
+                committed = dataclasses.replace(committed, commit_timestamp_ms=now)
+            self._offsets.commit(group_id, *partition, committed)
             results[partition] = ErrorCode.none
         return results
 
     def _commit_error(
         self, group_id: str, generation_id: int, member_id: str, group_instance_id: str | None
     ) -> ErrorCode | None:
-        group = self._groups.get(group_id)
+        group = self._lookup(group_id)
         if group is None:
             if generation_id >= 0:
                 # A member of a generation this coordinator never knew.
@@ -422,17 +437,10 @@ class GroupCoordinator:
     ) -> dict[TopicPartition, CommittedOffset | None]:
         """Committed offsets of the named partitions (None where nothing is committed),
         or of every partition the group has committed when `partitions` is None."""
-        group = self._groups.get(group_id)
-        stored = group.offsets if group is not None else {}
+        stored = self._offsets.of_group(group_id)
         if partitions is None:
             return dict(stored)
         return {partition: stored.get(partition) for partition in partitions}
-
-    def delete_topic_offsets(self, topic: str) -> None:
-        """Called by the topic layer when a topic is deleted: its commits go with it."""
-        for group in self._groups.values():
-            for partition in [p for p in group.offsets if p[0] == topic]:
-                del group.offsets[partition]
 
     # -- admin -----------------------------------------------------------------------
 
@@ -445,7 +453,8 @@ class GroupCoordinator:
         wanted_states = {s.lower() for s in states} if states else None
         wanted_types = set(protocol_types) if protocol_types else None
         listings = []
-        for group in self._groups.values():
+        for group_id in self.group_ids():
+            group = self._groups[group_id]
             if wanted_states is not None and group.state.value.lower() not in wanted_states:
                 continue
             if wanted_types is not None and (group.protocol_type or "") not in wanted_types:
@@ -455,7 +464,7 @@ class GroupCoordinator:
 
     def describe_group(self, group_id: str) -> GroupDescription:
         """An unknown group is reported as Dead without error, as classic Kafka does."""
-        group = self._groups.get(group_id)
+        group = self._lookup(group_id)
         if group is None:
             return GroupDescription(ErrorCode.none, group_id, DEAD, "", "")
         return group.describe()
@@ -463,7 +472,7 @@ class GroupCoordinator:
     def delete_groups(self, group_ids: Iterable[str]) -> dict[str, ErrorCode]:
         results: dict[str, ErrorCode] = {}
         for group_id in group_ids:
-            group = self._groups.get(group_id)
+            group = self._lookup(group_id)
             if group is None or group.is_(DEAD):
                 results[group_id] = ErrorCode.group_id_not_found
             elif not group.is_(EMPTY):
@@ -473,6 +482,7 @@ class GroupCoordinator:
                 self._rebalancer.cancel_sync_timer(group)
                 group.state = DEAD
                 del self._groups[group_id]
+                self._offsets.delete_group(group_id)
                 results[group_id] = ErrorCode.none
         return results
 
