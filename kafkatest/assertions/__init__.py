@@ -1,0 +1,28 @@
+"""Delivery assertions (at-least-once, exactly-once, no-loss, expected loss, order).
+
+Each returns the `DeliveryReport` when the guarantee holds and raises
+`DeliveryAssertionError` (an `AssertionError` carrying the report) when not.
+"""
+
+from kafkatest.assertions.delivery import (
+    assert_at_least_once,
+    assert_exactly_once,
+    assert_expected_loss,
+    assert_no_loss,
+    assert_order_per_key,
+    delivery_report,
+)
+from kafkatest.assertions.frames import assert_frames_equal
+from kafkatest.assertions.report import DeliveryAssertionError, DeliveryReport
+
+__all__ = [
+    "DeliveryAssertionError",
+    "DeliveryReport",
+    "assert_at_least_once",
+    "assert_exactly_once",
+    "assert_expected_loss",
+    "assert_frames_equal",
+    "assert_no_loss",
+    "assert_order_per_key",
+    "delivery_report",
+]

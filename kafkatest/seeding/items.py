@@ -1,0 +1,159 @@
+"""Normalise whatever a test seeds into Kafka records that carry an identity.
+
+Users seed plain values (dicts become JSON), record envelopes (dicts naming key,
+value, headers, partition, timestamp) or ready `Record`s. Every record gets a
+stable identity, written where the user can find it again at the sink: a header
+(``kafkatest.id`` by default) and/or a JSON field they name.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from kafkatest.records import Record, to_bytes
+
+DEFAULT_ID_HEADER = "kafkatest.id"
+ENVELOPE_FIELDS = frozenset({"key", "value", "headers", "partition", "timestamp", "timestamp_ms"})
+
+
+def is_envelope(item: Any) -> bool:
+    """A dict with a ``value`` member and only record members describes a whole record.
+
+    Any other dict is a JSON value. To seed a value that itself looks like an
+    envelope, wrap it: ``{"value": {"value": 1}}``.
+    """
+    return isinstance(item, Mapping) and "value" in item and set(item) <= ENVELOPE_FIELDS
+
+
+def to_timestamp_ms(when: Any) -> int | None:
+    """Accept epoch milliseconds, a datetime or an ISO-8601 string (YAML gives datetimes)."""
+    if when is None or isinstance(when, int):
+        return when
+    if isinstance(when, str):
+        when = dt.datetime.fromisoformat(when.replace("Z", "+00:00"))
+    if isinstance(when, dt.datetime):
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=dt.timezone.utc)
+        return int(when.timestamp() * 1000)
+    raise TypeError(f"timestamp must be epoch ms, a datetime or ISO-8601 text, not {when!r}")
+
+
+def prepare(
+    items: Iterable[Any],
+    topic: str,
+    *,
+    key_field: str | None,
+    id_header: str | None,
+    id_field: str | None,
+    id_prefix: str,
+) -> tuple[list[Record], list[str]]:
+    """Build the records to produce and their identities, in input order."""
+    if id_header is None and id_field is None:
+        raise ValueError("name an id_header or an id_field: seeded records need an identity")
+    records: list[Record] = []
+    ids: list[str] = []
+    seen: set[str] = set()
+    for index, item in enumerate(items):
+        record, record_id = _one(
+            item, index, topic, key_field, id_header, id_field, f"{id_prefix}{index}"
+        )
+        if record_id in seen:
+            raise ValueError(
+                f"item {index}: id {record_id!r} is used twice; identities must be unique "
+                "(set id_prefix when seeding a topic more than once)"
+            )
+        seen.add(record_id)
+        records.append(record)
+        ids.append(record_id)
+    return records, ids
+
+
+def _one(
+    item: Any,
+    index: int,
+    topic: str,
+    key_field: str | None,
+    id_header: str | None,
+    id_field: str | None,
+    default_id: str,
+) -> tuple[Record, str]:
+    if isinstance(item, Record):
+        value = _json_object(item.value)
+        base = replace(item, topic=topic, offset=None)
+    elif is_envelope(item):
+        value = item["value"]
+        base = Record(
+            topic=topic,
+            value=None,
+            key=to_bytes(item.get("key")),
+            headers=Record.make(topic, None, headers=item.get("headers")).headers,
+            partition=item.get("partition"),
+            timestamp_ms=to_timestamp_ms(item.get("timestamp_ms", item.get("timestamp"))),
+        )
+    else:
+        value = item
+        base = Record(topic=topic, value=None)
+    record_id = _identity(base, value, id_header, id_field, default_id, index)
+    stamped = isinstance(value, dict) and id_field is not None and id_field not in value
+    if stamped:
+        value = {id_field: record_id, **value}
+    if base.key is None and key_field is not None:
+        base = replace(base, key=to_bytes(_key_from(value, key_field, index)))
+    if id_header is not None and base.header(id_header) is None:
+        base = replace(base, headers=(*base.headers, (id_header, record_id.encode("utf-8"))))
+    if stamped or not isinstance(item, Record):
+        base = replace(base, value=to_bytes(_json_safe(value)))
+    return base, record_id
+
+
+def _identity(
+    base: Record,
+    value: Any,
+    id_header: str | None,
+    id_field: str | None,
+    default_id: str,
+    index: int,
+) -> str:
+    if id_field is not None and isinstance(value, Mapping) and id_field in value:
+        return str(value[id_field])
+    if id_header is not None:
+        given = base.header(id_header)
+        if given is not None:
+            return given.decode("utf-8")
+        return default_id
+    if isinstance(value, Mapping):
+        return default_id
+    raise ValueError(
+        f"item {index}: its value is not a JSON object, so id_field {id_field!r} cannot "
+        "carry its identity; keep an id_header too"
+    )
+
+
+def _key_from(value: Any, key_field: str, index: int) -> Any:
+    if not isinstance(value, Mapping) or key_field not in value:
+        raise ValueError(f"item {index}: key_field {key_field!r} is not a field of {value!r}")
+    return value[key_field]
+
+
+def _json_object(data: bytes | None) -> Any:
+    if data is None or not data.startswith(b"{"):
+        return None
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None
+
+
+def _json_safe(value: Any) -> Any:
+    """YAML fixtures carry dates; JSON has none, so they travel as ISO-8601 text."""
+    if isinstance(value, Mapping):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, (dt.date, dt.time)):
+        return value.isoformat()
+    return value
