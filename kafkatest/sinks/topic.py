@@ -1,0 +1,80 @@
+"""Read back what a job wrote to a Kafka topic: every partition, to its current end."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kafkatest.brokers.client import ClientOperations
+from kafkatest.sinks.decode import DECODINGS, Decoding, record_row
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.types import StructType
+
+
+def topic_rows(
+    broker: ClientOperations,
+    topic: str,
+    *,
+    key: Decoding = "str",
+    value: Decoding = "json",
+    headers: Decoding = "str",
+    timeout_s: float = 30.0,
+) -> list[dict[str, Any]]:
+    """Rows of `topic` ordered by partition then offset, decoded as asked.
+
+    Each row has topic, partition, offset, timestamp_ms, key, value and headers
+    (a dict); the end of each partition is fixed when the call starts.
+    """
+    return [
+        record_row(record, key=key, value=value, headers=headers)
+        for record in broker.consume(topic, timeout_s=timeout_s)
+    ]
+
+
+def topic_frame(
+    spark: SparkSession,
+    broker: ClientOperations,
+    topic: str,
+    *,
+    key: Decoding = "str",
+    value: Decoding = "str",
+    value_schema: StructType | str | None = None,
+    options: dict[str, str] | None = None,
+) -> DataFrame:
+    """`topic` as a DataFrame through Spark's own Kafka batch source.
+
+    Reading with the connector the job uses shows exactly what a downstream
+    Spark job would see. Headers come as Spark gives them (array of key/value
+    structs). ``value="json"`` parses the value with `value_schema` into a
+    ``value`` struct (the schema is inferred from the data when not given).
+    """
+    from pyspark.sql import functions as F
+
+    for name, how in (("key", key), ("value", value)):
+        if how not in DECODINGS:
+            raise ValueError(f"decode {name} as one of {DECODINGS}, not {how!r}")
+    reader = (
+        spark.read.format("kafka")
+        .option("kafka.bootstrap.servers", broker.bootstrap_servers)
+        .option("subscribe", topic)
+        .option("startingOffsets", "earliest")
+        .option("endingOffsets", "latest")
+        .option("includeHeaders", "true")
+    )
+    for option, setting in (options or {}).items():
+        reader = reader.option(option, setting)
+    frame = reader.load().withColumnRenamed("timestamp", "kafka_timestamp")
+    if key != "bytes":
+        frame = frame.withColumn("key", F.col("key").cast("string"))
+    if value != "bytes":
+        frame = frame.withColumn("value", F.col("value").cast("string"))
+    if value == "json":
+        schema = value_schema or _inferred_schema(spark, frame)
+        frame = frame.withColumn("value", F.from_json("value", schema))
+    return frame.orderBy("partition", "offset")
+
+
+def _inferred_schema(spark: SparkSession, frame: DataFrame) -> StructType:
+    texts = frame.select("value").where("value IS NOT NULL")
+    return spark.read.json(texts.rdd.map(lambda row: row[0])).schema
