@@ -1,0 +1,114 @@
+"""From one request frame to one response frame (or none).
+
+Decides what happens with requests that cannot be answered normally: an
+ApiVersions at an unknown version gets Kafka's v0-layout UNSUPPORTED_VERSION
+reply, while an unknown API key, an unadvertised version or an undecodable body
+closes that one connection, as Kafka does.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from kio.schema.errors import ErrorCode
+
+from kafkatest.emulator.protocol.framing import frame
+from kafkatest.emulator.protocol.headers import (
+    API_VERSIONS_KEY,
+    parse_request_header,
+    peek_correlation,
+    response_header,
+)
+from kafkatest.emulator.protocol.messages import (
+    decode_request,
+    encode_response,
+    request_schema,
+)
+from kafkatest.emulator.protocol.primitives import DecodeError
+from kafkatest.emulator.server.context import RequestContext
+from kafkatest.emulator.server.faults import FaultHook
+from kafkatest.emulator.server.handlers import load_handlers
+from kafkatest.emulator.state import EmulatorState
+
+log = logging.getLogger("kafkatest.emulator")
+
+
+class CloseConnection(Exception):
+    """The request cannot be answered; the message says why (it is logged)."""
+
+
+class Dispatcher:
+    def __init__(self, state: EmulatorState, broker_id: int, faults: FaultHook) -> None:
+        self.state = state
+        self.broker_id = broker_id
+        self.faults = faults
+        self.handlers = load_handlers()
+
+    async def handle(self, request_frame: bytes, peer: str, connection_id: int) -> bytes | None:
+        """The framed response to `request_frame`, or None when nothing is sent back."""
+        try:
+            api_key, version, correlation_id = peek_correlation(request_frame)
+        except DecodeError as exc:
+            raise CloseConnection(f"malformed request header: {exc}") from exc
+        spec = self.handlers.get(api_key)
+        if spec is None:
+            raise CloseConnection(f"unknown API key {api_key} (version {version})")
+        if not spec.supports(version):
+            if api_key == API_VERSIONS_KEY:
+                return self._unsupported_api_versions(correlation_id)
+            raise CloseConnection(
+                f"API key {api_key} version {version} is not supported "
+                f"(advertised {spec.min_version}-{spec.max_version})"
+            )
+        schema = request_schema(api_key, version)
+        if schema is None:
+            raise CloseConnection(f"no schema for API key {api_key} version {version}")
+        try:
+            header = parse_request_header(request_frame, schema.__flexible__)
+            request = decode_request(schema, request_frame, header.body_offset)
+        except DecodeError as exc:
+            raise CloseConnection(f"malformed request (API {api_key} v{version}): {exc}") from exc
+        ctx = RequestContext(
+            state=self.state,
+            broker_id=self.broker_id,
+            api_key=api_key,
+            api_version=version,
+            correlation_id=correlation_id,
+            client_id=header.client_id,
+            peer=peer,
+            connection_id=connection_id,
+        )
+        handler = spec.handler
+        decision = await self.faults.before_dispatch(ctx, request)
+        if decision is not None:
+            if decision.close_connection:
+                raise CloseConnection("closed by fault injection")
+            if decision.handler is not None:
+                handler = decision.handler
+        try:
+            response = await handler(ctx, request)
+        except Exception as exc:
+            log.exception("handler for API %s v%s failed", api_key, version)
+            raise CloseConnection(f"handler for API {api_key} v{version} failed: {exc}") from exc
+        if response is None:
+            return None
+        return self._frame_response(correlation_id, api_key, response)
+
+    @staticmethod
+    def _frame_response(correlation_id: int, api_key: int, response: Any) -> bytes:
+        flexible_header = api_key != API_VERSIONS_KEY and response.__flexible__
+        return frame(response_header(correlation_id, flexible_header) + encode_response(response))
+
+    def _unsupported_api_versions(self, correlation_id: int) -> bytes:
+        """KIP-511: answer in the v0 layout so the client can retry at our max version."""
+        from kio.schema.api_versions.v0.response import ApiVersion, ApiVersionsResponse
+
+        response = ApiVersionsResponse(
+            error_code=ErrorCode.unsupported_version,
+            api_keys=tuple(
+                ApiVersion(api_key=s.api_key, min_version=s.min_version, max_version=s.max_version)
+                for s in sorted(self.handlers.values(), key=lambda s: s.api_key)
+            ),
+        )
+        return frame(response_header(correlation_id, False) + encode_response(response))

@@ -1,0 +1,52 @@
+"""DescribeCluster: the Java Admin client's preferred way to list brokers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kio.schema.errors import ErrorCode
+
+from kafkatest.emulator.server.context import RequestContext
+from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+
+_OPERATIONS_OMITTED = -(2**31)
+_BROKER_ENDPOINTS = 1
+
+
+@handles(60, 0, 1)
+async def describe_cluster(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    cluster = ctx.state.cluster
+    if getattr(request, "endpoint_type", _BROKER_ENDPOINTS) != _BROKER_ENDPOINTS:
+        return make(
+            types.DescribeClusterResponse,
+            throttle_time=NO_THROTTLE,
+            error_code=ErrorCode.unsupported_endpoint_type,
+            error_message="only broker endpoints are served",
+            endpoint_type=request.endpoint_type,
+            cluster_id=cluster.cluster_id,
+            controller_id=-1,
+            brokers=(),
+            cluster_authorized_operations=_OPERATIONS_OMITTED,
+        )
+    return make(
+        types.DescribeClusterResponse,
+        throttle_time=NO_THROTTLE,
+        error_code=ErrorCode.none,
+        error_message=None,
+        endpoint_type=_BROKER_ENDPOINTS,
+        cluster_id=cluster.cluster_id,
+        controller_id=cluster.controller_id,
+        brokers=tuple(
+            make(
+                types.DescribeClusterBroker,
+                broker_id=n.node_id,
+                host=n.host,
+                port=n.port,
+                rack=None,
+            )
+            for n in cluster.nodes
+        ),
+        cluster_authorized_operations=_OPERATIONS_OMITTED,
+    )

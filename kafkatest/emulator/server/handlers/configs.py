@@ -1,0 +1,176 @@
+"""DescribeConfigs, IncrementalAlterConfigs and (legacy) AlterConfigs.
+
+Topic configs are fully supported; broker configs are read-only and describe
+the emulator's settings.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kio.schema.errors import ErrorCode
+
+from kafkatest.emulator.server.context import RequestContext
+from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
+from kafkatest.emulator.state import EmulatorState
+from kafkatest.emulator.state.errors import InvalidConfig, InvalidRequest, StateError
+from kafkatest.emulator.state.topic_configs import TOPIC_CONFIGS, validate_topic_config
+
+TOPIC_RESOURCE = 2
+BROKER_RESOURCE = 4
+
+_SOURCE_TOPIC = 1
+_SOURCE_STATIC_BROKER = 4
+_SOURCE_DEFAULT = 5
+_CONFIG_TYPES = {"BOOLEAN": 1, "STRING": 2, "INT": 3, "LONG": 5, "DOUBLE": 6, "LIST": 7}
+
+_SET, _DELETE, _APPEND, _SUBTRACT = 0, 1, 2, 3
+
+
+@handles(32, 1, 4)
+async def describe_configs(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    results = []
+    for resource in request.resources:
+        try:
+            entries = _describe(ctx.state, resource.resource_type, resource.resource_name)
+            code, message = ErrorCode.none, None
+        except StateError as exc:
+            entries, code, message = [], error_code_of(exc), str(exc)
+        keys = resource.configuration_keys
+        configs = tuple(
+            make(
+                types.DescribeConfigsResourceResult,
+                name=name,
+                value=value,
+                read_only=resource.resource_type == BROKER_RESOURCE,
+                config_source=source,
+                is_sensitive=False,
+                synonyms=(
+                    (make(types.DescribeConfigsSynonym, name=name, value=value, source=source),)
+                    if request.include_synonyms and source != _SOURCE_DEFAULT
+                    else ()
+                ),
+                config_type=_CONFIG_TYPES.get(kind, 2),
+                documentation=None,
+            )
+            for name, value, source, kind in entries
+            if keys is None or name in keys
+        )
+        results.append(
+            make(
+                types.DescribeConfigsResult,
+                error_code=code,
+                error_message=message,
+                resource_type=resource.resource_type,
+                resource_name=resource.resource_name,
+                configs=configs,
+            )
+        )
+    return make(types.DescribeConfigsResponse, throttle_time=NO_THROTTLE, results=tuple(results))
+
+
+def _describe(
+    state: EmulatorState, resource_type: int, name: str
+) -> list[tuple[str, str, int, str]]:
+    """(name, value, source, type) of every config of the resource."""
+    if resource_type == TOPIC_RESOURCE:
+        topic = state.topics.get(name)
+        return [
+            (
+                key,
+                topic.config(key),
+                _SOURCE_TOPIC if key in topic.overrides else _SOURCE_DEFAULT,
+                definition.kind,
+            )
+            for key, definition in sorted(TOPIC_CONFIGS.items())
+        ]
+    if resource_type == BROKER_RESOURCE:
+        return [
+            (key, value, _SOURCE_STATIC_BROKER, kind)
+            for key, (value, kind) in sorted(state.broker_configs().items())
+        ]
+    raise InvalidRequest(f"unsupported resource type {resource_type}")
+
+
+@handles(44, 0, 1)
+async def incremental_alter_configs(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    responses = []
+    for resource in request.resources:
+        try:
+            _check_topic_resource(resource)
+            topic = ctx.state.topics.get(resource.resource_name)
+            updated = dict(topic.overrides)
+            for change in resource.configs:
+                _apply(updated, change.name, change.config_operation, change.value)
+            if not request.validate_only:
+                topic.overrides.clear()
+                topic.overrides.update(updated)
+            code, message = ErrorCode.none, None
+        except StateError as exc:
+            code, message = error_code_of(exc), str(exc)
+        responses.append(_alter_result(types, resource, code, message))
+    return make(
+        types.IncrementalAlterConfigsResponse, throttle_time=NO_THROTTLE, responses=tuple(responses)
+    )
+
+
+@handles(33, 0, 2)
+async def alter_configs(ctx: RequestContext, request: Any) -> Any:
+    """The legacy form replaces every override of the resource."""
+    types = response_types(ctx)
+    responses = []
+    for resource in request.resources:
+        try:
+            _check_topic_resource(resource)
+            topic = ctx.state.topics.get(resource.resource_name)
+            updated = {c.name: validate_topic_config(c.name, c.value) for c in resource.configs}
+            if not request.validate_only:
+                topic.overrides.clear()
+                topic.overrides.update(updated)
+            code, message = ErrorCode.none, None
+        except StateError as exc:
+            code, message = error_code_of(exc), str(exc)
+        responses.append(_alter_result(types, resource, code, message))
+    return make(types.AlterConfigsResponse, throttle_time=NO_THROTTLE, responses=tuple(responses))
+
+
+def _check_topic_resource(resource: Any) -> None:
+    if resource.resource_type != TOPIC_RESOURCE:
+        raise InvalidRequest(
+            f"only topic configs can be altered (resource type {resource.resource_type})"
+        )
+
+
+def _apply(overrides: dict[str, str], name: str, operation: int, value: str | None) -> None:
+    if operation == _SET:
+        overrides[name] = validate_topic_config(name, value)
+    elif operation == _DELETE:
+        if name not in TOPIC_CONFIGS:
+            raise InvalidConfig(f"Unknown topic config name: {name}")
+        overrides.pop(name, None)
+    elif operation in (_APPEND, _SUBTRACT):
+        definition = TOPIC_CONFIGS.get(name)
+        if definition is None or definition.kind != "LIST":
+            raise InvalidConfig(f"Config {name} is not a list; cannot append or subtract")
+        current = [v for v in overrides.get(name, definition.default).split(",") if v]
+        items = [v.strip() for v in (value or "").split(",") if v.strip()]
+        if operation == _APPEND:
+            current += [v for v in items if v not in current]
+        else:
+            current = [v for v in current if v not in items]
+        overrides[name] = validate_topic_config(name, ",".join(current))
+    else:
+        raise InvalidRequest(f"unknown config operation {operation}")
+
+
+def _alter_result(types: Any, resource: Any, code: ErrorCode, message: str | None) -> Any:
+    return make(
+        types.AlterConfigsResourceResponse,
+        error_code=code,
+        error_message=message,
+        resource_type=resource.resource_type,
+        resource_name=resource.resource_name,
+    )

@@ -1,0 +1,140 @@
+"""Fetch: whole stored batches, byte limits, long polling, sessions declined.
+
+Batches are returned as stored (the first may start before the fetch offset;
+clients skip those records). Byte limits are soft in Kafka's way: the first
+batch of the first non-empty partition is always included so consumers
+progress. Fetch sessions (KIP-227) are declined by answering session_id 0, so
+every response is a full one holding exactly the requested partitions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from kio.schema.errors import ErrorCode
+
+from kafkatest.emulator.server.context import RequestContext
+from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
+from kafkatest.emulator.state.broker_state import LEADER_EPOCH
+from kafkatest.emulator.state.errors import StateError
+
+_READ_COMMITTED = 1
+
+
+@dataclass(slots=True)
+class _PartitionRead:
+    partition: int
+    error: ErrorCode
+    high_watermark: int = -1
+    log_start_offset: int = -1
+    batches: tuple[bytes, ...] = ()
+
+
+@handles(1, 4, 12)
+async def fetch(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    session_id = getattr(request, "session_id", 0)
+    session_epoch = getattr(request, "session_epoch", -1)
+    if session_id != 0 or session_epoch > 0:
+        code = (
+            ErrorCode.fetch_session_id_not_found
+            if session_id != 0
+            else ErrorCode.invalid_fetch_session_epoch
+        )
+        return make(
+            types.FetchResponse,
+            throttle_time=NO_THROTTLE,
+            error_code=code,
+            session_id=0,
+            responses=(),
+        )
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + request.max_wait.total_seconds()
+    while True:
+        ctx.state.maybe_enforce_retention()
+        reads, total, failed = _read_all(ctx, request)
+        remaining = deadline - loop.time()
+        if total >= request.min_bytes or failed or remaining <= 0:
+            break
+        await ctx.state.appends.wait(remaining)
+    return _response(types, request, reads)
+
+
+def _read_all(ctx: RequestContext, request: Any) -> tuple[list[list[_PartitionRead]], int, bool]:
+    budget = request.max_bytes
+    total = 0
+    failed = False
+    out: list[list[_PartitionRead]] = []
+    for topic_request in request.topics:
+        reads = []
+        for partition_request in topic_request.partitions:
+            read = _read_partition(
+                ctx, topic_request.topic, partition_request, budget - total, total == 0
+            )
+            reads.append(read)
+            if read.error is not ErrorCode.none:
+                failed = True
+            total += sum(len(b) for b in read.batches)
+        out.append(reads)
+    return out, total, failed
+
+
+def _read_partition(
+    ctx: RequestContext, topic_name: str, request: Any, budget: int, first: bool
+) -> _PartitionRead:
+    index = request.partition
+    try:
+        topic = ctx.state.topics.get(topic_name)
+        partition = topic.partition(index)
+    except StateError as exc:
+        return _PartitionRead(index, error_code_of(exc))
+    if partition.leader_id != ctx.broker_id:
+        return _PartitionRead(index, ErrorCode.not_leader_or_follower)
+    current_epoch = getattr(request, "current_leader_epoch", -1)
+    if current_epoch > LEADER_EPOCH:
+        return _PartitionRead(index, ErrorCode.unknown_leader_epoch)
+    if 0 <= current_epoch < LEADER_EPOCH:
+        return _PartitionRead(index, ErrorCode.fenced_leader_epoch)
+    log = partition.log
+    try:
+        batches = log.read(
+            request.fetch_offset, min(request.partition_max_bytes, max(budget, 0)), first
+        )
+    except StateError as exc:
+        return _PartitionRead(index, error_code_of(exc), log.high_watermark, log.log_start_offset)
+    return _PartitionRead(
+        index, ErrorCode.none, log.high_watermark, log.log_start_offset, tuple(batches)
+    )
+
+
+def _response(types: Any, request: Any, reads: list[list[_PartitionRead]]) -> Any:
+    committed = getattr(request, "isolation_level", 0) == _READ_COMMITTED
+    responses = []
+    for topic_request, topic_reads in zip(request.topics, reads, strict=True):
+        partitions = tuple(
+            make(
+                types.PartitionData,
+                partition_index=read.partition,
+                error_code=read.error,
+                high_watermark=read.high_watermark,
+                last_stable_offset=read.high_watermark,
+                log_start_offset=read.log_start_offset,
+                aborted_transactions=() if committed else None,
+                preferred_read_replica=-1,
+                records=b"".join(read.batches),
+            )
+            for read in topic_reads
+        )
+        responses.append(
+            make(types.FetchableTopicResponse, topic=topic_request.topic, partitions=partitions)
+        )
+    return make(
+        types.FetchResponse,
+        throttle_time=NO_THROTTLE,
+        error_code=ErrorCode.none,
+        session_id=0,
+        responses=tuple(responses),
+    )

@@ -1,0 +1,114 @@
+"""Produce: validate and append one batch per partition, acks 0/1/all.
+
+A single replica means acks=all is satisfied as soon as the leader appends.
+Produce v0-2 (message formats before v2) is not offered.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from kio.schema.errors import ErrorCode
+
+from kafkatest.emulator.protocol.batches import BatchError, split_batches
+from kafkatest.emulator.server.context import RequestContext
+from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.responses import (
+    NO_THROTTLE,
+    datetime_from_ms,
+    error_code_of,
+    make,
+    response_types,
+)
+from kafkatest.emulator.state.errors import (
+    CorruptMessage,
+    InvalidRecord,
+    StateError,
+    UnknownTopicOrPartition,
+)
+
+log = logging.getLogger("kafkatest.emulator")
+
+_VALID_ACKS = (-1, 0, 1)
+
+
+@handles(0, 3, 11)
+async def produce(ctx: RequestContext, request: Any) -> Any:
+    state = ctx.state
+    state.maybe_enforce_retention()
+    types = response_types(ctx)
+    responses = []
+    for topic_data in request.topic_data:
+        partitions = tuple(
+            _produce_partition(ctx, types, topic_data.name, data, request)
+            for data in topic_data.partition_data
+        )
+        responses.append(
+            make(types.TopicProduceResponse, name=topic_data.name, partition_responses=partitions)
+        )
+    if request.acks == 0:
+        return None
+    return make(
+        types.ProduceResponse,
+        responses=tuple(responses),
+        throttle_time=NO_THROTTLE,
+        node_endpoints=(),
+    )
+
+
+def _produce_partition(
+    ctx: RequestContext, types: Any, topic_name: str, data: Any, request: Any
+) -> Any:
+    def failed(code: ErrorCode, message: str | None = None) -> Any:
+        return make(
+            types.PartitionProduceResponse,
+            index=data.index,
+            error_code=code,
+            base_offset=-1,
+            log_append_time=None,
+            log_start_offset=-1,
+            record_errors=(),
+            error_message=message,
+        )
+
+    if request.acks not in _VALID_ACKS:
+        return failed(ErrorCode.invalid_required_acks)
+    try:
+        topic = ctx.state.topics.find(topic_name)
+        if topic is None:
+            raise UnknownTopicOrPartition(f"This server does not host this topic: {topic_name}")
+        partition = topic.partition(data.index)
+        if partition.leader_id != ctx.broker_id:
+            return failed(ErrorCode.not_leader_or_follower)
+        batches = _single_batch(data.records)
+        header, batch = batches
+        result = ctx.state.append(topic, data.index, header, batch, request.transactional_id)
+    except StateError as exc:
+        log.info("produce to %s-%s refused: %s", topic_name, data.index, exc)
+        return failed(error_code_of(exc), str(exc))
+    return make(
+        types.PartitionProduceResponse,
+        index=data.index,
+        error_code=ErrorCode.none,
+        base_offset=result.base_offset,
+        log_append_time=datetime_from_ms(result.log_append_time),
+        log_start_offset=result.log_start_offset,
+        record_errors=(),
+        error_message=None,
+    )
+
+
+def _single_batch(records: bytes | None) -> Any:
+    """Produce v3+ carries exactly one v2 batch per partition, as Kafka insists."""
+    if not records:
+        raise InvalidRecord("produce request carries no record batch")
+    try:
+        batches = split_batches(records)
+    except BatchError as exc:
+        raise (CorruptMessage if exc.kind == "corrupt" else InvalidRecord)(str(exc)) from exc
+    if len(batches) != 1:
+        raise InvalidRecord(
+            f"Produce requests must contain exactly one record batch, found {len(batches)}"
+        )
+    return batches[0]

@@ -1,0 +1,174 @@
+"""CreateTopics, DeleteTopics, CreatePartitions, DeleteRecords.
+
+Any broker accepts these (a KRaft broker forwards them to the controller), so
+clients that send admin requests to the controller or to any node both work.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kio.schema.errors import ErrorCode
+
+from kafkatest.emulator.server.context import RequestContext
+from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
+from kafkatest.emulator.state.errors import InvalidRequest, StateError
+from kafkatest.emulator.state.topic_configs import TOPIC_CONFIGS
+
+_DEFAULT_CONFIG_SOURCE = 5
+_TOPIC_CONFIG_SOURCE = 1
+
+
+@handles(19, 2, 7)
+async def create_topics(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    results = []
+    names = [t.name for t in request.topics]
+    for wanted in request.topics:
+        try:
+            if names.count(wanted.name) > 1:
+                raise InvalidRequest(f"Duplicate topic name {wanted.name} in the request")
+            if wanted.assignments:
+                raise InvalidRequest("manual replica assignments are not supported")
+            configs = {c.name: c.value for c in wanted.configs}
+            topic = ctx.state.create_topic(
+                wanted.name,
+                wanted.num_partitions,
+                wanted.replication_factor,
+                configs,
+                validate_only=request.validate_only,
+            )
+        except StateError as exc:
+            results.append(
+                make(
+                    types.CreatableTopicResult,
+                    name=wanted.name,
+                    topic_id=None,
+                    error_code=error_code_of(exc),
+                    error_message=str(exc),
+                    num_partitions=-1,
+                    replication_factor=-1,
+                    configs=None,
+                )
+            )
+            continue
+        partitions = (
+            len(topic.partitions)
+            if topic
+            else (wanted.num_partitions if wanted.num_partitions > 0 else 1)
+        )
+        overrides = topic.overrides if topic else configs
+        results.append(
+            make(
+                types.CreatableTopicResult,
+                name=wanted.name,
+                topic_id=topic.topic_id if topic else None,
+                error_code=ErrorCode.none,
+                error_message=None,
+                num_partitions=partitions,
+                replication_factor=1,
+                configs=_described_configs(types, overrides),
+            )
+        )
+    return make(types.CreateTopicsResponse, throttle_time=NO_THROTTLE, topics=tuple(results))
+
+
+def _described_configs(types: Any, overrides: dict[str, str]) -> tuple[Any, ...] | None:
+    """CreateTopics v5+ returns the new topic's configs."""
+    if not hasattr(types, "CreatableTopicConfigs"):
+        return None
+    return tuple(
+        make(
+            types.CreatableTopicConfigs,
+            name=name,
+            value=overrides.get(name, definition.default),
+            read_only=False,
+            config_source=_TOPIC_CONFIG_SOURCE if name in overrides else _DEFAULT_CONFIG_SOURCE,
+            is_sensitive=False,
+        )
+        for name, definition in sorted(TOPIC_CONFIGS.items())
+    )
+
+
+@handles(20, 1, 6)
+async def delete_topics(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    if hasattr(request, "topics"):
+        wanted = [(t.name, t.topic_id) for t in request.topics]
+    else:
+        wanted = [(name, None) for name in request.topic_names]
+    results = []
+    for name, topic_id in wanted:
+        try:
+            if name is None and topic_id is not None:
+                name = ctx.state.topics.by_id(topic_id).name
+            topic = ctx.state.delete_topic(name)
+            code, message, topic_id = ErrorCode.none, None, topic.topic_id
+        except StateError as exc:
+            code, message = error_code_of(exc), str(exc)
+        results.append(
+            make(
+                types.DeletableTopicResult,
+                name=name,
+                topic_id=topic_id,
+                error_code=code,
+                error_message=message,
+            )
+        )
+    return make(types.DeleteTopicsResponse, throttle_time=NO_THROTTLE, responses=tuple(results))
+
+
+@handles(37, 0, 3)
+async def create_partitions(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    results = []
+    for wanted in request.topics:
+        try:
+            ctx.state.add_partitions(wanted.name, wanted.count, request.validate_only)
+            code, message = ErrorCode.none, None
+        except StateError as exc:
+            code, message = error_code_of(exc), str(exc)
+        results.append(
+            make(
+                types.CreatePartitionsTopicResult,
+                name=wanted.name,
+                error_code=code,
+                error_message=message,
+            )
+        )
+    return make(types.CreatePartitionsResponse, throttle_time=NO_THROTTLE, results=tuple(results))
+
+
+@handles(21, 0, 2)
+async def delete_records(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    topics = []
+    for topic_request in request.topics:
+        partitions = []
+        for wanted in topic_request.partitions:
+            try:
+                topic = ctx.state.topics.get(topic_request.name)
+                if topic.partition(wanted.partition_index).leader_id != ctx.broker_id:
+                    code, low = ErrorCode.not_leader_or_follower, -1
+                else:
+                    low = ctx.state.delete_records(topic, wanted.partition_index, wanted.offset)
+                    code = ErrorCode.none
+            except StateError as exc:
+                code, low = error_code_of(exc), -1
+            partitions.append(
+                make(
+                    types.DeleteRecordsPartitionResult,
+                    partition_index=wanted.partition_index,
+                    low_watermark=low,
+                    error_code=code,
+                )
+            )
+        topics.append(
+            make(
+                types.DeleteRecordsTopicResult,
+                name=topic_request.name,
+                partitions=tuple(partitions),
+            )
+        )
+    return make(types.DeleteRecordsResponse, throttle_time=NO_THROTTLE, topics=tuple(topics))

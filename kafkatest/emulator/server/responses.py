@@ -1,0 +1,56 @@
+"""Helpers for handlers building kio responses across many versions.
+
+kio has one dataclass per (API, version), each with only that version's fields.
+`make` drops the values a version lacks, so a handler can describe the newest
+response once and serve every advertised version.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+from functools import cache
+from types import ModuleType
+from typing import Any
+
+from kio.index import load_payload_module
+from kio.schema.errors import ErrorCode
+from kio.static.constants import EntityType
+
+from kafkatest.emulator.server.context import RequestContext
+from kafkatest.emulator.state.errors import StateError
+
+NO_THROTTLE = datetime.timedelta(0)
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+@cache
+def _response_module(api_key: int, version: int) -> ModuleType:
+    return load_payload_module(api_key, version, EntityType.response)
+
+
+def response_types(ctx: RequestContext) -> ModuleType:
+    """The kio module holding the response classes for this request's version."""
+    return _response_module(ctx.api_key, ctx.api_version)
+
+
+@cache
+def _field_names(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls))
+
+
+def make(cls: type, **values: Any) -> Any:
+    """Instantiate `cls` with the values it has fields for; the rest are ignored."""
+    names = _field_names(cls)
+    return cls(**{k: v for k, v in values.items() if k in names})
+
+
+def error_code_of(exc: StateError) -> ErrorCode:
+    return ErrorCode[exc.error_name]
+
+
+def datetime_from_ms(ms: int) -> datetime.datetime | None:
+    """kio's datetime fields; -1 (no timestamp) is None."""
+    if ms < 0:
+        return None
+    return _EPOCH + datetime.timedelta(milliseconds=ms)

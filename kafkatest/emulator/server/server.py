@@ -1,0 +1,111 @@
+"""Listeners for every emulated broker id, all backed by one shared state.
+
+Stopping closes listeners and every open connection but keeps the state, so a
+restart looks to clients like a broker outage with no data loss. Ports are kept
+across restarts so that clients reconnect to the addresses they know.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from kafkatest.emulator.protocol.framing import DEFAULT_MAX_FRAME_BYTES
+from kafkatest.emulator.server.connection import serve_connection
+from kafkatest.emulator.server.context import RequestContext
+from kafkatest.emulator.server.dispatch import Dispatcher
+from kafkatest.emulator.server.faults import FaultDecision, FaultHook, NoFaults
+from kafkatest.emulator.state import EmulatorState
+
+log = logging.getLogger("kafkatest.emulator")
+
+
+class EmulatorServer:
+    def __init__(
+        self,
+        state: EmulatorState,
+        host: str = "127.0.0.1",
+        first_port: int = 0,
+        faults: FaultHook | None = None,
+        max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
+    ) -> None:
+        self.state = state
+        self.host = host
+        self.faults: FaultHook = faults or NoFaults()
+        self.max_frame_bytes = max_frame_bytes
+        #: Port per broker id; 0 until first bound when ports are chosen by the OS.
+        self.ports: dict[int, int] = {
+            broker_id: (first_port + i if first_port else 0)
+            for i, broker_id in enumerate(state.cluster.broker_ids)
+        }
+        self._servers: list[asyncio.Server] = []
+        self._connections: set[asyncio.Task[None]] = set()
+        self._connection_ids = itertools.count(1)
+
+    @property
+    def running(self) -> bool:
+        return bool(self._servers)
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return ",".join(f"{self.host}:{port}" for port in self.ports.values())
+
+    async def start(self) -> None:
+        if self._servers:
+            return
+        try:
+            for broker_id, port in self.ports.items():
+                server = await asyncio.start_server(
+                    self._connection_handler(broker_id), self.host, port, reuse_address=True
+                )
+                self._servers.append(server)
+                bound = server.sockets[0].getsockname()[1]
+                self.ports[broker_id] = bound
+                self.state.cluster.set_address(broker_id, self.host, bound)
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def stop(self) -> None:
+        """Close listeners and every client connection; the state is kept."""
+        servers, self._servers = self._servers, []
+        for server in servers:
+            server.close()
+        connections = list(self._connections)
+        for task in connections:
+            task.cancel()
+        for task in connections:
+            with contextlib.suppress(BaseException):
+                await task
+        for server in servers:
+            await server.wait_closed()
+
+    def _connection_handler(
+        self, broker_id: int
+    ) -> Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]:
+        dispatcher = Dispatcher(self.state, broker_id, self)
+
+        async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            task = asyncio.current_task()
+            assert task is not None
+            self._connections.add(task)
+            try:
+                await serve_connection(
+                    reader, writer, dispatcher, next(self._connection_ids), self.max_frame_bytes
+                )
+            except asyncio.CancelledError:
+                # stop() cancels connections; ending quietly keeps asyncio from
+                # reporting the cancellation as an error of the stream callback.
+                writer.transport.abort()
+            finally:
+                self._connections.discard(task)
+
+        return on_connect
+
+    async def before_dispatch(self, ctx: RequestContext, request: Any) -> FaultDecision | None:
+        """Forward to the current fault hook, so `faults` can be swapped at any time."""
+        return await self.faults.before_dispatch(ctx, request)

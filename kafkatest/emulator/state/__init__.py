@@ -1,0 +1,9 @@
+"""The broker's memory: cluster, topics, partition logs, producers, offsets.
+
+Nothing here knows the wire. Everything is mutated from the server's event loop
+thread; callers on other threads go through `EmulatorBroker.call`.
+"""
+
+from kafkatest.emulator.state.broker_state import BrokerSettings, EmulatorState
+
+__all__ = ["BrokerSettings", "EmulatorState"]

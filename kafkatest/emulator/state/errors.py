@@ -1,0 +1,81 @@
+"""Refusals of the broker state, each named after the Kafka error it becomes.
+
+The state layer does not know error codes; handlers map `error_name` to the
+wire code (see `server.handlers.errors`).
+"""
+
+from __future__ import annotations
+
+
+class StateError(Exception):
+    """Base: the message is what Kafka would put in error_message."""
+
+    error_name = "unknown_server_error"
+
+
+class UnknownTopicOrPartition(StateError):
+    error_name = "unknown_topic_or_partition"
+
+
+class UnknownTopicId(StateError):
+    error_name = "unknown_topic_id"
+
+
+class TopicAlreadyExists(StateError):
+    error_name = "topic_already_exists"
+
+
+class InvalidTopic(StateError):
+    error_name = "invalid_topic_exception"
+
+
+class InvalidPartitions(StateError):
+    error_name = "invalid_partitions"
+
+
+class InvalidReplicationFactor(StateError):
+    error_name = "invalid_replication_factor"
+
+
+class InvalidConfig(StateError):
+    error_name = "invalid_config"
+
+
+class OffsetOutOfRange(StateError):
+    error_name = "offset_out_of_range"
+
+
+class MessageTooLarge(StateError):
+    error_name = "message_too_large"
+
+
+class CorruptMessage(StateError):
+    error_name = "corrupt_message"
+
+
+class InvalidRecord(StateError):
+    error_name = "invalid_record"
+
+
+class InvalidTimestamp(StateError):
+    error_name = "invalid_timestamp"
+
+
+class OutOfOrderSequence(StateError):
+    error_name = "out_of_order_sequence_number"
+
+
+class InvalidProducerEpoch(StateError):
+    error_name = "invalid_producer_epoch"
+
+
+class InvalidTxnState(StateError):
+    error_name = "invalid_txn_state"
+
+
+class InvalidRequest(StateError):
+    error_name = "invalid_request"
+
+
+class TopicDeletionDisabled(StateError):
+    error_name = "topic_deletion_disabled"

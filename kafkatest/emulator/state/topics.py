@@ -1,0 +1,158 @@
+"""Topics and their partitions: creation, deletion, growth and configs.
+
+A topic id is a fresh UUID at every creation, so a deleted and recreated topic
+is a different topic to clients that track ids (Java consumers do).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+from kafkatest.emulator.state.errors import (
+    InvalidPartitions,
+    InvalidTopic,
+    TopicAlreadyExists,
+    UnknownTopicId,
+    UnknownTopicOrPartition,
+)
+from kafkatest.emulator.state.log import PartitionLog
+from kafkatest.emulator.state.topic_configs import TOPIC_CONFIGS, validate_topic_config
+
+_LEGAL_NAME = re.compile(r"^[a-zA-Z0-9._-]+$")
+MAX_NAME_LENGTH = 249
+#: Kafka's partition limit per request is far higher; this guards memory.
+MAX_PARTITIONS = 10_000
+
+
+@dataclass(slots=True)
+class Partition:
+    index: int
+    leader_id: int
+    log: PartitionLog = field(default_factory=PartitionLog)
+
+
+@dataclass(slots=True)
+class Topic:
+    name: str
+    topic_id: uuid.UUID
+    partitions: list[Partition]
+    #: Configs set on this topic; everything else has Kafka's default.
+    overrides: dict[str, str]
+    leader_start: int = 0
+
+    @property
+    def is_internal(self) -> bool:
+        return self.name.startswith("__")
+
+    def config(self, name: str) -> str:
+        return self.overrides.get(name, TOPIC_CONFIGS[name].default)
+
+    def int_config(self, name: str) -> int:
+        return int(self.config(name))
+
+    def partition(self, index: int) -> Partition:
+        if not 0 <= index < len(self.partitions):
+            raise UnknownTopicOrPartition(f"topic {self.name} has no partition {index}")
+        return self.partitions[index]
+
+
+def validate_topic_name(name: str | None) -> str:
+    if not name:
+        raise InvalidTopic("Topic name is illegal, it can't be empty")
+    if name in (".", ".."):
+        raise InvalidTopic(f'Topic name cannot be "{name}"')
+    if len(name) > MAX_NAME_LENGTH:
+        raise InvalidTopic(f"Topic name is illegal, it can't be longer than {MAX_NAME_LENGTH}")
+    if not _LEGAL_NAME.match(name):
+        raise InvalidTopic(
+            f'Topic name "{name}" is illegal, it contains a character other than '
+            "ASCII alphanumerics, '.', '_' and '-'"
+        )
+    return name
+
+
+class TopicRegistry:
+    def __init__(self) -> None:
+        self._by_name: dict[str, Topic] = {}
+        self._by_id: dict[uuid.UUID, Topic] = {}
+
+    def __iter__(self) -> Iterator[Topic]:
+        return iter(list(self._by_name.values()))
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    def get(self, name: str) -> Topic:
+        topic = self._by_name.get(name)
+        if topic is None:
+            raise UnknownTopicOrPartition(f"This server does not host this topic: {name}")
+        return topic
+
+    def find(self, name: str) -> Topic | None:
+        return self._by_name.get(name)
+
+    def by_id(self, topic_id: uuid.UUID) -> Topic:
+        topic = self._by_id.get(topic_id)
+        if topic is None:
+            raise UnknownTopicId(f"unknown topic id {topic_id}")
+        return topic
+
+    @staticmethod
+    def check_new(name: str, partitions: int, configs: Mapping[str, str | None]) -> dict[str, str]:
+        """Validate a creation without doing it (CreateTopics validate_only)."""
+        validate_topic_name(name)
+        if partitions <= 0 or partitions > MAX_PARTITIONS:
+            raise InvalidPartitions(f"Number of partitions must be larger than 0: {partitions}")
+        return {key: validate_topic_config(key, value) for key, value in configs.items()}
+
+    def create(
+        self,
+        name: str,
+        partitions: int,
+        leaders: list[int],
+        configs: Mapping[str, str | None],
+        leader_start: int = 0,
+    ) -> Topic:
+        if name in self._by_name:
+            raise TopicAlreadyExists(f"Topic '{name}' already exists.")
+        overrides = self.check_new(name, partitions, configs)
+        topic = Topic(
+            name=name,
+            topic_id=_new_topic_id(),
+            partitions=[Partition(i, leaders[i]) for i in range(partitions)],
+            overrides=overrides,
+            leader_start=leader_start,
+        )
+        self._by_name[name] = topic
+        self._by_id[topic.topic_id] = topic
+        return topic
+
+    def delete(self, name: str) -> Topic:
+        topic = self.get(name)
+        del self._by_name[name]
+        del self._by_id[topic.topic_id]
+        return topic
+
+    def add_partitions(self, name: str, total: int, leaders: list[int]) -> Topic:
+        topic = self.get(name)
+        current = len(topic.partitions)
+        if total <= current:
+            raise InvalidPartitions(
+                f"Topic currently has {current} partitions, which is higher than or equal "
+                f"to the requested {total}."
+            )
+        if total > MAX_PARTITIONS:
+            raise InvalidPartitions(f"too many partitions: {total}")
+        topic.partitions.extend(Partition(i, leaders[i - current]) for i in range(current, total))
+        return topic
+
+
+def _new_topic_id() -> uuid.UUID:
+    """Kafka never hands out the all-zero id or ids that start with '-' in base64."""
+    while True:
+        topic_id = uuid.uuid4()
+        if topic_id.bytes[0] < 0xF8:
+            return topic_id
