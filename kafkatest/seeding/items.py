@@ -11,10 +11,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 from typing import Any
 
-from kafkatest.records import Record, to_bytes
+from kafkatest.records import Header, Record, to_bytes, to_headers
 
 DEFAULT_ID_HEADER = "kafkatest.id"
 ENVELOPE_FIELDS = frozenset({"key", "value", "headers", "partition", "timestamp", "timestamp_ms"})
@@ -81,38 +80,43 @@ def _one(
     id_field: str | None,
     default_id: str,
 ) -> tuple[Record, str]:
+    # Locals and one Record at the end: this loop runs 100k times per large seed.
     if isinstance(item, Record):
-        value = _json_object(item.value)
-        base = replace(item, topic=topic, offset=None)
+        value, raw = _json_object(item.value), item.value
+        key, headers = item.key, item.headers
+        partition, timestamp_ms = item.partition, item.timestamp_ms
     elif is_envelope(item):
-        value = item["value"]
-        base = Record(
-            topic=topic,
-            value=None,
-            key=to_bytes(item.get("key")),
-            headers=Record.make(topic, None, headers=item.get("headers")).headers,
-            partition=item.get("partition"),
-            timestamp_ms=to_timestamp_ms(item.get("timestamp_ms", item.get("timestamp"))),
-        )
+        value, raw = item["value"], None
+        key, headers = to_bytes(item.get("key")), to_headers(item.get("headers"))
+        partition = item.get("partition")
+        timestamp_ms = to_timestamp_ms(item.get("timestamp_ms", item.get("timestamp")))
     else:
-        value = item
-        base = Record(topic=topic, value=None)
-    record_id = _identity(base, value, id_header, id_field, default_id, index)
-    stamped = isinstance(value, dict) and id_field is not None and id_field not in value
-    if stamped:
-        value = {id_field: record_id, **value}
-    if base.key is None and key_field is not None:
-        base = replace(base, key=to_bytes(_key_from(value, key_field, index)))
-    if id_header is not None and base.header(id_header) is None:
-        base = replace(base, headers=(*base.headers, (id_header, record_id.encode("utf-8"))))
-    if stamped or not isinstance(item, Record):
-        base = replace(base, value=to_bytes(_json_safe(value)))
-    return base, record_id
+        value, raw, key, headers, partition, timestamp_ms = item, None, None, (), None, None
+    given = _header(headers, id_header)
+    record_id = _identity(value, given, id_header, id_field, default_id, index)
+    if isinstance(value, dict) and id_field is not None and id_field not in value:
+        value, raw = {id_field: record_id, **value}, None
+    if key is None and key_field is not None:
+        key = to_bytes(_key_from(value, key_field, index))
+    if id_header is not None and given is None:
+        headers = (*headers, (id_header, record_id.encode("utf-8")))
+    if raw is None:
+        raw = _encode(value)
+    record = Record(topic, raw, key, headers, partition, timestamp_ms)
+    return record, record_id
+
+
+def _header(headers: tuple[Header, ...], name: str | None) -> bytes | None:
+    found = None
+    for key, data in headers:
+        if key == name:
+            found = data
+    return found
 
 
 def _identity(
-    base: Record,
     value: Any,
+    given: bytes | None,
     id_header: str | None,
     id_field: str | None,
     default_id: str,
@@ -120,12 +124,9 @@ def _identity(
 ) -> str:
     if id_field is not None and isinstance(value, Mapping) and id_field in value:
         return str(value[id_field])
-    if id_header is not None:
-        given = base.header(id_header)
-        if given is not None:
-            return given.decode("utf-8")
-        return default_id
-    if isinstance(value, Mapping):
+    if given is not None:
+        return given.decode("utf-8")
+    if id_header is not None or isinstance(value, Mapping):
         return default_id
     raise ValueError(
         f"item {index}: its value is not a JSON object, so id_field {id_field!r} cannot "
@@ -148,12 +149,14 @@ def _json_object(data: bytes | None) -> Any:
         return None
 
 
-def _json_safe(value: Any) -> Any:
-    """YAML fixtures carry dates; JSON has none, so they travel as ISO-8601 text."""
-    if isinstance(value, Mapping):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_safe(v) for v in value]
+def _encode(value: Any) -> bytes | None:
+    """Like `to_bytes`, but dates (YAML fixtures carry them) travel as ISO-8601 text."""
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, separators=(",", ":"), default=_iso).encode("utf-8")
+    return to_bytes(value)
+
+
+def _iso(value: Any) -> str:
     if isinstance(value, (dt.date, dt.time)):
         return value.isoformat()
-    return value
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable: {value!r}")
