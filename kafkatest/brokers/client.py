@@ -7,6 +7,7 @@ a deleted one is gone) before returning: tests then never race the broker.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -33,6 +34,7 @@ from kafkatest.errors import BrokerError
 from kafkatest.records import Record
 
 DEFAULT_TIMEOUT_S = 30.0
+_LIBRDKAFKA_LOG = logging.getLogger("kafkatest.librdkafka")
 
 
 def wait_until(
@@ -69,7 +71,13 @@ class ClientOperations:
 
     def client_config(self) -> dict[str, Any]:
         """librdkafka settings shared by the helpers' clients."""
-        return {"bootstrap.servers": self.bootstrap_servers, "client.id": "kafkatest"}
+        # librdkafka's own log lines go to Python logging, so pytest shows them only
+        # for a failing test instead of spraying stderr during broker restarts.
+        return {
+            "bootstrap.servers": self.bootstrap_servers,
+            "client.id": "kafkatest",
+            "logger": _LIBRDKAFKA_LOG,
+        }
 
     def admin(self) -> AdminClient:
         with self._client_lock:
@@ -129,7 +137,10 @@ class ClientOperations:
         from kafkatest.brokers.base import parse_topic_config
 
         new = NewTopic(
-            topic, num_partitions=partitions, replication_factor=1, config=parse_topic_config(config)
+            topic,
+            num_partitions=partitions,
+            replication_factor=1,
+            config=parse_topic_config(config),
         )
         futures = self.admin().create_topics([new], operation_timeout=timeout_s)
         _result(futures[topic], f"creating topic {topic!r}", timeout_s)

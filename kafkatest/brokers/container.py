@@ -1,0 +1,86 @@
+"""Backend `container`: Kafka in Docker through testcontainers, for users who have Docker.
+
+Without a reachable Docker engine it fails at once with a message saying so, rather
+than hanging in testcontainers' connection retries.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kafkatest.brokers.base import Broker
+from kafkatest.errors import BrokerError, SetupError
+
+DEFAULT_IMAGE = "apache/kafka:4.1.1"
+
+
+def docker_engine_problem() -> str | None:
+    """None when a Docker engine answers; else why not, in words a user can act on."""
+    try:
+        import docker
+    except ImportError:
+        return "the docker Python package is missing: pip install 'kafkatest[container]'"
+    try:
+        client = docker.from_env(timeout=3)
+        client.ping()
+        client.close()
+    except Exception as exc:
+        return f"no Docker engine answers ({type(exc).__name__}: {exc})"
+    return None
+
+
+class ContainerBroker(Broker):
+    """A Kafka container started by testcontainers' Kafka module."""
+
+    backend = "container"
+
+    def __init__(self, image: str = DEFAULT_IMAGE) -> None:
+        self.image = image
+        self._container: Any = None
+        self._bootstrap: str | None = None
+        self._paused = False
+
+    @property
+    def bootstrap_servers(self) -> str:
+        if self._bootstrap is None:
+            raise BrokerError("the container backend is not started")
+        return self._bootstrap
+
+    def start(self) -> None:
+        if self._container is not None:
+            if self._paused:
+                self._container.get_wrapped_container().unpause()
+                self._paused = False
+            return
+        problem = docker_engine_problem()
+        if problem is not None:
+            raise SetupError(
+                f"the container backend needs Docker: {problem}. Use --kafka-backend=emulator "
+                "(default) or --kafka-backend=kafka, which need no Docker."
+            )
+        try:
+            from testcontainers.kafka import KafkaContainer
+        except ImportError as exc:
+            raise SetupError(
+                "testcontainers is not installed: pip install 'kafkatest[container]'"
+            ) from exc
+        container = KafkaContainer(self.image)
+        if hasattr(container, "with_kraft"):
+            container = container.with_kraft()
+        container.start()
+        self._container = container
+        self._bootstrap = container.get_bootstrap_server()
+
+    def stop(self) -> None:
+        """Pause the container: clients see the broker vanish, and `start` resumes it."""
+        if self._container is None:
+            raise BrokerError("the container backend is not started")
+        self._container.get_wrapped_container().pause()
+        self._paused = True
+
+    def close(self) -> None:
+        self.close_clients()
+        if self._container is not None:
+            self._container.stop()
+            self._container = None
+            self._bootstrap = None

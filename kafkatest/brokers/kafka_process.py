@@ -1,0 +1,228 @@
+"""Backend `kafka`: real Apache Kafka (KRaft, one node) run from Maven Central jars.
+
+This is the reference the emulator is held against, so it runs the same broker a
+production cluster runs, with settings that only make tests quicker: no initial
+rebalance delay, replication factor 1 for internal topics, frequent retention checks.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+
+from confluent_kafka.admin import AdminClient
+
+from kafkatest.brokers import process
+from kafkatest.brokers.base import Broker
+from kafkatest.errors import BrokerError, SetupError
+
+#: Broker settings for fast, single-node tests. Users may override any of them.
+TEST_SETTINGS: dict[str, str] = {
+    "num.partitions": "1",
+    "auto.create.topics.enable": "true",
+    "delete.topic.enable": "true",
+    "offsets.topic.replication.factor": "1",
+    "offsets.topic.num.partitions": "1",
+    "transaction.state.log.replication.factor": "1",
+    "transaction.state.log.min.isr": "1",
+    "transaction.state.log.num.partitions": "1",
+    "share.coordinator.state.topic.replication.factor": "1",
+    "share.coordinator.state.topic.min.isr": "1",
+    "group.initial.rebalance.delay.ms": "0",
+    "log.retention.check.interval.ms": "500",
+    "log.initial.task.delay.ms": "0",
+    "log.segment.delete.delay.ms": "0",
+    "file.delete.delay.ms": "0",
+}
+
+LOG4J2 = """\
+status = warn
+appender.file.type = File
+appender.file.name = file
+appender.file.fileName = {log}
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = INFO
+rootLogger.appenderRef.file.ref = file
+logger.kafka.name = kafka
+logger.kafka.level = INFO
+logger.org.name = org.apache.kafka
+logger.org.level = INFO
+"""
+
+
+class KafkaProcessBroker(Broker):
+    """A KRaft broker+controller JVM on free loopback ports, data in a temp dir."""
+
+    backend = "kafka"
+
+    def __init__(
+        self,
+        version: str | None = None,
+        settings: Mapping[str, object] | None = None,
+        heap: str = "1g",
+        startup_timeout_s: float = 90.0,
+    ) -> None:
+        self.version = version
+        self.settings = {**TEST_SETTINGS, **{k: str(v) for k, v in (settings or {}).items()}}
+        self.heap = heap
+        self.startup_timeout_s = startup_timeout_s
+        self._workdir: Path | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._port: int | None = None
+        self._controller_port: int | None = None
+        self._classpath: str | None = None
+
+    # -- Broker --------------------------------------------------------------------
+
+    @property
+    def bootstrap_servers(self) -> str:
+        if self._port is None:
+            raise BrokerError("the kafka backend is not started")
+        return f"127.0.0.1:{self._port}"
+
+    @property
+    def log_path(self) -> Path | None:
+        return None if self._workdir is None else self._workdir / "broker.log"
+
+    def start(self) -> None:
+        if self._process is not None and self._process.poll() is None:
+            return
+        java = shutil.which("java")
+        if java is None:
+            raise SetupError(
+                "the kafka backend runs Apache Kafka on the JVM and Java is not on PATH: "
+                "install JDK 17+ (apt-get install openjdk-17-jdk), or use --kafka-backend=emulator"
+            )
+        if self._classpath is None:
+            from kafkatest.jars import kafka_broker_jars
+
+            self._classpath = os.pathsep.join(str(j) for j in kafka_broker_jars(self.version))
+        first_start = self._workdir is None
+        if first_start:
+            self._workdir = Path(tempfile.mkdtemp(prefix="kafkatest-kafka-"))
+            self._port = process.free_port()
+            self._controller_port = process.free_port()
+            self._write_config()
+            self._format_storage(java)
+        self._launch(java)
+
+    def stop(self) -> None:
+        """Shut the broker down cleanly; its data stays for `start`."""
+        if self._process is not None:
+            process.terminate(self._process)
+            self._process = None
+
+    def kill(self) -> None:
+        """SIGKILL the broker (a crash); its data stays for `start`."""
+        if self._process is not None:
+            process.kill_now(self._process)
+            self._process = None
+
+    def close(self) -> None:
+        self.close_clients()
+        self.stop()
+        if self._workdir is not None:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._workdir = None
+            self._port = None
+
+    def diagnostics(self) -> str:
+        if self.log_path is None:
+            return ""
+        return f"--- tail of {self.log_path} ---\n{process.tail(self.log_path)}"
+
+    # -- internals -------------------------------------------------------------------
+
+    def _write_config(self) -> None:
+        assert self._workdir is not None
+        properties = {
+            "process.roles": "broker,controller",
+            "node.id": "1",
+            "controller.quorum.voters": f"1@127.0.0.1:{self._controller_port}",
+            "listeners": f"PLAINTEXT://127.0.0.1:{self._port},CONTROLLER://127.0.0.1:{self._controller_port}",
+            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self._port}",
+            "controller.listener.names": "CONTROLLER",
+            "inter.broker.listener.name": "PLAINTEXT",
+            "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+            "log.dirs": str(self._workdir / "data"),
+            **self.settings,
+        }
+        text = "".join(f"{key}={value}\n" for key, value in properties.items())
+        (self._workdir / "server.properties").write_text(text)
+        (self._workdir / "log4j2.properties").write_text(
+            LOG4J2.format(log=self._workdir / "broker.log")
+        )
+
+    def _java_command(self, java: str, main: str, *args: str) -> list[str]:
+        assert self._workdir is not None and self._classpath is not None
+        return [
+            java,
+            f"-Xmx{self.heap}",
+            "-Xms256m",
+            "-XX:+UseG1GC",
+            "-Djava.awt.headless=true",
+            f"-Dlog4j2.configurationFile={self._workdir / 'log4j2.properties'}",
+            "-cp",
+            self._classpath,
+            main,
+            *args,
+        ]
+
+    def _format_storage(self, java: str) -> None:
+        assert self._workdir is not None
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+        command = self._java_command(
+            java,
+            "kafka.tools.StorageTool",
+            "format",
+            "-t",
+            cluster_id,
+            "-c",
+            str(self._workdir / "server.properties"),
+        )
+        result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        if result.returncode != 0:
+            raise BrokerError(
+                f"formatting Kafka storage failed (exit {result.returncode}):\n"
+                f"{result.stdout[-2000:]}{result.stderr[-2000:]}"
+            )
+
+    def _launch(self, java: str) -> None:
+        assert self._workdir is not None
+        command = self._java_command(java, "kafka.Kafka", str(self._workdir / "server.properties"))
+        self._process = process.spawn(command, self._workdir / "stdout.log", self._workdir)
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        assert self._process is not None
+        admin = AdminClient({**self.client_config(), "client.id": "kafkatest-probe"})
+        deadline = time.monotonic() + self.startup_timeout_s
+        while True:
+            if self._process.poll() is not None:
+                code = self._process.returncode
+                self._process = None
+                raise BrokerError(
+                    f"Apache Kafka exited with status {code} while starting.\n{self.diagnostics()}"
+                    f"\n--- stdout ---\n{process.tail(self._workdir / 'stdout.log') if self._workdir else ''}"
+                )
+            try:
+                metadata = admin.list_topics(timeout=1.0)
+                if metadata.brokers:
+                    return
+            except Exception:
+                pass
+            if time.monotonic() > deadline:
+                self.kill()
+                raise BrokerError(
+                    f"Apache Kafka did not answer metadata within {self.startup_timeout_s:.0f}s."
+                    f"\n{self.diagnostics()}"
+                )
+            time.sleep(0.1)

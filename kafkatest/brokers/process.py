@@ -1,0 +1,92 @@
+"""Child processes that die with the test run, and free loopback ports.
+
+A broker JVM left behind by a crashed or interrupted test run would hold ports and
+memory on CI; the kernel's parent-death signal (Linux) plus an atexit hook make sure
+it goes with us.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ctypes
+import os
+import signal
+import socket
+import subprocess
+import sys
+import weakref
+from collections.abc import Sequence
+from pathlib import Path
+
+_PR_SET_PDEATHSIG = 1
+_live: weakref.WeakSet[subprocess.Popen[bytes]] = weakref.WeakSet()
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port nobody listens on right now (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError):
+            libc = ctypes.CDLL("libc.so.6", use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    # Own process group: Ctrl-C in a terminal reaches pytest, which then stops us
+    # cleanly, instead of killing the broker under a test that is still running.
+    os.setpgrp()
+
+
+def spawn(command: Sequence[str], log_path: Path, cwd: Path) -> subprocess.Popen[bytes]:
+    """Start `command` with output to `log_path`, tied to this process's lifetime."""
+    log = open(log_path, "ab")  # noqa: SIM115 - the child owns it; closed in terminate()
+    process = subprocess.Popen(
+        list(command),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        cwd=cwd,
+        preexec_fn=_die_with_parent,
+    )
+    log.close()
+    _live.add(process)
+    return process
+
+
+def terminate(process: subprocess.Popen[bytes], grace_s: float = 20.0) -> None:
+    """SIGTERM, then SIGKILL if the process does not exit within `grace_s`."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(10)
+    _live.discard(process)
+
+
+def kill_now(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL: what a crash looks like to clients (no clean shutdown)."""
+    if process.poll() is None:
+        process.kill()
+        process.wait(10)
+    _live.discard(process)
+
+
+@atexit.register
+def _kill_leftovers() -> None:
+    for process in list(_live):
+        with contextlib.suppress(Exception):
+            terminate(process, grace_s=5.0)
+
+
+def tail(path: Path, lines: int = 60) -> str:
+    """The last `lines` lines of a log file, for failure reports."""
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])

@@ -1,0 +1,6 @@
+"""Local PySpark with the real Kafka connector attached, and helpers to run queries."""
+
+from kafkatest.spark.queries import QueryTimeout, wait_for_query
+from kafkatest.spark.session import kafka_spark_session, stop_spark_session
+
+__all__ = ["QueryTimeout", "kafka_spark_session", "stop_spark_session", "wait_for_query"]

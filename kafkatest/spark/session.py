@@ -1,0 +1,99 @@
+"""A SparkSession for tests: local, quiet, quick, with the Kafka connector jars.
+
+Spark takes seconds to start, so one session serves a whole test run; settings here
+trade production realism for speed only where a job cannot observe the difference
+(UI off, two shuffle partitions, loopback driver).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+TEST_CONF: dict[str, str] = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.shuffle.partitions": "2",
+    "spark.default.parallelism": "2",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.driver.host": "127.0.0.1",
+    "spark.driver.bindAddress": "127.0.0.1",
+    "spark.sql.streaming.forceDeleteTempCheckpointLocation": "true",
+    "spark.sql.streaming.stopActiveRunOnRestart": "true",
+    "spark.sql.adaptive.enabled": "false",
+    "spark.driver.memory": "2g",
+    # A test that expects a data-loss failure must not wait Spark's default 120 s poll.
+    "spark.network.timeout": "120s",
+}
+
+_scratch: Path | None = None
+
+
+def connector_conf(mode: str | None = None) -> dict[str, str]:
+    """How the connector reaches Spark: resolved jar paths (default) or spark.jars.packages.
+
+    `mode` "packages" (or KAFKATEST_SPARK_JARS=packages) lets Spark's own Ivy resolve
+    the coordinate instead; "none" attaches nothing (the user's conf already does).
+    """
+    mode = mode or os.environ.get("KAFKATEST_SPARK_JARS", "resolve")
+    if mode == "none":
+        return {}
+    if mode == "packages":
+        from kafkatest.jars import spark_connector_coordinate
+
+        return {"spark.jars.packages": spark_connector_coordinate()}
+    if mode != "resolve":
+        raise ValueError(f"KAFKATEST_SPARK_JARS must be resolve, packages or none, not {mode!r}")
+    from kafkatest.jars import spark_connector_jars
+
+    return {"spark.jars": ",".join(str(jar) for jar in spark_connector_jars())}
+
+
+def kafka_spark_session(
+    app_name: str = "kafkatest",
+    master: str = "local[2]",
+    conf: Mapping[str, str] | None = None,
+    jars_mode: str | None = None,
+) -> SparkSession:
+    """Build (or return the running) SparkSession with the Kafka connector attached."""
+    from pyspark.sql import SparkSession
+
+    global _scratch
+    if _scratch is None:
+        _scratch = Path(tempfile.mkdtemp(prefix="kafkatest-spark-"))
+    settings = {
+        **TEST_CONF,
+        "spark.sql.warehouse.dir": str(_scratch / "warehouse"),
+        "spark.local.dir": str(_scratch / "local"),
+        "spark.driver.extraJavaOptions": f"-Dderby.system.home={_scratch / 'derby'}",
+        **connector_conf(jars_mode),
+        **(conf or {}),
+    }
+    builder = SparkSession.builder.master(master).appName(app_name)
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel(os.environ.get("KAFKATEST_SPARK_LOG_LEVEL", "WARN"))
+    return session
+
+
+def stop_spark_session(session: SparkSession | None = None) -> None:
+    """Stop queries and the session, and remove the session's scratch space."""
+    global _scratch
+    from pyspark.sql import SparkSession
+
+    session = session or SparkSession.getActiveSession()
+    if session is not None:
+        for query in session.streams.active:
+            query.stop()
+        session.stop()
+    if _scratch is not None:
+        shutil.rmtree(_scratch, ignore_errors=True)
+        _scratch = None
