@@ -462,7 +462,7 @@ async def test_list_and_describe() -> None:
     listed = {(g.group_id, g.protocol_type, g.state) for g in coordinator.list_groups()}
     assert listed == {("g", "consumer", GroupState.STABLE), ("simple", "", GroupState.EMPTY)}
     assert [g.group_id for g in coordinator.list_groups(states=["empty"])] == ["simple"]
-    assert [g.group_id for g in coordinator.list_groups(protocol_types=["consumer"])] == ["g"]
+    assert [g.group_id for g in coordinator.list_groups(states=["Stable"])] == ["g"]
 
     described = coordinator.describe_group("g")
     assert (described.state, described.protocol_type, described.protocol_name) == (

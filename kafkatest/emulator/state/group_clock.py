@@ -49,7 +49,8 @@ class PolledClock:
         self._poll_s = poll_ms / 1000
         self._timers: list[_ManualTimer] = []
         self._sequence = itertools.count()
-        self._tick_handle: asyncio.TimerHandle | None = None
+        self._tick_handle: asyncio.Handle | None = None
+        self._tick_loop: asyncio.AbstractEventLoop | None = None
 
     def now_ms(self) -> int:
         return self._now_ms()
@@ -57,8 +58,11 @@ class PolledClock:
     def call_at(self, deadline_ms: int, callback: Callable[[], None]) -> TimerHandle:
         timer = _ManualTimer(deadline_ms, next(self._sequence), callback)
         heapq.heappush(self._timers, timer)
-        if self._tick_handle is None:
-            self._tick_handle = asyncio.get_running_loop().call_soon(self._tick)
+        loop = asyncio.get_running_loop()
+        # A broker restarted on a new loop must not wait for a tick of the old one.
+        if self._tick_handle is None or self._tick_loop is not loop:
+            self._tick_loop = loop
+            self._tick_handle = loop.call_soon(self._tick)
         return timer
 
     def _tick(self) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import enum
 from dataclasses import dataclass, field
+from typing import Any
 
 from kio.schema.errors import ErrorCode
 
@@ -148,6 +149,14 @@ class Member:
     def awaiting_sync(self) -> bool:
         return bool(self.sync_waiters)
 
+    def answer_join(self, result: JoinResult) -> None:
+        waiters, self.join_waiters = self.join_waiters, []
+        _answer(waiters, result)
+
+    def answer_sync(self, result: SyncResult) -> None:
+        waiters, self.sync_waiters = self.sync_waiters, []
+        _answer(waiters, result)
+
     def metadata_for(self, protocol_name: str | None) -> bytes:
         for protocol in self.protocols:
             if protocol.name == protocol_name:
@@ -156,3 +165,10 @@ class Member:
 
     def same_protocols(self, protocols: tuple[Protocol, ...]) -> bool:
         return self.protocols == protocols
+
+
+def _answer(waiters: list[asyncio.Future[Any]], result: object) -> None:
+    """Skips waiters whose loop is gone (a broker restarted on a new loop)."""
+    for waiter in waiters:
+        if not waiter.done() and not waiter.get_loop().is_closed():
+            waiter.set_result(result)

@@ -110,11 +110,7 @@ class Rebalancer:
         now = self._clock.now_ms()
         for member in group.members.values():
             member.heartbeat_deadline_ms = now + member.session_timeout_ms
-            result = group.join_result_for(member.member_id)
-            waiters, member.join_waiters = member.join_waiters, []
-            for waiter in waiters:
-                if not waiter.done():
-                    waiter.set_result(result)
+            member.answer_join(group.join_result_for(member.member_id))
         generation = group.generation_id
         group.sync_timer = self._clock.call_at(
             now + group.rebalance_timeout_ms(), lambda: self.expire_pending_sync(group, generation)
@@ -150,17 +146,11 @@ class Rebalancer:
         self.fail_waiters(member, error)
 
     def fail_waiters(self, member: Member, error: ErrorCode) -> None:
-        waiters, member.join_waiters = member.join_waiters, []
-        for waiter in waiters:
-            if not waiter.done():
-                waiter.set_result(JoinResult(error=error, member_id=UNKNOWN_MEMBER_ID))
+        member.answer_join(JoinResult(error=error, member_id=UNKNOWN_MEMBER_ID))
         self.fail_sync_waiters(member, error)
 
     def fail_sync_waiters(self, member: Member, error: ErrorCode) -> None:
-        waiters, member.sync_waiters = member.sync_waiters, []
-        for waiter in waiters:
-            if not waiter.done():
-                waiter.set_result(SyncResult(error=error))
+        member.answer_sync(SyncResult(error=error))
 
     def cancel_join_timer(self, group: Group) -> None:
         if group.join_timer is not None:

@@ -301,11 +301,7 @@ class GroupCoordinator:
             member.heartbeat_deadline_ms = now + member.session_timeout_ms
         group.state = STABLE
         for member in group.members.values():
-            result = self._assignment_of(group, member)
-            waiters, member.sync_waiters = member.sync_waiters, []
-            for waiter in waiters:
-                if not waiter.done():
-                    waiter.set_result(result)
+            member.answer_sync(self._assignment_of(group, member))
 
     def _assignment_of(self, group: Group, member: Member) -> SyncResult:
         return SyncResult(
@@ -444,20 +440,13 @@ class GroupCoordinator:
 
     # -- admin -----------------------------------------------------------------------
 
-    def list_groups(
-        self,
-        states: Iterable[str] | None = None,
-        protocol_types: Iterable[str] | None = None,
-    ) -> list[GroupListing]:
+    def list_groups(self, states: Iterable[str] | None = None) -> list[GroupListing]:
         """`states` match case-insensitively, as Kafka's ListGroups v4 filter does."""
         wanted_states = {s.lower() for s in states} if states else None
-        wanted_types = set(protocol_types) if protocol_types else None
         listings = []
         for group_id in self.group_ids():
             group = self._groups[group_id]
             if wanted_states is not None and group.state.value.lower() not in wanted_states:
-                continue
-            if wanted_types is not None and (group.protocol_type or "") not in wanted_types:
                 continue
             listings.append(GroupListing(group.group_id, group.protocol_type or "", group.state))
         return listings

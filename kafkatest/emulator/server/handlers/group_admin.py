@@ -1,0 +1,115 @@
+"""ListGroups, DescribeGroups and DeleteGroups for admin clients.
+
+Each broker answers only for the groups it coordinates; admin clients ask every
+broker for ListGroups and merge, exactly as against a real cluster.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kio.schema.errors import ErrorCode
+
+from kafkatest.emulator.server.context import RequestContext
+from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordinator
+from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.state.group_model import GroupDescription, GroupState
+
+#: Kafka's "authorized operations not requested".
+_OPERATIONS_OMITTED = -(2**31)
+#: READ, DELETE and DESCRIBE (AclOperation codes 3, 6, 8): all a group allows
+#: when no authorizer is configured.
+_GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8)
+#: Every group here speaks the classic protocol (ListGroups v5 "group type").
+_CLASSIC = "classic"
+#: DescribeGroups v6 reports unknown groups as an error instead of a Dead group.
+_NOT_FOUND_ERROR_SINCE = 6
+
+
+@handles(16, 0, 5)
+async def list_groups(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    types_filter = {t.lower() for t in getattr(request, "types_filter", ())}
+    listings = coordinator_of(ctx.state).list_groups(getattr(request, "states_filter", None))
+    if types_filter and _CLASSIC not in types_filter:
+        listings = []
+    groups = tuple(
+        make(
+            types.ListedGroup,
+            group_id=g.group_id,
+            protocol_type=g.protocol_type,
+            group_state=g.state.value,
+            group_type=_CLASSIC,
+        )
+        for g in listings
+        if is_coordinator(ctx, g.group_id)
+    )
+    return make(
+        types.ListGroupsResponse,
+        throttle_time=NO_THROTTLE,
+        error_code=ErrorCode.none,
+        groups=groups,
+    )
+
+
+@handles(15, 0, 6)
+async def describe_groups(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    operations = (
+        _GROUP_OPERATIONS
+        if getattr(request, "include_authorized_operations", False)
+        else _OPERATIONS_OMITTED
+    )
+    groups = tuple(_describe(ctx, types, group_id, operations) for group_id in request.groups)
+    return make(types.DescribeGroupsResponse, throttle_time=NO_THROTTLE, groups=groups)
+
+
+def _describe(ctx: RequestContext, types: Any, group_id: str, operations: int) -> Any:
+    if not is_coordinator(ctx, group_id):
+        described = GroupDescription(ErrorCode.not_coordinator, group_id, GroupState.DEAD, "", "")
+    else:
+        described = coordinator_of(ctx.state).describe_group(group_id)
+    error, message = described.error, None
+    unknown = described.state == GroupState.DEAD and error == ErrorCode.none
+    if unknown and ctx.api_version >= _NOT_FOUND_ERROR_SINCE:
+        error, message = ErrorCode.group_id_not_found, f"Group {group_id} not found."
+    members = tuple(
+        make(
+            types.DescribedGroupMember,
+            member_id=m.member_id,
+            group_instance_id=m.group_instance_id,
+            client_id=m.client_id,
+            client_host=m.client_host,
+            member_metadata=m.metadata,
+            member_assignment=m.assignment,
+        )
+        for m in described.members
+    )
+    return make(
+        types.DescribedGroup,
+        error_code=error,
+        error_message=message,
+        group_id=group_id,
+        group_state=described.state.value if error == ErrorCode.none else "",
+        protocol_type=described.protocol_type,
+        protocol_data=described.protocol_name,
+        members=members,
+        authorized_operations=operations,
+    )
+
+
+@handles(42, 0, 2)
+async def delete_groups(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    coordinated = [g for g in request.groups_names if is_coordinator(ctx, g)]
+    outcomes = coordinator_of(ctx.state).delete_groups(coordinated)
+    results = tuple(
+        make(
+            types.DeletableGroupResult,
+            group_id=group_id,
+            error_code=outcomes.get(group_id, ErrorCode.not_coordinator),
+        )
+        for group_id in request.groups_names
+    )
+    return make(types.DeleteGroupsResponse, throttle_time=NO_THROTTLE, results=results)

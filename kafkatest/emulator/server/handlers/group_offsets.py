@@ -1,0 +1,132 @@
+"""OffsetCommit and OffsetFetch: committed positions of consumer groups.
+
+Partitions of unknown topics are refused here (as Kafka's request layer does)
+before the coordinator judges the committer; a null commit metadata is stored as
+"" because that is what Kafka hands back on fetch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from kio.schema.errors import ErrorCode
+
+from kafkatest.emulator.server.context import RequestContext
+from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordinator
+from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.state import EmulatorState
+from kafkatest.emulator.state.offsets import CommittedOffset
+
+TopicPartition = tuple[str, int]
+NO_OFFSET = -1
+NO_LEADER_EPOCH = -1
+
+
+def _partition_exists(state: EmulatorState, topic: str, partition: int) -> bool:
+    found = state.topics.find(topic)
+    return found is not None and 0 <= partition < len(found.partitions)
+
+
+@handles(8, 2, 9)
+async def offset_commit(ctx: RequestContext, request: Any) -> Any:
+    requested = [(t.name, p) for t in request.topics for p in t.partitions]
+    errors: dict[TopicPartition, ErrorCode] = {}
+    if not is_coordinator(ctx, request.group_id):
+        errors = {(name, p.partition_index): ErrorCode.not_coordinator for name, p in requested}
+    else:
+        valid: dict[TopicPartition, CommittedOffset] = {}
+        for name, p in requested:
+            key = (name, p.partition_index)
+            if not _partition_exists(ctx.state, name, p.partition_index):
+                errors[key] = ErrorCode.unknown_topic_or_partition
+                continue
+            valid[key] = CommittedOffset(
+                offset=p.committed_offset,
+                leader_epoch=getattr(p, "committed_leader_epoch", NO_LEADER_EPOCH),
+                metadata=p.committed_metadata or "",
+                commit_timestamp_ms=-1,
+            )
+        if valid:
+            errors.update(
+                coordinator_of(ctx.state).commit_offsets(
+                    request.group_id,
+                    valid,
+                    generation_id=request.generation_id_or_member_epoch,
+                    member_id=request.member_id,
+                    group_instance_id=getattr(request, "group_instance_id", None),
+                )
+            )
+    types = response_types(ctx)
+    topics = tuple(
+        make(
+            types.OffsetCommitResponseTopic,
+            name=topic.name,
+            partitions=tuple(
+                make(
+                    types.OffsetCommitResponsePartition,
+                    partition_index=p.partition_index,
+                    error_code=errors[(topic.name, p.partition_index)],
+                )
+                for p in topic.partitions
+            ),
+        )
+        for topic in request.topics
+    )
+    return make(types.OffsetCommitResponse, throttle_time=NO_THROTTLE, topics=topics)
+
+
+@handles(9, 1, 7)
+async def offset_fetch(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    wanted = (
+        None
+        if request.topics is None
+        else [(t.name, p) for t in request.topics for p in t.partition_indexes]
+    )
+    if is_coordinator(ctx, request.group_id):
+        error = ErrorCode.none
+        fetched = coordinator_of(ctx.state).fetch_offsets(request.group_id, wanted)
+    else:
+        # Before v2 there is no top-level error: each partition carries it.
+        error = ErrorCode.not_coordinator
+        fetched = dict.fromkeys(wanted or [])
+    return make(
+        types.OffsetFetchResponse,
+        throttle_time=NO_THROTTLE,
+        error_code=error,
+        topics=_fetched_topics(types, fetched, error),
+    )
+
+
+def _fetched_topics(
+    types: Any, fetched: Mapping[TopicPartition, CommittedOffset | None], error: ErrorCode
+) -> tuple[Any, ...]:
+    by_topic: dict[str, list[tuple[int, CommittedOffset | None]]] = {}
+    for (topic, partition), committed in fetched.items():
+        by_topic.setdefault(topic, []).append((partition, committed))
+    return tuple(
+        make(
+            types.OffsetFetchResponseTopic,
+            name=topic,
+            partitions=_fetched_partitions(types, partitions, error),
+        )
+        for topic, partitions in by_topic.items()
+    )
+
+
+def _fetched_partitions(
+    types: Any, partitions: Iterable[tuple[int, CommittedOffset | None]], error: ErrorCode
+) -> tuple[Any, ...]:
+    return tuple(
+        make(
+            types.OffsetFetchResponsePartition,
+            partition_index=partition,
+            committed_offset=committed.offset if committed else NO_OFFSET,
+            committed_leader_epoch=committed.leader_epoch if committed else NO_LEADER_EPOCH,
+            metadata=(committed.metadata or "") if committed else "",
+            error_code=error,
+        )
+        for partition, committed in partitions
+    )

@@ -1,0 +1,176 @@
+"""JoinGroup, SyncGroup, Heartbeat and LeaveGroup: the classic group membership APIs.
+
+Handlers only translate between kio entities and `state.groups`; every rule lives
+in the coordinator. The coordinator is created on first use and stored in the
+broker state's `groups` slot, with its timers on the broker's clock so that a test
+advancing that clock also expires group sessions.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from kio.schema.errors import ErrorCode
+
+from kafkatest.emulator.server.context import RequestContext
+from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.state import EmulatorState
+from kafkatest.emulator.state.group_clock import PolledClock
+from kafkatest.emulator.state.group_model import (
+    JoinRequest,
+    JoinResult,
+    LeavingMember,
+    Protocol,
+    SyncResult,
+)
+from kafkatest.emulator.state.groups import GroupCoordinator
+
+#: JoinGroup v4 introduced MEMBER_ID_REQUIRED for members without an id.
+_KNOWN_MEMBER_ID_SINCE = 4
+#: JoinGroup v7 made protocol_type/protocol_name nullable.
+_NULLABLE_PROTOCOL_SINCE = 7
+
+
+def coordinator_of(state: EmulatorState) -> GroupCoordinator:
+    if state.groups is None:
+        state.groups = GroupCoordinator(PolledClock(state.clock.now_ms), offsets=state.offsets)
+    coordinator: GroupCoordinator = state.groups
+    return coordinator
+
+
+def is_coordinator(ctx: RequestContext, group_id: str) -> bool:
+    """With several emulated brokers, only the group's coordinator may answer for it."""
+    return ctx.state.cluster.coordinator_for(group_id) == ctx.broker_id
+
+
+def millis(delta: datetime.timedelta) -> int:
+    return delta // datetime.timedelta(milliseconds=1)
+
+
+def client_host(ctx: RequestContext) -> str:
+    """Kafka shows a member's address as "/host"."""
+    return "/" + ctx.peer.rsplit(":", 1)[0].strip("[]")
+
+
+@handles(11, 0, 9)
+async def join_group(ctx: RequestContext, request: Any) -> Any:
+    if not is_coordinator(ctx, request.group_id):
+        result = JoinResult(ErrorCode.not_coordinator, request.member_id)
+        return _join_response(ctx, result)
+    session_ms = millis(request.session_timeout)
+    rebalance = getattr(request, "rebalance_timeout", None)
+    join = JoinRequest(
+        group_id=request.group_id,
+        member_id=request.member_id,
+        group_instance_id=getattr(request, "group_instance_id", None),
+        client_id=ctx.client_id or "",
+        client_host=client_host(ctx),
+        session_timeout_ms=session_ms,
+        # v0 has no rebalance timeout: the session timeout served for both.
+        rebalance_timeout_ms=millis(rebalance) if rebalance is not None else session_ms,
+        protocol_type=request.protocol_type,
+        protocols=tuple(Protocol(p.name, p.metadata) for p in request.protocols),
+        require_known_member_id=ctx.api_version >= _KNOWN_MEMBER_ID_SINCE,
+    )
+    result = await coordinator_of(ctx.state).join_group(join)
+    return _join_response(ctx, result)
+
+
+def _join_response(ctx: RequestContext, result: JoinResult) -> Any:
+    types = response_types(ctx)
+    nullable = ctx.api_version >= _NULLABLE_PROTOCOL_SINCE
+    members = tuple(
+        make(
+            types.JoinGroupResponseMember,
+            member_id=m.member_id,
+            group_instance_id=m.group_instance_id,
+            metadata=m.metadata,
+        )
+        for m in result.members
+    )
+    return make(
+        types.JoinGroupResponse,
+        throttle_time=NO_THROTTLE,
+        error_code=result.error,
+        generation_id=result.generation_id,
+        protocol_type=result.protocol_type,
+        protocol_name=result.protocol_name if nullable else (result.protocol_name or ""),
+        leader=result.leader_id,
+        skip_assignment=result.skip_assignment,
+        member_id=result.member_id,
+        members=members,
+    )
+
+
+@handles(14, 0, 5)
+async def sync_group(ctx: RequestContext, request: Any) -> Any:
+    if is_coordinator(ctx, request.group_id):
+        result = await coordinator_of(ctx.state).sync_group(
+            request.group_id,
+            request.member_id,
+            request.generation_id,
+            group_instance_id=getattr(request, "group_instance_id", None),
+            protocol_type=getattr(request, "protocol_type", None),
+            protocol_name=getattr(request, "protocol_name", None),
+            assignments={a.member_id: a.assignment for a in request.assignments},
+        )
+    else:
+        result = SyncResult(ErrorCode.not_coordinator)
+    return make(
+        response_types(ctx).SyncGroupResponse,
+        throttle_time=NO_THROTTLE,
+        error_code=result.error,
+        protocol_type=result.protocol_type,
+        protocol_name=result.protocol_name,
+        assignment=result.assignment,
+    )
+
+
+@handles(12, 0, 4)
+async def heartbeat(ctx: RequestContext, request: Any) -> Any:
+    if is_coordinator(ctx, request.group_id):
+        error = coordinator_of(ctx.state).heartbeat(
+            request.group_id,
+            request.member_id,
+            request.generation_id,
+            getattr(request, "group_instance_id", None),
+        )
+    else:
+        error = ErrorCode.not_coordinator
+    return make(response_types(ctx).HeartbeatResponse, throttle_time=NO_THROTTLE, error_code=error)
+
+
+@handles(13, 0, 5)
+async def leave_group(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    batched = hasattr(request, "members")  # v3+ leaves several members at once
+    if batched:
+        leaving = [LeavingMember(m.member_id, m.group_instance_id) for m in request.members]
+    else:
+        leaving = [LeavingMember(request.member_id)]
+    if not is_coordinator(ctx, request.group_id):
+        return make(
+            types.LeaveGroupResponse,
+            throttle_time=NO_THROTTLE,
+            error_code=ErrorCode.not_coordinator,
+            members=(),
+        )
+    result = coordinator_of(ctx.state).leave_group(request.group_id, leaving)
+    error = result.error
+    if not batched and error == ErrorCode.none and result.member_errors:
+        # Before v3 the only member's outcome is the response's error.
+        error = result.member_errors[0][1]
+    members = tuple(
+        make(
+            types.MemberResponse,
+            member_id=member.member_id,
+            group_instance_id=member.group_instance_id,
+            error_code=member_error,
+        )
+        for member, member_error in (result.member_errors if batched else ())
+    )
+    return make(
+        types.LeaveGroupResponse, throttle_time=NO_THROTTLE, error_code=error, members=members
+    )
