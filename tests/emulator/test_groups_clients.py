@@ -250,3 +250,52 @@ def test_groups_on_a_cluster_are_served_by_their_coordinator(
     listed = three_brokers.admin().list_consumer_groups().result(timeout=10)
     assert set(groups) <= {g.group_id for g in listed.valid}
     assert len(coordinators) > 1, "the groups should have been spread over brokers"
+
+
+def test_confluent_cooperative_sticky_rebalance(emulator: EmulatorBroker) -> None:
+    topic, group = unique("coop"), unique("coop-group")
+    seed(emulator, topic, partitions=4, per_partition=1)
+    settings = {"partition.assignment.strategy": "cooperative-sticky"}
+    first = group_consumer(emulator, group, **settings)
+    second = group_consumer(emulator, group, **settings)
+    try:
+        first.subscribe([topic])
+        eventually(
+            lambda: bool(first.poll(0.05)) or _owned(first) == {0, 1, 2, 3}, "first owns all"
+        )
+        second.subscribe([topic])
+
+        def split() -> bool:
+            first.poll(0.05)
+            second.poll(0.05)
+            a, b = _owned(first), _owned(second)
+            return len(a) == len(b) == 2 and a | b == {0, 1, 2, 3}
+
+        eventually(split, "incremental rebalance moved two partitions to the newcomer")
+    finally:
+        second.close()
+        first.close()
+
+
+def test_confluent_static_member_rejoins_with_its_assignment(emulator: EmulatorBroker) -> None:
+    topic, group = unique("static"), unique("static-group")
+    seed(emulator, topic, partitions=2, per_partition=1)
+    settings = {"group.instance.id": "instance-1"}
+    consumer = group_consumer(emulator, group, **settings)
+    consumer.subscribe([topic])
+    poll_values(consumer, 2)
+    before = emulator.admin().describe_consumer_groups([group])[group].result(timeout=10)
+    consumer.close()  # a static member does not leave: the group stays Stable
+
+    after_close = emulator.admin().describe_consumer_groups([group])[group].result(timeout=10)
+    assert after_close.state == ConsumerGroupState.STABLE
+    restarted = group_consumer(emulator, group, **settings)
+    try:
+        restarted.subscribe([topic])
+        eventually(lambda: bool(restarted.poll(0.05)) or _owned(restarted) == {0, 1}, "reassigned")
+        now = emulator.admin().describe_consumer_groups([group])[group].result(timeout=10)
+        (old_member,), (new_member,) = before.members, now.members
+        assert new_member.group_instance_id == old_member.group_instance_id == "instance-1"
+        assert new_member.member_id != old_member.member_id
+    finally:
+        restarted.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import socket
 import struct
+import time
 from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
@@ -23,7 +24,7 @@ from raw_client import connect, encode, read_frame, request_frame
 
 from kafkatest.brokers.emulator import EmulatorBroker
 from kafkatest.emulator.server.responses import make
-from tests.emulator.groups_conftest_helpers import unique
+from tests.emulator.groups_conftest_helpers import eventually, unique
 
 JOIN, SYNC, HEARTBEAT, LEAVE = 11, 14, 12, 13
 COMMIT, FETCH, LIST, DESCRIBE, DELETE = 8, 9, 16, 15, 42
@@ -282,3 +283,49 @@ def test_delete_groups(raw: RawSession, version: int) -> None:
         (idle, ErrorCode.none),
         (missing, ErrorCode.group_id_not_found),
     ]
+
+
+def test_silent_member_expires_when_the_broker_clock_moves() -> None:
+    """Session expiry runs on the broker's clock: no test has to sleep through it."""
+    group = unique("silent")
+    broker = EmulatorBroker()
+    broker.start()
+    try:
+        with connect(broker.bootstrap_servers) as sock:
+            raw = RawSession(sock)
+            member = raw.joined_member(group)
+            sync_types = raw.types(SYNC, 3)
+            synced = raw.call(
+                SYNC,
+                3,
+                group_id=group,
+                generation_id=1,
+                member_id=member.member_id,
+                group_instance_id=None,
+                assignments=(
+                    sync_types.SyncGroupRequestAssignment(
+                        member_id=member.member_id, assignment=b""
+                    ),
+                ),
+            )
+            assert synced.error_code == ErrorCode.none
+
+            def state() -> str:
+                described = raw.call(
+                    DESCRIBE, 5, groups=(group,), include_authorized_operations=False
+                )
+                return str(described.groups[0].group_state)
+
+            assert state() == "Stable"
+            # The broker clock also keeps flowing in real time: leave a margin.
+            broker.advance_clock(SESSION // datetime.timedelta(milliseconds=1) - 2_000)
+            time.sleep(0.2)
+            assert state() == "Stable", "the session is not over yet"
+            broker.advance_clock(2_000)
+            eventually(lambda: state() == "Empty", "the silent member was expired", timeout_s=5)
+            beat = raw.call(
+                HEARTBEAT, 0, group_id=group, generation_id=1, member_id=member.member_id
+            )
+            assert beat.error_code == ErrorCode.unknown_member_id
+    finally:
+        broker.close()
