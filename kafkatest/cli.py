@@ -1,0 +1,71 @@
+"""The `kafkatest` command: demo, jar resolution and the standalone emulator."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from kafkatest.errors import KafkaTestError
+
+
+def _jars(args: argparse.Namespace) -> int:
+    from kafkatest.jars import kafka_broker_jars, spark_connector_jars
+
+    jars = (
+        spark_connector_jars() if args.which == "spark" else kafka_broker_jars(args.kafka_version)
+    )
+    for jar in jars:
+        print(jar)
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from kafkatest.demo import run_demo
+
+    return run_demo(args.backend, args.records, args.job)
+
+
+def _emulator(args: argparse.Namespace) -> int:
+    from kafkatest.emulator.standalone import run_standalone
+
+    return run_standalone(args.host, args.port, args.brokers)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kafkatest", description="Test PySpark jobs that read from and write to Kafka."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    demo = commands.add_parser("demo", help="seed a topic, run the sample job, check the sink")
+    demo.add_argument("--backend", default=None, help="emulator, kafka, container or external")
+    demo.add_argument("--records", type=int, default=1000, help="orders to seed (default 1000)")
+    demo.add_argument("--job", default=None, help="job module to run instead of the sample")
+    demo.set_defaults(run=_demo)
+
+    jars = commands.add_parser("jars", help="print resolved jar paths, one per line")
+    jars.add_argument("which", choices=["spark", "kafka"])
+    jars.add_argument("--kafka-version", default=None, help="Apache Kafka release (for 'kafka')")
+    jars.set_defaults(run=_jars)
+
+    emulator = commands.add_parser("emulator", help="run the Kafka emulator until interrupted")
+    emulator.add_argument("--host", default="127.0.0.1")
+    emulator.add_argument("--port", type=int, default=9092)
+    emulator.add_argument("--brokers", type=int, default=1)
+    emulator.set_defaults(run=_emulator)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except KafkaTestError as exc:
+        print(f"kafkatest: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,27 @@
+"""The README's examples are the tested code, not a copy that can drift."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def fenced_blocks(language: str) -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    return re.findall(rf"```{language}\n(.*?)```", text, flags=re.S)
+
+
+def test_readme_downstream_example_is_the_tested_file() -> None:
+    example = (ROOT / "tests" / "test_readme_example.py").read_text()
+    assert example in fenced_blocks("python")
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    quick_start = (ROOT / "README.md").read_text().split("## Quick start", 1)[1]
+    shell = re.findall(r"```bash\n(.*?)```", quick_start, flags=re.S)
+    assert len(shell) >= 2, "Quick start needs the demo block, then the test block"
+    assert "kafkatest demo" in shell[0]
+    test_command = shell[1].strip()
+    assert test_command in (ROOT / ".ci" / "run").read_text()

@@ -1,0 +1,96 @@
+"""Jar resolution: real Maven, the per-user cache, overrides and the errors a user sees."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kafkatest.errors import SetupError
+from kafkatest.jars import kafka_broker_jars, spark_connector_jars
+from kafkatest.jars.coordinates import SparkBuild, connector_version_candidates
+
+
+def test_cli_prints_connector_jars() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "kafkatest.cli", "jars", "spark"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    ).stdout.split()
+    names = [Path(p).name for p in out]
+    assert any(n.startswith("spark-sql-kafka-0-10_") for n in names)
+    assert any(n.startswith("kafka-clients-") for n in names)
+    assert all(Path(p).is_file() for p in out)
+    # PySpark already ships these; a second copy on the classpath would conflict.
+    assert not any(n.startswith(("scala-library", "slf4j-api", "hadoop-client")) for n in names)
+
+
+def test_cli_prints_kafka_broker_jars() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "kafkatest.cli", "jars", "kafka"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    ).stdout.split()
+    assert any(Path(p).name.startswith("kafka_2.13-") for p in out)
+
+
+def test_cached_resolution_needs_no_maven(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    expected = spark_connector_jars(quiet=True)  # fills the cache if it was empty
+    empty_bin = tmp_path / "bin"
+    empty_bin.mkdir()
+    monkeypatch.setenv("PATH", str(empty_bin))
+    assert spark_connector_jars(quiet=True) == expected
+
+
+def test_missing_maven_says_what_to_do(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("KAFKATEST_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(SetupError, match=r"Maven \(mvn\) is needed.*apt-get install maven"):
+        kafka_broker_jars(quiet=True)
+
+
+def test_unknown_artifact_is_reported(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("KAFKATEST_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("KAFKATEST_CONNECTOR_VERSION", "0.0.1")
+    with pytest.raises(
+        SetupError, match=r"no Spark Kafka connector .*spark-sql-kafka-0-10_2\.1\d:0\.0\.1"
+    ):
+        spark_connector_jars(quiet=True)
+
+
+def test_jars_dir_override(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    (tmp_path / "a.jar").write_bytes(b"")
+    monkeypatch.setenv("KAFKATEST_SPARK_JARS_DIR", str(tmp_path))
+    assert spark_connector_jars() == [tmp_path / "a.jar"]
+    monkeypatch.setenv("KAFKATEST_SPARK_JARS_DIR", str(tmp_path / "nothing"))
+    with pytest.raises(SetupError, match=r"holds no \.jar files"):
+        spark_connector_jars()
+
+
+def test_patch_fallback_stays_in_the_minor_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KAFKATEST_CONNECTOR_VERSION", raising=False)
+    build = SparkBuild(version="4.2.1", scala_binary="2.13", jars_dir=Path("."))
+    assert connector_version_candidates(build) == ["4.2.1", "4.2.0"]
+    monkeypatch.setenv("KAFKATEST_CONNECTOR_VERSION", "4.1.0")
+    assert connector_version_candidates(build) == ["4.1.0"]
+
+
+def test_first_resolution_shows_progress(tmp_path: Path) -> None:
+    env = {**os.environ, "KAFKATEST_CACHE_DIR": str(tmp_path / "cache")}
+    result = subprocess.run(
+        [sys.executable, "-m", "kafkatest.cli", "jars", "spark"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "resolving org.apache.spark:spark-sql-kafka-0-10" in result.stderr
+    assert "kafka-clients" in result.stderr  # one progress line per downloaded jar
