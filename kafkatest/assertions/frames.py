@@ -23,13 +23,24 @@ def assert_frames_equal(
     ignore_column_order: bool = True,
     ignore_nullable: bool = True,
 ) -> None:
-    """Assert two DataFrames hold the same rows (chispa's diff on failure)."""
-    from chispa import assert_df_equality
+    """Assert two DataFrames hold the same rows (chispa's diff on failure).
 
-    assert_df_equality(
-        expected.drop(*ignore),
-        actual.drop(*ignore),
-        ignore_row_order=ignore_row_order,
-        ignore_column_order=ignore_column_order,
-        ignore_nullable=ignore_nullable,
-    )
+    chispa raises plain exceptions; they become `AssertionError`s here so that
+    pytest reports a failed check, not a crashed test.
+    """
+    import chispa
+
+    try:
+        chispa.assert_df_equality(
+            expected.drop(*ignore),
+            actual.drop(*ignore),
+            ignore_row_order=ignore_row_order,
+            ignore_column_order=ignore_column_order,
+            ignore_nullable=ignore_nullable,
+        )
+    except (
+        chispa.DataFramesNotEqualError,
+        chispa.SchemasNotEqualError,
+        chispa.ColumnsNotEqualError,
+    ) as exc:
+        raise AssertionError(f"DataFrames differ ({type(exc).__name__}):{exc}") from exc

@@ -1,0 +1,34 @@
+"""Seeding a real broker: placement matches the log, and 100k records take seconds."""
+
+from __future__ import annotations
+
+import time
+
+from kafkatest.seeding import fake_values, seed
+
+SCHEMA = {"id": "seq", "user": "user_name", "email": "email", "city": "city"}
+
+
+def test_seed_result_matches_the_log_end_offsets(kafka_broker, kafka_topic):
+    topic = kafka_topic(partitions=3)
+    result = seed(kafka_broker, topic, fake_values(SCHEMA, 500, seed=2), key_field="user")
+    ends = kafka_broker.latest_offsets(topic)
+    assert {p: len(offsets) for p, offsets in result.offsets_by_partition.items()} == {
+        p: end for p, end in ends.items() if end
+    }
+    consumed = {(r.partition, r.offset): r for r in kafka_broker.consume(topic)}
+    for record_id in ("0", "250", "499"):
+        origin = result.where(record_id)
+        assert (
+            consumed[(origin.partition, origin.offset)].header("kafkatest.id") == record_id.encode()
+        )
+
+
+def test_seeding_100k_records_takes_seconds(kafka_broker, kafka_topic):
+    topic = kafka_topic(partitions=3)
+    started = time.perf_counter()
+    result = seed(kafka_broker, topic, fake_values(SCHEMA, 100_000, seed=1), key_field="user")
+    elapsed = time.perf_counter() - started
+    assert len(result) == 100_000
+    assert sum(kafka_broker.latest_offsets(topic).values()) == 100_000
+    assert elapsed < 60, f"seeding 100k records took {elapsed:.1f}s"
