@@ -8,6 +8,10 @@ wire-compatible.
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from confluent_kafka import (
@@ -20,6 +24,7 @@ from confluent_kafka import (
 )
 
 from kafkatest.brokers.emulator import EmulatorBroker
+from kafkatest.jars.maven import resolve
 from tests.emulator.groups_conftest_helpers import (
     PYTHON_CLIENT_GROUP_CONFIG,
     eventually,
@@ -32,6 +37,10 @@ from tests.emulator.groups_conftest_helpers import (
 )
 
 __all__ = ["three_brokers"]
+
+JAVA_DIR = Path(__file__).parent / "java"
+#: The kafka-clients version Spark 4.x ships with its Kafka connector.
+SPARK_KAFKA_CLIENTS = "3.9.0"
 
 
 def test_confluent_subscribe_consume_commit(emulator: EmulatorBroker) -> None:
@@ -53,6 +62,14 @@ def _owned(consumer: Consumer) -> set[int]:
     return {tp.partition for tp in consumer.assignment()}
 
 
+def _split_evenly(first: Consumer, second: Consumer, partitions: int) -> bool:
+    """Both members polled (so they take part in rebalances) and own half each."""
+    first.poll(0.05)
+    second.poll(0.05)
+    a, b = _owned(first), _owned(second)
+    return len(a) == len(b) == partitions // 2 and a | b == set(range(partitions))
+
+
 def test_confluent_rebalance_between_two_members(emulator: EmulatorBroker) -> None:
     topic, group = unique("events"), unique("pair")
     seed(emulator, topic, partitions=4, per_partition=1)
@@ -64,13 +81,7 @@ def test_confluent_rebalance_between_two_members(emulator: EmulatorBroker) -> No
         )
         second.subscribe([topic])
 
-        def split_evenly() -> bool:
-            first.poll(0.05)
-            second.poll(0.05)
-            a, b = _owned(first), _owned(second)
-            return len(a) == len(b) == 2 and a | b == {0, 1, 2, 3}
-
-        eventually(split_evenly, "both members own two partitions each")
+        eventually(lambda: _split_evenly(first, second, 4), "both members own two partitions each")
         second.close()
 
         def first_owns_all() -> bool:
@@ -265,13 +276,10 @@ def test_confluent_cooperative_sticky_rebalance(emulator: EmulatorBroker) -> Non
         )
         second.subscribe([topic])
 
-        def split() -> bool:
-            first.poll(0.05)
-            second.poll(0.05)
-            a, b = _owned(first), _owned(second)
-            return len(a) == len(b) == 2 and a | b == {0, 1, 2, 3}
-
-        eventually(split, "incremental rebalance moved two partitions to the newcomer")
+        eventually(
+            lambda: _split_evenly(first, second, 4),
+            "incremental rebalance moved two partitions to the newcomer",
+        )
     finally:
         second.close()
         first.close()
@@ -299,3 +307,38 @@ def test_confluent_static_member_rejoins_with_its_assignment(emulator: EmulatorB
         assert new_member.member_id != old_member.member_id
     finally:
         restarted.close()
+
+
+def test_java_group_consumer(emulator: EmulatorBroker) -> None:
+    """Spark's own client: JoinGroup v9, SyncGroup v5, OffsetCommit v9 and the Admin."""
+    java = shutil.which("java")
+    if java is None:
+        pytest.skip("no java on PATH")
+    jars = resolve([f"org.apache.kafka:kafka-clients:{SPARK_KAFKA_CLIENTS}"], quiet=True)
+    topic, group = unique("java"), unique("java-group")
+    seed(emulator, topic, partitions=2, per_partition=3)
+    run = subprocess.run(
+        [
+            java,
+            "-cp",
+            os.pathsep.join(str(j) for j in jars),
+            str(JAVA_DIR / "GroupConsumer.java"),
+            emulator.bootstrap_servers,
+            topic,
+            group,
+            "6",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    lines = run.stdout.splitlines()
+    records = sorted(line.split()[2] for line in lines if line.startswith("record "))
+    assert records == seeded_values(2, 3)
+    assert [line for line in lines if not line.startswith("record ")] == [
+        "committed 0 3",
+        "committed 1 3",
+        "state Stable",
+        "members 1",
+    ]
