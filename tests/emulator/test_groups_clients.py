@@ -342,3 +342,33 @@ def test_java_group_consumer(emulator: EmulatorBroker) -> None:
         "state Stable",
         "members 1",
     ]
+
+
+def test_deleting_a_topic_drops_its_committed_offsets(emulator: EmulatorBroker) -> None:
+    kept, dropped, group = unique("kept"), unique("dropped"), unique("two-topics")
+    seed(emulator, kept, partitions=1, per_partition=1)
+    seed(emulator, dropped, partitions=1, per_partition=1)
+    consumer = group_consumer(emulator, group)
+    try:
+        consumer.assign([TopicPartition(kept, 0, 0), TopicPartition(dropped, 0, 0)])
+        poll_values(consumer, 2)
+        consumer.commit(asynchronous=False)
+    finally:
+        consumer.close()
+    emulator.delete_topic(dropped)
+    request = ConsumerGroupTopicPartitions(group)
+    offsets = emulator.admin().list_consumer_group_offsets([request])[group].result(timeout=10)
+    assert [(tp.topic, tp.offset) for tp in offsets.topic_partitions] == [(kept, 1)]
+
+
+def test_admin_alters_offsets_that_a_new_member_resumes_from(emulator: EmulatorBroker) -> None:
+    topic, group = unique("altered"), unique("altered-group")
+    seed(emulator, topic, partitions=1, per_partition=5)
+    altered = ConsumerGroupTopicPartitions(group, [TopicPartition(topic, 0, 3)])
+    emulator.admin().alter_consumer_group_offsets([altered])[group].result(timeout=10)
+    consumer = group_consumer(emulator, group)
+    try:
+        consumer.subscribe([topic])
+        assert poll_values(consumer, 2) == ["0-3", "0-4"]
+    finally:
+        consumer.close()
