@@ -98,8 +98,7 @@ class EmulatorState:
             )
         configs = dict(configs or {})
         if validate_only:
-            if name in self.topics:
-                self.topics.create(name, partitions, [], configs)  # raises TopicAlreadyExists
+            self.topics.check_absent(name)
             self.topics.check_new(name, partitions, configs)
             return None
         start = self.cluster.next_leader_start()
@@ -122,8 +121,7 @@ class EmulatorState:
             self.cluster.leader_of(topic.leader_start, p) for p in range(current, max(total, 0))
         ]
         if validate_only:
-            if total <= current:
-                self.topics.add_partitions(name, total, leaders)  # raises InvalidPartitions
+            self.topics.check_growth(topic, total)
             return topic
         return self.topics.add_partitions(name, total, leaders)
 
@@ -159,7 +157,6 @@ class EmulatorState:
         partition: int,
         header: BatchHeader,
         batch: bytes,
-        transactional_id: str | None = None,
     ) -> AppendResult:
         """Validate and store one produced batch, deduplicating idempotent retries."""
         log = topic.partition(partition).log

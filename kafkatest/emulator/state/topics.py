@@ -108,6 +108,21 @@ class TopicRegistry:
             raise InvalidPartitions(f"Number of partitions must be larger than 0: {partitions}")
         return {key: validate_topic_config(key, value) for key, value in configs.items()}
 
+    def check_absent(self, name: str) -> None:
+        if name in self._by_name:
+            raise TopicAlreadyExists(f"Topic '{name}' already exists.")
+
+    @staticmethod
+    def check_growth(topic: Topic, total: int) -> None:
+        current = len(topic.partitions)
+        if total <= current:
+            raise InvalidPartitions(
+                f"Topic currently has {current} partitions, which is higher than or equal "
+                f"to the requested {total}."
+            )
+        if total > MAX_PARTITIONS:
+            raise InvalidPartitions(f"too many partitions: {total}")
+
     def create(
         self,
         name: str,
@@ -116,8 +131,7 @@ class TopicRegistry:
         configs: Mapping[str, str | None],
         leader_start: int = 0,
     ) -> Topic:
-        if name in self._by_name:
-            raise TopicAlreadyExists(f"Topic '{name}' already exists.")
+        self.check_absent(name)
         overrides = self.check_new(name, partitions, configs)
         topic = Topic(
             name=name,
@@ -138,14 +152,8 @@ class TopicRegistry:
 
     def add_partitions(self, name: str, total: int, leaders: list[int]) -> Topic:
         topic = self.get(name)
+        self.check_growth(topic, total)
         current = len(topic.partitions)
-        if total <= current:
-            raise InvalidPartitions(
-                f"Topic currently has {current} partitions, which is higher than or equal "
-                f"to the requested {total}."
-            )
-        if total > MAX_PARTITIONS:
-            raise InvalidPartitions(f"too many partitions: {total}")
         topic.partitions.extend(Partition(i, leaders[i - current]) for i in range(current, total))
         return topic
 

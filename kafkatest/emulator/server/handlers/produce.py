@@ -25,7 +25,6 @@ from kafkatest.emulator.state.errors import (
     CorruptMessage,
     InvalidRecord,
     StateError,
-    UnknownTopicOrPartition,
 )
 
 log = logging.getLogger("kafkatest.emulator")
@@ -75,15 +74,11 @@ def _produce_partition(
     if request.acks not in _VALID_ACKS:
         return failed(ErrorCode.invalid_required_acks)
     try:
-        topic = ctx.state.topics.find(topic_name)
-        if topic is None:
-            raise UnknownTopicOrPartition(f"This server does not host this topic: {topic_name}")
-        partition = topic.partition(data.index)
-        if partition.leader_id != ctx.broker_id:
+        topic = ctx.state.topics.get(topic_name)
+        if topic.partition(data.index).leader_id != ctx.broker_id:
             return failed(ErrorCode.not_leader_or_follower)
-        batches = _single_batch(data.records)
-        header, batch = batches
-        result = ctx.state.append(topic, data.index, header, batch, request.transactional_id)
+        header, batch = _single_batch(data.records)
+        result = ctx.state.append(topic, data.index, header, batch)
     except StateError as exc:
         log.info("produce to %s-%s refused: %s", topic_name, data.index, exc)
         return failed(error_code_of(exc), str(exc))
