@@ -24,16 +24,19 @@ from kafkatest.brokers.registry import BACKENDS, default_backend, start_broker
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-_BROKER_KEY = pytest.StashKey[Broker]()
+_BROKERS_KEY = pytest.StashKey[list[Broker]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("kafkatest", "Kafka + PySpark testing")
     group.addoption(
         "--kafka-backend",
-        choices=BACKENDS,
         default=None,
-        help=f"broker to run tests against (default: {default_backend()}; env KAFKATEST_BACKEND)",
+        help=(
+            "broker(s) to run tests against: one of "
+            f"{', '.join(BACKENDS)}, or several joined by commas to run every broker test "
+            f"on each (default: {default_backend()}; env KAFKATEST_BACKEND)"
+        ),
     )
     group.addoption(
         "--kafka-bootstrap",
@@ -47,33 +50,64 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", marker)
 
 
-def _backend(config: pytest.Config) -> str:
-    return config.getoption("--kafka-backend") or default_backend()
+def selected_backends(config: pytest.Config) -> list[str]:
+    """The backends named by --kafka-backend (comma-separated), checked."""
+    raw = config.getoption("--kafka-backend") or default_backend()
+    names = [name.strip() for name in raw.split(",") if name.strip()]
+    unknown = [name for name in names if name not in BACKENDS]
+    if unknown or not names:
+        raise pytest.UsageError(
+            f"--kafka-backend: unknown backend {', '.join(unknown) or repr(raw)}; "
+            f"choose from {', '.join(BACKENDS)} (comma-separated for several)"
+        )
+    return names
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """With several backends, every test that uses the broker runs once on each.
+
+    The broker fixture is session-scoped, so pytest groups the tests by backend and
+    starts each broker once.
+    """
+    if "kafka_broker" not in metafunc.fixturenames:
+        return
+    backends = selected_backends(metafunc.config)
+    marker = metafunc.definition.get_closest_marker("kafka_backends")
+    if marker is not None:
+        backends = [b for b in backends if b in marker.args] or backends[:1]
+    if len(backends) > 1 or marker is not None:
+        metafunc.parametrize("kafka_broker", backends, indirect=True, scope="session")
 
 
 @pytest.fixture(scope="session")
-def kafka_backend(pytestconfig: pytest.Config) -> str:
-    """Name of the backend this run uses (emulator, kafka, container, external)."""
-    return _backend(pytestconfig)
-
-
-@pytest.fixture(scope="session")
-def kafka_broker(pytestconfig: pytest.Config, kafka_backend: str) -> Iterator[Broker]:
-    """The session's broker, started once and closed at the end of the run."""
-    broker = start_broker(kafka_backend, pytestconfig.getoption("--kafka-bootstrap"))
-    pytestconfig.stash[_BROKER_KEY] = broker
+def kafka_broker(request: pytest.FixtureRequest) -> Iterator[Broker]:
+    """The session's broker (one per backend), started once, closed at the end of the run."""
+    config = request.config
+    backend = getattr(request, "param", None) or selected_backends(config)[0]
+    broker = start_broker(backend, config.getoption("--kafka-bootstrap"))
+    config.stash.setdefault(_BROKERS_KEY, []).append(broker)
     try:
         yield broker
     finally:
-        pytestconfig.stash.__delitem__(_BROKER_KEY)
+        config.stash[_BROKERS_KEY].remove(broker)
         broker.close()
+
+
+@pytest.fixture
+def kafka_backend(kafka_broker: Broker) -> str:
+    """Name of the backend this test runs on (emulator, kafka, container, external)."""
+    return kafka_broker.backend
 
 
 @pytest.fixture(autouse=True)
 def _kafkatest_backend_filter(request: pytest.FixtureRequest) -> None:
+    """Skip a test marked ``kafka_backends(...)`` on a backend it does not list."""
     marker = request.node.get_closest_marker("kafka_backends")
-    if marker is not None and _backend(request.config) not in marker.args:
-        pytest.skip(f"runs only on the {', '.join(marker.args)} backend(s)")
+    if marker is None or "kafka_broker" not in request.fixturenames:
+        return
+    backend = request.getfixturevalue("kafka_broker").backend
+    if backend not in marker.args:
+        pytest.skip(f"needs the {' or '.join(marker.args)} backend: it uses what only they can do")
 
 
 @pytest.fixture(scope="session")
@@ -150,10 +184,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     """On failure, attach the broker's log tail: the broker's side of the story."""
     report = yield
     if report.failed:
-        broker = item.config.stash.get(_BROKER_KEY, None)
-        if broker is not None:
+        for broker in item.config.stash.get(_BROKERS_KEY, []):
             with contextlib.suppress(Exception):
                 text = broker.diagnostics()
                 if text:
-                    report.sections.append(("kafkatest broker", text))
+                    report.sections.append((f"kafkatest {broker.backend} broker", text))
     return report
