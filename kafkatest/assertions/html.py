@@ -14,6 +14,7 @@ from kafkatest.assertions.report import DeliveryReport, Entry, PartitionSummary
 
 BAR_WIDTH = 720
 BAR_HEIGHT = 18
+MIN_MARK = 2.0
 SHOWN_ENTRIES = 50
 COLOURS = {
     "delivered": "#2e7d32",
@@ -79,17 +80,23 @@ def _legend() -> str:
 
 
 def _partition(summary: PartitionSummary) -> str:
+    # Delivered runs first, the others over them at least MIN_MARK wide, so that
+    # one lost record among 100k still shows.
     total = max(summary.seeded, 1)
-    x = 0.0
-    rects = []
+    below: list[str] = []
+    above: list[str] = []
+    done = 0
     for status, first, last, count in summary.segments:
-        width = BAR_WIDTH * count / total
+        x, width = BAR_WIDTH * done / total, BAR_WIDTH * count / total
+        done += count
         label = f"{status.replace('_', ' ')}: offsets {first}-{last} ({count})"
-        rects.append(
-            f"<rect x='{x:.2f}' y='0' width='{max(width, 0.5):.2f}' height='{BAR_HEIGHT}' "
-            f"fill='{COLOURS[status]}'><title>{escape(label)}</title></rect>"
+        if status != "delivered":
+            width = max(width, MIN_MARK)
+        (below if status == "delivered" else above).append(
+            f"<rect x='{min(x, BAR_WIDTH - width):.2f}' y='0' width='{width:.2f}' "
+            f"height='{BAR_HEIGHT}' fill='{COLOURS[status]}'><title>{escape(label)}</title></rect>"
         )
-        x += width
+    rects = below + above
     svg = (
         f"<svg width='{BAR_WIDTH}' height='{BAR_HEIGHT}' role='img' "
         f"aria-label='{escape(summary.topic)} partition {summary.partition}'>{''.join(rects)}</svg>"

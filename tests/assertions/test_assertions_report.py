@@ -54,3 +54,14 @@ def test_html_report_draws_each_partition_without_scripts(failed_report, tmp_pat
     assert "<title>duplicated: offsets 3-3 (1)</title>" in html
     assert "&lt;b&gt;?&lt;/b&gt;" in html  # row content is escaped
     assert "at-least-once delivery failed: missing, unexpected" in html
+
+
+def test_one_lost_record_among_many_is_drawn_visibly_on_top(make_seed, sink_rows, tmp_path):
+    seed = make_seed(count=20_000, partitions=1)
+    with pytest.raises(DeliveryAssertionError) as caught:
+        assert_at_least_once(seed, sink_rows(seed, drop=["5000"]))
+    html = caught.value.report.write(tmp_path)["html"].read_text()
+    svg = html[html.index("<svg ") : html.index("</svg>")]
+    lost = svg.index("fill='#c62828'")
+    assert lost > svg.rindex("fill='#2e7d32'")  # drawn after (over) the delivered runs
+    assert "x='180.00' y='0' width='2.00'" in svg[svg.rindex("<rect", 0, lost) : lost]
