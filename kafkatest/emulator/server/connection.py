@@ -51,5 +51,8 @@ async def serve_connection(
         log.warning("closing connection from %s: %s", peer, exc)
     except (ConnectionError, asyncio.IncompleteReadError) as exc:
         log.info("connection from %s lost: %s", peer, exc)
+    except Exception:
+        # A bug (or a fault hook) failing must cost one connection, not the server.
+        log.exception("closing connection from %s after an unexpected error", peer)
     finally:
         writer.close()
