@@ -18,7 +18,6 @@ from typing import Any
 from faker import Faker
 
 Provider = str | tuple[str, Mapping[str, Any]] | Callable[[Faker], Any]
-UNIQUE_PROVIDERS = ("seq", "uuid4")
 
 
 def fake_values(
