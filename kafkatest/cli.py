@@ -31,6 +31,17 @@ def _emulator(args: argparse.Namespace) -> int:
     return run_standalone(args.host, args.port, args.brokers)
 
 
+def _bench(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    from kafkatest.bench import run_bench
+
+    result = run_bench(Path(args.json) if args.json else None, args.records, args.spark_records)
+    print(json.dumps(result, indent=2))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kafkatest", description="Test PySpark jobs that read from and write to Kafka."
@@ -53,6 +64,12 @@ def build_parser() -> argparse.ArgumentParser:
     emulator.add_argument("--port", type=int, default=9092)
     emulator.add_argument("--brokers", type=int, default=1)
     emulator.set_defaults(run=_emulator)
+
+    bench = commands.add_parser("bench", help="measure the emulator and real Kafka side by side")
+    bench.add_argument("--json", default=None, help="write the figures to this file")
+    bench.add_argument("--records", type=int, default=200_000)
+    bench.add_argument("--spark-records", type=int, default=1_000_000)
+    bench.set_defaults(run=_bench)
     return parser
 
 

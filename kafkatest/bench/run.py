@@ -1,0 +1,178 @@
+"""Run every workload against each broker in one process and write the figures.
+
+The emulator is measured as a separate process (`kafkatest emulator`), like the
+Kafka JVM, so that its memory can be read and the clients' Python work does not
+share its interpreter; its in-process start-up (what fixtures pay) is timed apart.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from confluent_kafka.admin import AdminClient
+
+from kafkatest.bench import workloads
+from kafkatest.brokers.process import free_port, spawn, terminate
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return float("nan")
+
+
+def machine() -> dict[str, Any]:
+    memory = Path("/proc/meminfo").read_text().split()[1]
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "memory_gb": round(int(memory) / 1024 / 1024, 1),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }
+
+
+def in_process_emulator_startup(repeats: int = 5) -> float:
+    """Best of a few in-process starts (what each test session pays)."""
+    from kafkatest.brokers.emulator import EmulatorBroker
+
+    best = float("inf")
+    for _ in range(repeats):
+        broker = EmulatorBroker()
+        started = time.perf_counter()
+        broker.start()
+        best = min(best, time.perf_counter() - started)
+        broker.close()
+    return best
+
+
+class EmulatorProcess:
+    """`kafkatest emulator` as a child process on a free port."""
+
+    backend = "emulator"
+
+    def __init__(self, workdir: Path) -> None:
+        self.port = free_port()
+        self.workdir = workdir
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    def start(self) -> None:
+        command = [sys.executable, "-m", "kafkatest.cli", "emulator", "--port", str(self.port)]
+        self.process = spawn(command, self.workdir / "emulator.log", self.workdir)
+        admin = AdminClient({"bootstrap.servers": self.bootstrap_servers})
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if admin.list_topics(timeout=1).brokers:
+                    return
+            except Exception:
+                time.sleep(0.02)
+        raise RuntimeError("standalone emulator did not start")
+
+    def close(self) -> None:
+        if self.process is not None:
+            terminate(self.process)
+
+
+def measure(
+    broker: Any, spark: Any, records: int, spark_records: int, log: Callable[[str], None]
+) -> dict[str, float]:
+    started = time.perf_counter()
+    broker.start()
+    figures: dict[str, float] = {"process_startup_s": round(time.perf_counter() - started, 3)}
+    try:
+        bootstrap = broker.bootstrap_servers
+        workloads.create_topic(bootstrap, "bench")
+        seconds = workloads.produce(bootstrap, "bench", records)
+        figures["produce_records_per_s"] = round(records / seconds)
+        log(f"  produce: {figures['produce_records_per_s']:,} records/s")
+        seconds = workloads.consume(bootstrap, "bench", records)
+        figures["consume_records_per_s"] = round(records / seconds)
+        log(f"  consume: {figures['consume_records_per_s']:,} records/s")
+        workloads.create_topic(bootstrap, "bench-spark")
+        workloads.produce(bootstrap, "bench-spark", spark_records)
+        workloads.spark_read(spark, bootstrap, "bench", records)  # warm the connector up
+        figures["spark_read_s"] = round(
+            workloads.spark_read(spark, bootstrap, "bench-spark", spark_records), 2
+        )
+        log(f"  spark read of {spark_records:,}: {figures['spark_read_s']} s")
+        pid = broker.pid if hasattr(broker, "pid") else broker._process.pid
+        figures["rss_mb"] = rss_mb(pid)
+        log(f"  rss: {figures['rss_mb']} MB")
+    finally:
+        broker.close()
+    return figures
+
+
+def run_bench(
+    output: Path | None,
+    records: int = 200_000,
+    spark_records: int = 1_000_000,
+    backends: tuple[str, ...] = ("emulator", "kafka"),
+) -> dict[str, Any]:
+    import tempfile
+
+    from kafkatest.brokers.kafka_process import KafkaProcessBroker
+    from kafkatest.spark import kafka_spark_session, stop_spark_session
+
+    def log(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    result: dict[str, Any] = {
+        "machine": machine(),
+        "records": records,
+        "spark_records": spark_records,
+    }
+    spark = kafka_spark_session(app_name="kafkatest-bench")
+    try:
+        with tempfile.TemporaryDirectory(prefix="kafkatest-bench-") as scratch:
+            for backend in backends:
+                log(f"{backend}:")
+                broker: Any = (
+                    EmulatorProcess(Path(scratch))
+                    if backend == "emulator"
+                    else KafkaProcessBroker()
+                )
+                figures = measure(broker, spark, records, spark_records, log)
+                if backend == "emulator":
+                    figures["startup_s"] = round(in_process_emulator_startup(), 4)
+                else:
+                    figures["startup_s"] = figures["process_startup_s"]
+                log(f"  startup: {figures['startup_s']} s")
+                result[backend] = figures
+    finally:
+        stop_spark_session(spark)
+    if "emulator" in result and "kafka" in result:
+        e, k = result["emulator"], result["kafka"]
+        result["ratios_emulator_over_kafka"] = {
+            key: round(e[key] / k[key], 3) for key in e if k.get(key)
+        }
+    if output is not None:
+        output.write_text(json.dumps(result, indent=2) + "\n")
+    return result

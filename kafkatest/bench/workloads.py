@@ -1,0 +1,101 @@
+"""The workloads, identical for every broker: produce, consume, Spark batch read.
+
+They talk to a bootstrap address only, so the broker under test can be a JVM or a
+Python process; each returns seconds of wall time for a fixed amount of work.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+PARTITIONS = 4
+VALUE = b"v" * 100
+
+
+def create_topic(bootstrap: str, topic: str, partitions: int = PARTITIONS) -> None:
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin.create_topics([NewTopic(topic, partitions, 1)])[topic].result(30)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        info = admin.list_topics(topic, timeout=5).topics.get(topic)
+        if info and not info.error and all(p.leader >= 0 for p in info.partitions.values()):
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"topic {topic} not ready")
+
+
+def produce(bootstrap: str, topic: str, count: int) -> float:
+    """Seconds to produce `count` keyed, headered 100-byte records, acks=all."""
+    producer = Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "linger.ms": 5,
+            "acks": "all",
+            "queue.buffering.max.messages": 500000,
+        }
+    )
+    headers = [("source", b"bench")]
+    started = time.perf_counter()
+    for index in range(count):
+        while True:
+            try:
+                producer.produce(topic, VALUE, key=str(index).encode(), headers=headers)
+                break
+            except BufferError:
+                producer.poll(0.01)
+        if index % 10000 == 0:
+            producer.poll(0)
+    remaining = producer.flush(120)
+    elapsed = time.perf_counter() - started
+    if remaining:
+        raise RuntimeError(f"{remaining} records not acknowledged")
+    return elapsed
+
+
+def consume(bootstrap: str, topic: str, count: int) -> float:
+    """Seconds to read `count` records back from the start of every partition."""
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": "kafkatest-bench",
+            "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
+        }
+    )
+    consumer.assign([TopicPartition(topic, p, 0) for p in range(PARTITIONS)])
+    seen = 0
+    started = time.perf_counter()
+    deadline = time.monotonic() + 300
+    while seen < count:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"consumed only {seen} of {count}")
+        for message in consumer.consume(10000, timeout=1.0):
+            if message.error() is None:
+                seen += 1
+    elapsed = time.perf_counter() - started
+    consumer.close()
+    return elapsed
+
+
+def spark_read(spark: SparkSession, bootstrap: str, topic: str, expected: int) -> float:
+    """Seconds for a batch read of the whole topic with format("kafka") and a count."""
+    started = time.perf_counter()
+    counted = (
+        spark.read.format("kafka")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("subscribe", topic)
+        .option("startingOffsets", "earliest")
+        .load()
+        .count()
+    )
+    elapsed = time.perf_counter() - started
+    if counted != expected:
+        raise RuntimeError(f"Spark counted {counted} records, expected {expected}")
+    return elapsed
