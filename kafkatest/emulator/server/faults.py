@@ -2,7 +2,8 @@
 
 Every decoded request passes `FaultHook.before_dispatch` before its handler runs.
 The default hook lets everything through; a fault-injection layer replaces it to
-drop connections or answer with its own handler (errors, delays) per API key,
+drop connections, answer with its own handler (errors, delays) or lose the
+response after the handler ran, per API key,
 version or client, without the server or handlers knowing.
 """
 
@@ -25,6 +26,9 @@ class FaultDecision:
     close_connection: bool = False
     #: Answer with this handler instead of the registered one (same contract).
     handler: Handler | None = None
+    #: Run the handler (its effects stay) but close the connection instead of
+    #: answering: a response lost on the way back, e.g. a produce acknowledgement.
+    drop_response: bool = False
 
 
 class FaultHook(Protocol):
