@@ -24,6 +24,8 @@ from kafkatest.brokers.registry import BACKENDS, default_backend, start_broker
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
+    from kafkatest.faults import Faults
+
 _BROKERS_KEY = pytest.StashKey[list[Broker]]()
 
 
@@ -148,6 +150,18 @@ def kafka_topic(
         with contextlib.suppress(Exception):
             if kafka_broker.topic_exists(topic):
                 kafka_broker.delete_topic(topic)
+
+
+@pytest.fixture
+def kafka_faults(kafka_broker: Broker) -> Iterator[Faults]:
+    """`faults_for(kafka_broker)`; every fault still active is cleared after the test."""
+    from kafkatest.faults import faults_for
+
+    faults = faults_for(kafka_broker)
+    try:
+        yield faults
+    finally:
+        faults.clear()
 
 
 @pytest.fixture(scope="session")

@@ -89,6 +89,13 @@ class KafkaProcessBroker(Broker):
         return f"127.0.0.1:{self._port}"
 
     @property
+    def pid(self) -> int | None:
+        """The broker JVM's process id while it runs (fault injection pauses it)."""
+        if self._process is None or self._process.poll() is not None:
+            return None
+        return self._process.pid
+
+    @property
     def log_path(self) -> Path | None:
         return None if self._workdir is None else self._workdir / "broker.log"
 

@@ -1,0 +1,246 @@
+"""The fault API: one `Faults` object per broker, the same calls on every backend.
+
+A test says what should go wrong (a topic deleted under a running job, records
+aged out, the broker paused, a produce acknowledgement lost) and the backend
+that can do it does it; a backend that cannot raises `UnsupportedOperation`
+saying what it would need, rather than a test passing without its fault.
+Ongoing faults (pause, a stopped broker, rules, moved leaders) are listed by
+`active()` and undone by `clear()`, which the `kafka_faults` fixture calls after
+every test so one test's fault never leaks into the next.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Mapping
+from typing import Any
+
+from kafkatest.brokers.base import Broker
+from kafkatest.brokers.client import DEFAULT_TIMEOUT_S
+from kafkatest.emulator.state.errors import StateError
+from kafkatest.errors import BrokerError, UnsupportedOperation
+from kafkatest.faults import topics
+from kafkatest.faults.backends import BackendControl, KafkaProcessControl, UnpausableControl
+from kafkatest.faults.rules import Rule, api_key, error_code
+
+_by_broker: weakref.WeakKeyDictionary[Broker, Faults] = weakref.WeakKeyDictionary()
+_by_broker_lock = threading.Lock()
+
+
+def faults_for(broker: Broker) -> Faults:
+    """The broker's `Faults` (one per broker, so every caller sees the same faults)."""
+    with _by_broker_lock:
+        faults = _by_broker.get(broker)
+        if faults is None:
+            faults = _by_broker[broker] = Faults(broker)
+        return faults
+
+
+class Faults:
+    """Inject faults into `broker`; see the module docstring for the contract."""
+
+    def __init__(self, broker: Broker) -> None:
+        self.broker = broker
+        self._emulator: Any = None
+        self._control: BackendControl
+        if broker.backend == "emulator":
+            from kafkatest.faults.emulator_control import EmulatorControl
+
+            self._emulator = EmulatorControl(broker)  # type: ignore[arg-type]
+            self._control = self._emulator
+        elif broker.backend == "kafka":
+            self._control = KafkaProcessControl(broker)
+        else:
+            self._control = UnpausableControl(broker)
+        self._paused = False
+        self._stopped = False
+        #: (topic, partition) -> the leader before the first move.
+        self._moved: dict[tuple[str, int], tuple[int, int]] = {}
+
+    @property
+    def backend(self) -> str:
+        return self.broker.backend
+
+    # -- topics (every backend) ------------------------------------------------------
+
+    def delete_topic(self, topic: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+        """Delete `topic`; returns when metadata no longer lists it."""
+        self.broker.delete_topic(topic, timeout_s)
+
+    def recreate_topic(
+        self,
+        topic: str,
+        partitions: int | None = None,
+        config: Mapping[str, object] | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> str:
+        """Delete and create `topic` again (same partition count unless given); the new id."""
+        return topics.recreate_topic(self.broker, topic, partitions, config, timeout_s)
+
+    def topic_id(self, topic: str) -> str:
+        """The topic's current id (it changes when the topic is recreated)."""
+        return topics.topic_id(self.broker, topic)
+
+    def delete_records(self, topic: str, before: int | Mapping[int, int]) -> dict[int, int]:
+        """Delete records below `before` (all partitions, or per partition; -1 = all)."""
+        return topics.delete_records(self.broker, topic, before)
+
+    def age_out_records(
+        self, topic: str, retention_ms: int = 1, timeout_s: float = DEFAULT_TIMEOUT_S
+    ) -> dict[int, int]:
+        """Retention deletes everything written so far; the topic's retention is restored after."""
+        first = [True]
+
+        def run() -> None:
+            self._control.run_retention(retention_ms, first[0])
+            first[0] = False
+
+        return topics.age_out_records(self.broker, topic, run, retention_ms, timeout_s)
+
+    def add_partitions(self, topic: str, total: int, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+        """Grow `topic` to `total` partitions; returns once all have leaders."""
+        self.broker.add_partitions(topic, total, timeout_s)
+
+    # -- the broker (emulator, kafka) ---------------------------------------------------
+
+    def stop(self) -> None:
+        """Stop the broker; data is kept for `start`."""
+        self.resume()
+        self.broker.stop()
+        self._stopped = True
+
+    def start(self) -> None:
+        self.broker.start()
+        self._stopped = False
+
+    def restart(self) -> None:
+        """Stop and start with data kept: clients see an outage, then the same data."""
+        self.stop()
+        self.start()
+
+    def pause(self) -> None:
+        """The broker stops answering; connections stay open (real Kafka: SIGSTOP)."""
+        self._control.pause()
+        self._paused = True
+
+    def resume(self) -> None:
+        if self._paused:
+            self._control.resume()
+            self._paused = False
+
+    # -- emulator only ------------------------------------------------------------------
+
+    def _require_emulator(self, what: str) -> Any:
+        if self._emulator is None:
+            raise UnsupportedOperation(
+                f"{what} needs the emulator backend: the {self.backend!r} backend is a real "
+                "broker, which would need a fault-injecting proxy in front of it"
+            )
+        return self._emulator
+
+    def _add(self, what: str, rule: Rule) -> int:
+        return int(self._require_emulator(what).hook.add(rule).id)
+
+    def add_latency(
+        self,
+        api: int | str,
+        delay_ms: int,
+        times: int | None = None,
+        topic: str | None = None,
+        partition: int | None = None,
+    ) -> int:
+        """Delay requests of `api` by `delay_ms` (all, or the next `times`); the fault id."""
+        rule = Rule("latency", api_key(api), times, topic, partition, delay_ms=delay_ms)
+        return self._add("latency", rule)
+
+    def drop_connections(
+        self, api: int | str, times: int = 1, topic: str | None = None, partition: int | None = None
+    ) -> int:
+        """Close the connection instead of answering the next `times` requests of `api`."""
+        return self._add(
+            "dropping connections", Rule("drop_connection", api_key(api), times, topic, partition)
+        )
+
+    def inject_error(
+        self,
+        api: int | str,
+        error: int | str,
+        times: int = 1,
+        topic: str | None = None,
+        partition: int | None = None,
+    ) -> int:
+        """Answer the next `times` requests of `api` (touching `topic`/`partition`) with `error`.
+
+        Only the targeted topic or partition gets the error (and is not served);
+        the rest of the same request is served normally.
+        """
+        rule = Rule("error", api_key(api), times, topic, partition, error=error_code(error))
+        return self._add("error injection", rule)
+
+    def lose_produce_acks(
+        self, times: int = 1, topic: str | None = None, partition: int | None = None
+    ) -> int:
+        """The next `times` produce requests are written but never answered (connection closed)."""
+        return self._add("losing acknowledgements", Rule("lose_ack", 0, times, topic, partition))
+
+    def move_leader(self, topic: str, partition: int = 0, to_broker: int | None = None) -> int:
+        """Make another emulated broker lead the partition; the new leader's id.
+
+        Clients talking to the old leader get NOT_LEADER_OR_FOLLOWER and must
+        refresh metadata. Needs the emulator started with brokers=2 or more.
+        """
+        control = self._require_emulator("moving a partition leader")
+        try:
+            old, new = control.move_leader(topic, partition, to_broker)
+        except StateError as exc:
+            raise BrokerError(f"cannot move the leader of {topic}[{partition}]: {exc}") from exc
+        original = self._moved.get((topic, partition), (old, new))[0]
+        self._moved[(topic, partition)] = (original, new)
+        return int(new)
+
+    def advance_clock(self, ms: int) -> None:
+        """Move the emulator's clock forward (retention, LogAppendTime, session expiry)."""
+        self._require_emulator("moving the broker clock").broker.advance_clock(ms)
+
+    def enforce_retention(self) -> None:
+        """Apply every topic's retention now, as the broker's periodic check would."""
+        self._require_emulator("enforcing retention now").broker.enforce_retention()
+
+    # -- listing and clearing -------------------------------------------------------------
+
+    def active(self) -> list[dict[str, Any]]:
+        """Ongoing faults, JSON-ready: pause, stopped, rules, moved leaders."""
+        out: list[dict[str, Any]] = []
+        if self._paused:
+            out.append({"kind": "pause"})
+        if self._stopped:
+            out.append({"kind": "stopped"})
+        if self._emulator is not None:
+            out.extend(rule.describe() for rule in self._emulator.hook.rules())
+        for (topic, partition), (original, now) in sorted(self._moved.items()):
+            out.append(
+                {
+                    "kind": "leader_move",
+                    "topic": topic,
+                    "partition": partition,
+                    "from": original,
+                    "to": now,
+                }
+            )
+        return out
+
+    def remove(self, fault_id: int) -> bool:
+        """Remove one rule by the id its call returned; whether it was still there."""
+        return self._emulator is not None and bool(self._emulator.hook.remove(fault_id))
+
+    def clear(self) -> None:
+        """Undo every ongoing fault: resume, start, drop rules, put leaders back."""
+        self.resume()
+        if self._stopped:
+            self.start()
+        if self._emulator is not None:
+            self._emulator.hook.clear_rules()
+            for (topic, partition), (original, _now) in self._moved.items():
+                self._emulator.set_leader(topic, partition, original)
+        self._moved.clear()

@@ -1,0 +1,69 @@
+"""The emulator's side of the fault API: its hook, clock and partition leaders.
+
+All changes to emulator state run on the emulator's loop thread (`broker.call`),
+the same thread that serves requests, so a fault never lands halfway through a
+request.
+"""
+
+from __future__ import annotations
+
+from kafkatest.brokers.emulator import EmulatorBroker
+from kafkatest.emulator.server.faults import NoFaults
+from kafkatest.errors import UnsupportedOperation
+from kafkatest.faults.hook import InjectedFaults
+
+
+class EmulatorControl:
+    def __init__(self, broker: EmulatorBroker) -> None:
+        self.broker = broker
+        current = broker.faults
+        if isinstance(current, InjectedFaults):
+            self.hook = current
+        else:
+            self.hook = InjectedFaults(None if isinstance(current, NoFaults) else current)
+            broker.faults = self.hook
+
+    def pause(self) -> None:
+        """Requests wait in the hook; connections stay open and new ones are accepted."""
+        self.broker.call(self.hook.pause)
+
+    def resume(self) -> None:
+        self.broker.call(self.hook.resume)
+
+    def run_retention(self, retention_ms: int, first: bool) -> None:
+        """Age everything written so far past `retention_ms` on the broker clock, then apply."""
+        if first:
+            self.broker.advance_clock(retention_ms + 1)
+        self.broker.enforce_retention()
+
+    def move_leader(self, topic: str, partition: int, to_broker: int | None) -> tuple[int, int]:
+        """Make `to_broker` (default: the next broker) lead; returns (old, new) leader."""
+        broker_ids = self.broker.call(lambda: list(self.broker.state.cluster.broker_ids))
+        if len(broker_ids) < 2:
+            raise UnsupportedOperation(
+                "moving a leader needs several emulated brokers: start the emulator with "
+                "brokers=2 or more (EmulatorBroker(brokers=3), `kafkatest emulator --brokers 3`)"
+            )
+        if to_broker is not None and to_broker not in broker_ids:
+            raise UnsupportedOperation(f"there is no broker {to_broker}; brokers are {broker_ids}")
+
+        def move() -> tuple[int, int]:
+            chosen = self.broker.state.topics.get(topic).partition(partition)
+            old = chosen.leader_id
+            new = to_broker
+            if new is None:
+                new = broker_ids[(broker_ids.index(old) + 1) % len(broker_ids)]
+            chosen.leader_id = new
+            return old, new
+
+        return self.broker.call(move)
+
+    def set_leader(self, topic: str, partition: int, leader: int) -> None:
+        """Put a leader back (when clearing a move); a deleted topic is left alone."""
+
+        def put_back() -> None:
+            found = self.broker.state.topics.find(topic)
+            if found is not None and partition < len(found.partitions):
+                found.partitions[partition].leader_id = leader
+
+        self.broker.call(put_back)

@@ -1,0 +1,107 @@
+"""What an emulator-only fault is: which requests it hits, how often, what it does.
+
+A rule is plain data (so the control interface can list and create rules as
+JSON); the hook decides per request whether a rule applies and consumes one of
+its `times`. Names are accepted as Kafka spells them (``Produce``,
+``NOT_LEADER_OR_FOLLOWER``) or as numbers, so CLI users need no lookup table.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from kio.schema.errors import ErrorCode
+from kio.schema.index import api_key_map
+
+from kafkatest.errors import BrokerError
+
+_ids = itertools.count(1)
+_API_BY_NAME = {name.replace("_", ""): key for key, name in api_key_map.items()}
+
+#: The kinds of rule the hook knows.
+KINDS = ("latency", "drop_connection", "error", "lose_ack")
+
+
+def api_key(api: int | str) -> int:
+    """``Produce``, ``produce``, ``list_offsets``, ``ListOffsets`` or ``0`` -> the API key."""
+    if isinstance(api, int) or (isinstance(api, str) and api.isdigit()):
+        key = int(api)
+        if key not in api_key_map:
+            raise BrokerError(f"unknown Kafka API key {key}")
+        return key
+    normalized = re.sub(r"[^a-z]", "", api.lower())
+    if normalized not in _API_BY_NAME:
+        raise BrokerError(f"unknown Kafka API {api!r} (e.g. Produce, Fetch, Metadata, 0, 1, 3)")
+    return _API_BY_NAME[normalized]
+
+
+def api_name(key: int) -> str:
+    return "".join(part.capitalize() for part in api_key_map.get(key, str(key)).split("_"))
+
+
+def error_code(error: int | str) -> ErrorCode:
+    """``NOT_LEADER_OR_FOLLOWER``, ``not_leader_or_follower`` or ``6`` -> the ErrorCode."""
+    try:
+        if isinstance(error, int) or (isinstance(error, str) and error.lstrip("-").isdigit()):
+            return ErrorCode(int(error))
+        return ErrorCode[error.lower()]
+    except (KeyError, ValueError):
+        raise BrokerError(
+            f"unknown Kafka error {error!r} (e.g. NOT_LEADER_OR_FOLLOWER, 6)"
+        ) from None
+
+
+@dataclass
+class Rule:
+    """One emulator fault: `kind` applied to requests of API `api_key`.
+
+    `times` is how many requests it still hits (None: until cleared). `topic` and
+    `partition` narrow it to requests that touch that topic (and partition).
+    """
+
+    kind: str
+    api_key: int
+    times: int | None = None
+    topic: str | None = None
+    partition: int | None = None
+    delay_ms: int = 0
+    error: ErrorCode = ErrorCode.none
+    id: int = field(default_factory=lambda: next(_ids))
+    #: How many requests it has hit so far.
+    hits: int = 0
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise BrokerError(f"unknown fault kind {self.kind!r}; one of {', '.join(KINDS)}")
+        if self.times is not None and self.times < 1:
+            raise BrokerError(f"times must be at least 1 (or None for always), not {self.times}")
+        if self.delay_ms < 0:
+            raise BrokerError(f"a latency cannot be negative ({self.delay_ms} ms)")
+        if self.partition is not None and self.topic is None:
+            raise BrokerError("a partition needs its topic")
+
+    @property
+    def exhausted(self) -> bool:
+        return self.times is not None and self.hits >= self.times
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-ready summary, as listed by `Faults.active()` and the control interface."""
+        out: dict[str, Any] = {
+            "id": self.id,
+            "kind": self.kind,
+            "api": api_name(self.api_key),
+            "times": self.times,
+            "hits": self.hits,
+        }
+        if self.topic is not None:
+            out["topic"] = self.topic
+        if self.partition is not None:
+            out["partition"] = self.partition
+        if self.kind == "latency":
+            out["delay_ms"] = self.delay_ms
+        if self.kind == "error":
+            out["error"] = self.error.name.upper()
+        return out
