@@ -35,6 +35,13 @@ from kafkatest.records import Record
 
 DEFAULT_TIMEOUT_S = 30.0
 _LIBRDKAFKA_LOG = logging.getLogger("kafkatest.librdkafka")
+#: Errors a just-created or just-moved partition gives until its leader is ready.
+_SETTLING_ERRORS = {
+    KafkaError.NOT_LEADER_FOR_PARTITION,
+    KafkaError.LEADER_NOT_AVAILABLE,
+    KafkaError.UNKNOWN_TOPIC_OR_PART,
+    KafkaError.REQUEST_TIMED_OUT,
+}
 
 
 def wait_until(
@@ -193,14 +200,34 @@ class ClientOperations:
 
     # -- offsets ------------------------------------------------------------------
 
-    def _list_offsets(self, topic: str, spec: OffsetSpec) -> dict[int, int]:
-        count = self.partition_count(topic)
-        request = {TopicPartition(topic, p): spec for p in range(count)}
-        futures = self.admin().list_offsets(request)
-        return {
-            tp.partition: _result(future, f"listing offsets of {topic!r}").offset
-            for tp, future in futures.items()
-        }
+    def _list_offsets(
+        self, topic: str, spec: OffsetSpec, timeout_s: float = 15.0
+    ) -> dict[int, int]:
+        """ListOffsets, retried while a just-created partition's leader settles.
+
+        Real Kafka lists a new partition's leader in metadata a moment before that
+        broker answers for it (NOT_LEADER_OR_FOLLOWER): a client retries, so do we.
+        """
+        deadline = time.monotonic() + timeout_s
+        while True:
+            count = self.partition_count(topic)
+            request = {TopicPartition(topic, p): spec for p in range(count)}
+            try:
+                futures = self.admin().list_offsets(request)
+                return {
+                    tp.partition: future.result(timeout=timeout_s).offset
+                    for tp, future in futures.items()
+                }
+            except KafkaException as exc:
+                error = exc.args[0] if exc.args else None
+                retriable = isinstance(error, KafkaError) and (
+                    error.retriable() or error.code() in _SETTLING_ERRORS
+                )
+                if not retriable or time.monotonic() > deadline:
+                    raise BrokerError(
+                        f"listing offsets of {topic!r} failed: {error or exc}"
+                    ) from exc
+                time.sleep(0.1)
 
     def earliest_offsets(self, topic: str) -> dict[int, int]:
         """Log start offset of every partition."""
