@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime
 import struct
-import time
 from collections.abc import Callable
 
 from batch_builder import build_batch
@@ -97,17 +96,17 @@ def test_long_poll_fetch_wakes_on_produce(emulator: EmulatorBroker, topic: str) 
         {
             "bootstrap.servers": emulator.bootstrap_servers,
             "group.id": "assign-only",
-            "fetch.wait.max.ms": 5000,
+            # Far longer than the poll below: only a fetch woken by the produce answers in time.
+            "fetch.wait.max.ms": 60000,
             "enable.auto.commit": False,
         }
     )
     try:
         consumer.assign([TopicPartition(topic, 0, 0)])
         consumer.poll(0.5)
-        started = time.monotonic()
         emulator.produce([Record.make(topic, "wake", partition=0)])
-        msg = consumer.poll(5)
-        assert msg is not None and msg.error() is None and msg.value() == b"wake"
-        assert time.monotonic() - started < 2.5, "a waiting fetch must return when data arrives"
+        msg = consumer.poll(20)
+        assert msg is not None, "a waiting fetch must return when data arrives"
+        assert msg.error() is None and msg.value() == b"wake"
     finally:
         consumer.close()
