@@ -76,7 +76,9 @@ class Faults:
         timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> str:
         """Delete and create `topic` again (same partition count unless given); the new id."""
-        return topics.recreate_topic(self.broker, topic, partitions, config, timeout_s)
+        new_id = topics.recreate_topic(self.broker, topic, partitions, config, timeout_s)
+        self._renew_helper_clients()
+        return new_id
 
     def topic_id(self, topic: str) -> str:
         """The topic's current id (it changes when the topic is recreated)."""
@@ -101,6 +103,12 @@ class Faults:
     def add_partitions(self, topic: str, total: int, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
         """Grow `topic` to `total` partitions; returns once all have leaders."""
         self.broker.add_partitions(topic, total, timeout_s)
+        self._renew_helper_clients()
+
+    def _renew_helper_clients(self) -> None:
+        """kafkatest's cached producer knows the old partition layout for minutes
+        (librdkafka refreshes metadata every 5 min); seeding must see the new one."""
+        self.broker.close_clients()
 
     # -- the broker (emulator, kafka) ---------------------------------------------------
 

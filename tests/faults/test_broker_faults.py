@@ -1,0 +1,96 @@
+"""Stopping, restarting and pausing the broker, on every backend that runs one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from confluent_kafka import KafkaError, Producer
+
+from kafkatest.brokers.base import Broker
+from kafkatest.faults import Faults
+from kafkatest.records import Record
+from tests.faults.clients import deliver
+
+
+def _impatient_producer(bootstrap: str) -> Producer:
+    return Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "linger.ms": 0,
+            "message.timeout.ms": 1500,
+            "request.timeout.ms": 1000,
+            "enable.idempotence": False,
+        }
+    )
+
+
+def test_restart_keeps_topics_and_records(
+    kafka_broker: Broker, kafka_topic: Callable[..., str], kafka_faults: Faults
+) -> None:
+    topic = kafka_topic(partitions=2)
+    kafka_broker.produce(
+        Record(topic=topic, value=f"v{i}".encode(), partition=i % 2) for i in range(6)
+    )
+
+    kafka_faults.restart()
+
+    assert kafka_faults.active() == []
+    assert sorted(r.value for r in kafka_broker.consume(topic)) == [
+        f"v{i}".encode() for i in range(6)
+    ]
+    [placed] = kafka_broker.produce([Record(topic=topic, value=b"after", partition=0)])
+    assert placed.offset == 3
+
+
+def test_a_stopped_broker_refuses_writes_until_started(
+    kafka_broker: Broker, kafka_topic: Callable[..., str], kafka_faults: Faults
+) -> None:
+    topic = kafka_topic()
+    bootstrap = kafka_broker.bootstrap_servers
+    kafka_broker.produce([Record(topic=topic, value=b"before", partition=0)])
+
+    kafka_faults.stop()
+    assert kafka_faults.active() == [{"kind": "stopped"}]
+    producer = _impatient_producer(bootstrap)
+    [(err, _offset)] = deliver(producer, topic, [b"while-stopped"])
+    assert err is not None and err.code() == KafkaError._MSG_TIMED_OUT
+
+    kafka_faults.start()
+    [(err, offset)] = deliver(producer, topic, [b"after"])
+    assert err is None and offset == 1
+    assert [r.value for r in kafka_broker.consume(topic)] == [b"before", b"after"]
+
+
+def test_a_paused_broker_times_writes_out_and_serves_them_after_resume(
+    kafka_broker: Broker, kafka_topic: Callable[..., str], kafka_faults: Faults
+) -> None:
+    topic = kafka_topic()
+    producer = _impatient_producer(kafka_broker.bootstrap_servers)
+    [(err, _)] = deliver(producer, topic, [b"before"])
+    assert err is None
+
+    kafka_faults.pause()
+    assert kafka_faults.active() == [{"kind": "pause"}]
+    [(err, _)] = deliver(producer, topic, [b"while-paused"])
+    assert err is not None and err.code() == KafkaError._MSG_TIMED_OUT
+
+    kafka_faults.resume()
+    assert kafka_faults.active() == []
+    [(err, offset)] = deliver(producer, topic, [b"after"])
+    assert err is None
+    values = [r.value for r in kafka_broker.consume(topic)]
+    assert values[0] == b"before" and values[-1] == b"after" and offset == len(values) - 1
+
+
+def test_clear_resumes_and_starts_the_broker(
+    kafka_broker: Broker, kafka_topic: Callable[..., str], kafka_faults: Faults
+) -> None:
+    topic = kafka_topic()
+    kafka_faults.pause()
+    kafka_faults.stop()
+
+    kafka_faults.clear()
+
+    assert kafka_faults.active() == []
+    [placed] = kafka_broker.produce([Record(topic=topic, value=b"ok", partition=0)])
+    assert placed.offset == 0
