@@ -234,3 +234,32 @@ def test_group_commit_and_committed(kafka_broker: Broker, kafka_topic) -> None:
     consumer.close()
     assert seen == 6
     assert sorted((tp.partition, tp.offset) for tp in committed) == [(0, 3), (1, 3)]
+
+
+def test_session_timeout_below_the_broker_minimum_is_refused(
+    kafka_broker: Broker, kafka_topic
+) -> None:
+    topic = kafka_topic()
+    consumer = Consumer(
+        {
+            "bootstrap.servers": kafka_broker.bootstrap_servers,
+            "group.id": f"short-{topic}",
+            "session.timeout.ms": 1000,
+            "heartbeat.interval.ms": 300,
+        }
+    )
+    consumer.subscribe([topic])
+    errors = []
+    deadline = time.monotonic() + 20
+    try:
+        while not errors and time.monotonic() < deadline:
+            try:
+                msg = consumer.poll(0.5)
+            except KafkaException as exc:
+                errors.append(exc.args[0].name())
+                continue
+            if msg is not None and msg.error():
+                errors.append(msg.error().name())
+    finally:
+        consumer.close()
+    assert errors[:1] == ["INVALID_SESSION_TIMEOUT"]
