@@ -1,0 +1,94 @@
+"""Small jobs for scenarios and repro files, with the job contract kafkatest calls.
+
+A streaming job is ``job(spark, bootstrap, source, sink, checkpoint, *, options)``
+returning its StreamingQuery; a batch job is ``job(spark, bootstrap, source, sink,
+*, options)``. The sample ``orders_enrichment.start_stream`` fits the first. These
+copy records unchanged (key, value, headers), so the sink traces back to the seed.
+`options` may name another subscription (``subscribePattern``, ``assign``) than
+`source`, and a ``trigger`` (``availableNow`` or an interval such as ``200 ms``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.streaming import StreamingQuery
+
+SUBSCRIPTIONS = ("subscribe", "subscribePattern", "assign")
+#: Harness settings in `options` that are not Kafka source options.
+JOB_SETTINGS = ("trigger", "slowPartitionMs")
+
+
+def _source_options(source: str, options: Mapping[str, str]) -> dict[str, str]:
+    out = {k: v for k, v in options.items() if k not in JOB_SETTINGS}
+    if not any(name in out for name in SUBSCRIPTIONS):
+        out["subscribe"] = source
+    out.setdefault("includeHeaders", "true")
+    out.setdefault("startingOffsets", "earliest")
+    return out
+
+
+def _copy_columns(frame: DataFrame, options: Mapping[str, str]) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    slow_ms = int(options.get("slowPartitionMs", "0"))
+    if slow_ms:
+        # Records of partitions other than 0 take `slow_ms` each: the batch's sink
+        # write for partition 0 lands long before the batch commits (a crash window).
+        pause = F.expr(
+            f"IF(partition > 0, reflect('java.lang.Thread', 'sleep', CAST({slow_ms} AS BIGINT)), '')"
+        )
+        # The filter keeps the call from being pruned; the sort holds back every
+        # record of the slow partitions until all of them have been read.
+        frame = frame.where(pause.isNotNull()).sortWithinPartitions("offset")
+    return frame.select("key", "value", "headers")
+
+
+def copy_stream(
+    spark: SparkSession,
+    bootstrap: str,
+    source: str,
+    sink: str,
+    checkpoint: str,
+    *,
+    options: Mapping[str, str] | None = None,
+) -> StreamingQuery:
+    """Copy every record of `source` to `sink` as a stream."""
+    options = dict(options or {})
+    reader = spark.readStream.format("kafka").option("kafka.bootstrap.servers", bootstrap)
+    frame = reader.options(**_source_options(source, options)).load()
+    writer = (
+        _copy_columns(frame, options)
+        .writeStream.format("kafka")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("topic", sink)
+        .option("checkpointLocation", checkpoint)
+        .queryName(f"copy-{sink}")
+    )
+    trigger = options.get("trigger", "availableNow")
+    writer = (
+        writer.trigger(availableNow=True)
+        if trigger == "availableNow"
+        else writer.trigger(processingTime=trigger)
+    )
+    return writer.start()
+
+
+def copy_batch(
+    spark: SparkSession,
+    bootstrap: str,
+    source: str,
+    sink: str,
+    *,
+    options: Mapping[str, str] | None = None,
+) -> None:
+    """Copy `source` to `sink` once, as a batch query (honours endingOffsets)."""
+    options = dict(options or {})
+    reader = spark.read.format("kafka").option("kafka.bootstrap.servers", bootstrap)
+    frame = reader.options(**_source_options(source, options)).load()
+    _copy_columns(frame, options).write.format("kafka").option(
+        "kafka.bootstrap.servers", bootstrap
+    ).option("topic", sink).save()

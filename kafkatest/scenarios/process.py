@@ -1,0 +1,209 @@
+"""A job under test in its own process group, killable with SIGKILL and restartable.
+
+Nothing may outlive the test: the child runs in a new session (its JVM joins the
+child's process group, so one killpg takes both), asks Linux to SIGKILL it when
+the parent dies, and every live job is killed at interpreter exit and by the
+`job_processes` fixture's teardown, also when the test failed.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+_LIVE: set[JobProcess] = set()
+_LIVE_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    """How one run of a job process ended."""
+
+    status: str  # finished | failed | killed | timeout
+    error_class: str = ""
+    error: str = ""
+    log_tail: str = ""
+    conditions: tuple[str, ...] = ()
+
+    @property
+    def failed(self) -> bool:
+        return self.status == "failed"
+
+
+def _die_with_parent() -> None:
+    """preexec: SIGKILL this child if the test process dies first (Linux only)."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
+
+
+class JobProcess:
+    """One job (``module:function``) run by ``python -m kafkatest.scenarios.child``."""
+
+    def __init__(
+        self,
+        job: str,
+        bootstrap: str,
+        source: str,
+        sink: str,
+        checkpoint: str | Path,
+        options: Mapping[str, str] | None = None,
+        timeout_s: float = 300.0,
+    ) -> None:
+        self.job = job
+        self.bootstrap = bootstrap
+        self.source = source
+        self.sink = sink
+        self.checkpoint = str(checkpoint)
+        self.options = dict(options or {})
+        self.timeout_s = timeout_s
+        self.runs = 0
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._workdir = Path(tempfile.mkdtemp(prefix="kafkatest-job-"))
+        self._killed = False
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._proc is None else self._proc.pid
+
+    def start(self) -> JobProcess:
+        """Start a run (the first, or a restart from the same checkpoint)."""
+        if self.running():
+            raise RuntimeError(f"job {self.job} is already running (pid {self.pid})")
+        self.runs += 1
+        self._killed = False
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        log = (self._workdir / f"run-{self.runs}.log").open("wb")
+        self._proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "kafkatest.scenarios.child",
+                "--job",
+                self.job,
+                "--bootstrap",
+                self.bootstrap,
+                "--source",
+                self.source,
+                "--sink",
+                self.sink,
+                "--checkpoint",
+                self.checkpoint,
+                "--options",
+                json.dumps(self.options),
+                "--result",
+                str(self._result_path()),
+                "--timeout",
+                str(self.timeout_s),
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+        )
+        log.close()
+        with _LIVE_LOCK:
+            _LIVE.add(self)
+        return self
+
+    def _result_path(self) -> Path:
+        return self._workdir / f"run-{self.runs}.json"
+
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def kill(self) -> None:
+        """SIGKILL the job's whole process group (Python driver and its JVM)."""
+        if self._proc is None:
+            return
+        self._killed = self._killed or self.running()
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self._proc.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._proc.wait(timeout=30)
+        with _LIVE_LOCK:
+            _LIVE.discard(self)
+
+    def wait(self, timeout_s: float | None = None) -> JobOutcome:
+        """Wait for the current run to end; kill it and say so after `timeout_s`."""
+        if self._proc is None:
+            raise RuntimeError("the job was never started")
+        try:
+            self._proc.wait(timeout=timeout_s or self.timeout_s)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return JobOutcome("timeout", log_tail=self.log_tail())
+        self.kill()  # reaps any JVM left in the group
+        return self.outcome()
+
+    def outcome(self) -> JobOutcome:
+        if self._killed:
+            return JobOutcome("killed", log_tail=self.log_tail())
+        try:
+            data = json.loads(self._result_path().read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return JobOutcome("failed", "ProcessDied", "no outcome written", self.log_tail())
+        return JobOutcome(
+            str(data.get("status")),
+            str(data.get("error_class", "")),
+            str(data.get("error", "")),
+            self.log_tail(),
+            tuple(data.get("conditions", ())),
+        )
+
+    def log_tail(self, lines: int = 40) -> str:
+        path = self._workdir / f"run-{self.runs}.log"
+        with contextlib.suppress(OSError):
+            return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+        return ""
+
+    def close(self) -> None:
+        self.kill()
+
+    def __enter__(self) -> JobProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def kill_all_jobs() -> None:
+    """Kill every job process this interpreter started and has not reaped."""
+    with _LIVE_LOCK:
+        live = list(_LIVE)
+    for job in live:
+        job.kill()
+
+
+def wait_until_dead(pid: int, timeout_s: float = 10.0) -> bool:
+    """True once `pid` no longer exists (for checking that nothing leaked)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False
+        time.sleep(0.05)
+    return False
+
+
+atexit.register(kill_all_jobs)

@@ -1,0 +1,201 @@
+"""A scenario as data: what to seed, which job, which faults when, what must happen.
+
+The same `Scenario` drives a pytest test and ``kafkatest repro FILE``: a failing
+test saves it as YAML, and anyone can run that file against a fresh broker to
+see the same faults hit the same job at the same points. Topic names in a file
+are logical (``src``); each run gives them unique real names, and option values
+may refer to them as ``{src}`` (regex-escaped, for ``subscribePattern``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+MODES = ("stream", "batch", "process")
+OUTCOMES = ("fails", "continues", "finishes")
+DELIVERIES = ("at_least_once", "exactly_once", "expected_loss", "none")
+
+
+@dataclass
+class SeedSpec:
+    """`count` records ``{"label", "n"}`` to one partition, identities ``<label>-<n>``."""
+
+    label: str
+    topic: str
+    count: int
+    partition: int = 0
+
+    @classmethod
+    def parse(cls, data: dict[str, Any]) -> SeedSpec:
+        return cls(
+            str(data["label"]),
+            str(data["topic"]),
+            int(data["count"]),
+            int(data.get("partition", 0)),
+        )
+
+
+@dataclass
+class Step:
+    """When (a trigger) and what (actions, each ``{name: {args}}``)."""
+
+    when: str | dict[str, Any]
+    do: list[dict[str, Any]]
+
+    @classmethod
+    def parse(cls, data: dict[str, Any]) -> Step:
+        actions = [a if isinstance(a, dict) else {str(a): {}} for a in data["do"]]
+        return cls(data.get("when", "before_start"), actions)
+
+
+@dataclass
+class RecordSet:
+    """Seeded records named by seed label, partition and offset range (end exclusive)."""
+
+    seed: str
+    partition: int | None = None
+    start: int | None = None
+    end: int | None = None
+
+    @classmethod
+    def parse(cls, data: dict[str, Any]) -> RecordSet:
+        def opt(key: str) -> int | None:
+            return None if data.get(key) is None else int(data[key])
+
+        return cls(str(data["seed"]), opt("partition"), opt("from"), opt("to"))
+
+    def to_data(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"seed": self.seed}
+        for key, value in (("partition", self.partition), ("from", self.start), ("to", self.end)):
+            if value is not None:
+                out[key] = value
+        return out
+
+
+@dataclass
+class Expectations:
+    """What Spark must do (fail with an error naming these texts, go on, finish) and deliver."""
+
+    outcome: str = "finishes"
+    error: list[str] = field(default_factory=list)
+    until: dict[str, dict[int, int]] = field(default_factory=dict)
+    delivery: str = "at_least_once"
+    lost: list[RecordSet] = field(default_factory=list)
+    duplicated: list[RecordSet] | None = None
+
+    @classmethod
+    def parse(cls, data: dict[str, Any]) -> Expectations:
+        error = data.get("error", [])
+        duplicated = data.get("duplicated")
+        return cls(
+            outcome=str(data.get("outcome", "finishes")),
+            error=[error] if isinstance(error, str) else list(error),
+            until={
+                t: {int(p): int(o) for p, o in parts.items()}
+                for t, parts in data.get("until", {}).items()
+            },
+            delivery=str(data.get("delivery", "at_least_once")),
+            lost=[RecordSet.parse(x) for x in data.get("lost", [])],
+            duplicated=None if duplicated is None else [RecordSet.parse(x) for x in duplicated],
+        )
+
+    def to_data(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"outcome": self.outcome, "delivery": self.delivery}
+        if self.error:
+            out["error"] = list(self.error)
+        if self.until:
+            out["until"] = {t: dict(parts) for t, parts in self.until.items()}
+        if self.lost:
+            out["lost"] = [r.to_data() for r in self.lost]
+        if self.duplicated is not None:
+            out["duplicated"] = [r.to_data() for r in self.duplicated]
+        return out
+
+
+@dataclass
+class Scenario:
+    """Everything needed to replay a fault scenario against a fresh broker."""
+
+    name: str
+    job: str
+    topics: dict[str, int]
+    source: str
+    sink: str
+    mode: str = "stream"
+    options: dict[str, str] = field(default_factory=dict)
+    seed: list[SeedSpec] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    expect: Expectations = field(default_factory=Expectations)
+    timeout_s: float = 120.0
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.mode not in MODES:
+            problems.append(f"mode must be one of {MODES}, not {self.mode!r}")
+        if self.expect.outcome not in OUTCOMES:
+            problems.append(f"expect.outcome must be one of {OUTCOMES}")
+        if self.expect.delivery not in DELIVERIES:
+            problems.append(f"expect.delivery must be one of {DELIVERIES}")
+        for name in (self.source, self.sink, *(s.topic for s in self.seed)):
+            if name not in self.topics:
+                problems.append(f"topic {name!r} is used but not listed under topics")
+        if problems:
+            raise ValueError(f"scenario {self.name!r}: " + "; ".join(problems))
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Scenario:
+        return cls(
+            name=str(data["name"]),
+            job=str(data["job"]),
+            topics={str(k): int(v) for k, v in data["topics"].items()},
+            source=str(data["source"]),
+            sink=str(data["sink"]),
+            mode=str(data.get("mode", "stream")),
+            options={str(k): str(v) for k, v in data.get("options", {}).items()},
+            seed=[SeedSpec.parse(s) for s in data.get("seed", [])],
+            steps=[Step.parse(s) for s in data.get("steps", [])],
+            expect=Expectations.parse(data.get("expect", {})),
+            timeout_s=float(data.get("timeout_s", 120.0)),
+        )
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "job": self.job,
+            "mode": self.mode,
+            "topics": dict(self.topics),
+            "source": self.source,
+            "sink": self.sink,
+            "options": dict(self.options),
+            "seed": [asdict(s) for s in self.seed],
+            "steps": [{"when": s.when, "do": s.do} for s in self.steps],
+            "expect": self.expect.to_data(),
+            "timeout_s": self.timeout_s,
+        }
+
+    def save(self, path: str | Path) -> Path:
+        """Write the scenario as YAML (``.json`` paths get JSON)."""
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        data = self.to_data()
+        text = (
+            json.dumps(data, indent=2)
+            if target.suffix == ".json"
+            else yaml.safe_dump(data, sort_keys=False)
+        )
+        target.write_text(text, encoding="utf-8")
+        return target
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read a scenario file (YAML or JSON)."""
+    text = Path(path).read_text(encoding="utf-8")
+    data = json.loads(text) if str(path).endswith(".json") else yaml.safe_load(text)
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a scenario file holds one mapping")
+    return Scenario.from_data(data)
