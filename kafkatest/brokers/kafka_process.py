@@ -190,8 +190,8 @@ class KafkaProcessBroker(Broker):
             java,
             "kafka.tools.StorageTool",
             "format",
-            "-t",
-            cluster_id,
+            # One argument: a random id may start with "-", which argparse takes for a flag.
+            f"--cluster-id={cluster_id}",
             "-c",
             str(self._workdir / "server.properties"),
         )

@@ -263,3 +263,17 @@ def test_session_timeout_below_the_broker_minimum_is_refused(
     finally:
         consumer.close()
     assert errors[:1] == ["INVALID_SESSION_TIMEOUT"]
+
+
+def test_records_older_than_retention_age_out(kafka_broker: Broker, kafka_topic) -> None:
+    """Explicit timestamps older than retention.ms (7 days by default) are deleted by the
+    broker's retention check (kafkatest runs both brokers with a 500 ms interval)."""
+    topic = kafka_topic()
+    old = NOW_MS - 8 * 86_400_000
+    kafka_broker.produce([Record.make(topic, str(i), timestamp_ms=old + i) for i in range(3)])
+    deadline = time.monotonic() + 30
+    while kafka_broker.earliest_offsets(topic) != {0: 3} and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert kafka_broker.earliest_offsets(topic) == {0: 3}
+    assert kafka_broker.latest_offsets(topic) == {0: 3}
+    assert read_all(kafka_broker, topic) == []
