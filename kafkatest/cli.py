@@ -1,4 +1,4 @@
-"""The `kafkatest` command: demo, jar resolution and the standalone emulator."""
+"""The `kafkatest` command: demo, jar resolution, the standalone emulator and its faults."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def _demo(args: argparse.Namespace) -> int:
 def _emulator(args: argparse.Namespace) -> int:
     from kafkatest.emulator.standalone import run_standalone
 
-    return run_standalone(args.host, args.port, args.brokers)
+    return run_standalone(args.host, args.port, args.brokers, args.control_port)
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -63,7 +63,14 @@ def build_parser() -> argparse.ArgumentParser:
     emulator.add_argument("--host", default="127.0.0.1")
     emulator.add_argument("--port", type=int, default=9092)
     emulator.add_argument("--brokers", type=int, default=1)
+    emulator.add_argument(
+        "--control-port", type=int, default=None, help="serve fault control on 127.0.0.1:PORT"
+    )
     emulator.set_defaults(run=_emulator)
+
+    from kafkatest.faults.cli import add_fault_parser
+
+    add_fault_parser(commands)
 
     bench = commands.add_parser("bench", help="measure the emulator and real Kafka side by side")
     bench.add_argument("--json", default=None, help="write the figures to this file")

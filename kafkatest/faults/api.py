@@ -67,6 +67,7 @@ class Faults:
     def delete_topic(self, topic: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
         """Delete `topic`; returns when metadata no longer lists it."""
         self.broker.delete_topic(topic, timeout_s)
+        self._forget_moves(topic)
 
     def recreate_topic(
         self,
@@ -77,8 +78,14 @@ class Faults:
     ) -> str:
         """Delete and create `topic` again (same partition count unless given); the new id."""
         new_id = topics.recreate_topic(self.broker, topic, partitions, config, timeout_s)
+        self._forget_moves(topic)
         self._renew_helper_clients()
         return new_id
+
+    def _forget_moves(self, topic: str) -> None:
+        """A deleted topic's leader moves died with it; clear() must not touch its successor."""
+        for key in [k for k in self._moved if k[0] == topic]:
+            del self._moved[key]
 
     def topic_id(self, topic: str) -> str:
         """The topic's current id (it changes when the topic is recreated)."""

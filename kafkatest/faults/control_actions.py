@@ -1,0 +1,96 @@
+"""The control interface's vocabulary: each action, its parameters and their types.
+
+HTTP requests and `kafkatest fault` both come from outside Python, so every
+parameter is checked here before a `Faults` method sees it; a mistake becomes a
+`BadRequest` saying which parameter and what was expected, never an exception
+inside the emulator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kafkatest.faults.api import Faults
+
+_TEXT_OR_NUMBER = (str, int)
+_TARGET = {"topic?": str, "partition?": int}
+
+#: action -> parameters; a trailing "?" marks an optional one.
+ACTIONS: dict[str, dict[str, Any]] = {
+    "list": {},
+    "clear": {},
+    "remove": {"id": int},
+    "topic_id": {"topic": str},
+    "delete_topic": {"topic": str},
+    "recreate_topic": {"topic": str, "partitions?": int, "config?": dict},
+    "delete_records": {"topic": str, "before": (int, dict)},
+    "age_out_records": {"topic": str, "retention_ms?": int},
+    "add_partitions": {"topic": str, "total": int},
+    "stop": {},
+    "start": {},
+    "restart": {},
+    "pause": {},
+    "resume": {},
+    "add_latency": {"api": _TEXT_OR_NUMBER, "delay_ms": int, "times?": int, **_TARGET},
+    "drop_connections": {"api": _TEXT_OR_NUMBER, "times?": int, **_TARGET},
+    "inject_error": {"api": _TEXT_OR_NUMBER, "error": _TEXT_OR_NUMBER, "times?": int, **_TARGET},
+    "lose_produce_acks": {"times?": int, **_TARGET},
+    "move_leader": {"topic": str, "partition?": int, "to_broker?": int},
+    "advance_clock": {"ms": int},
+    "enforce_retention": {},
+}
+
+
+class BadRequest(ValueError):
+    """The request names an unknown action or carries wrong parameters."""
+
+
+def checked_params(action: str, params: object) -> dict[str, Any]:
+    """`params` validated against the action's signature (raises BadRequest)."""
+    if action not in ACTIONS:
+        raise BadRequest(f"unknown action {action!r}; actions: {', '.join(ACTIONS)}")
+    if not isinstance(params, Mapping):
+        raise BadRequest("the body must be a JSON object of parameters")
+    spec = ACTIONS[action]
+    names = {name.rstrip("?"): name.endswith("?") for name in spec}
+    unknown = sorted(set(params) - set(names))
+    if unknown:
+        allowed = ", ".join(names) or "none"
+        raise BadRequest(f"{action}: unknown parameter(s) {unknown}; allowed: {allowed}")
+    missing = [name for name, optional in names.items() if not optional and name not in params]
+    if missing:
+        raise BadRequest(f"{action}: missing parameter(s) {missing}")
+    out: dict[str, Any] = {}
+    for key, expected in spec.items():
+        name = key.rstrip("?")
+        if name not in params or (key.endswith("?") and params[name] is None):
+            continue
+        value = params[name]
+        types = expected if isinstance(expected, tuple) else (expected,)
+        if isinstance(value, bool) or not isinstance(value, types):
+            wanted = " or ".join(t.__name__ for t in types)
+            raise BadRequest(f"{action}: {name} must be {wanted}, not {value!r}")
+        out[name] = value
+    if action == "delete_records" and isinstance(out["before"], dict):
+        out["before"] = _partition_offsets(out["before"])
+    return out
+
+
+def _partition_offsets(raw: Mapping[str, Any]) -> dict[int, int]:
+    try:
+        return {int(p): int(o) for p, o in raw.items() if not isinstance(o, bool)}
+    except (TypeError, ValueError):
+        raise BadRequest(
+            f"delete_records: before must map partitions to offsets: {raw!r}"
+        ) from None
+
+
+def perform(faults: Faults, action: str, params: Mapping[str, Any]) -> Any:
+    """Run a checked action; the JSON-ready result."""
+    if action == "list":
+        return faults.active()
+    result = getattr(faults, action)(**params)
+    if isinstance(result, dict):
+        return {str(k): v for k, v in result.items()}
+    return result

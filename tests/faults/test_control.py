@@ -1,0 +1,230 @@
+"""The standalone emulator's fault control, end to end: HTTP, `kafkatest fault`, clients."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from confluent_kafka import KafkaError, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec
+
+from kafkatest.brokers.process import free_port
+
+
+@dataclass
+class Standalone:
+    bootstrap: str
+    control: str
+
+    def __post_init__(self) -> None:
+        # One client kept for the module: a dropped one cancels its pending futures.
+        self._admin = AdminClient({"bootstrap.servers": self.bootstrap})
+
+    def admin(self) -> AdminClient:
+        return self._admin
+
+    def topic(self, partitions: int = 1) -> str:
+        name = f"control-{uuid.uuid4().hex[:8]}"
+        futures = self.admin().create_topics([NewTopic(name, partitions, 1)])
+        futures[name].result(10)
+        return name
+
+    def fault(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "kafkatest.cli", "fault", *args, "--control", self.control],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    def http(self, method: str, path: str, body: bytes | None = None) -> tuple[int, Any]:
+        request = urllib.request.Request(f"http://{self.control}{path}", data=body, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read())
+
+
+@pytest.fixture(scope="module")
+def standalone() -> Iterator[Standalone]:
+    port = free_port()
+    control = next(p for p in iter(free_port, None) if p not in (port, port + 1))
+    command = ["emulator", "--port", str(port), "--brokers", "2", "--control-port", str(control)]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kafkatest.cli", *command],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert process.stdout is not None
+        bootstrap_line, control_line = process.stdout.readline(), process.stdout.readline()
+        assert "bootstrap servers" in bootstrap_line, bootstrap_line
+        assert f"127.0.0.1:{control}" in control_line, control_line
+        yield Standalone(bootstrap_line.split()[-1], f"127.0.0.1:{control}")
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(20) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def _produce(s: Standalone, topic: str, values: list[bytes], **settings: Any) -> list[Any]:
+    outcomes: list[Any] = []
+    p = Producer({"bootstrap.servers": s.bootstrap, "linger.ms": 0, **settings})
+    for value in values:
+        p.produce(
+            topic, value, partition=0, on_delivery=lambda e, m: outcomes.append((e, m.offset()))
+        )
+    p.flush(30)
+    return outcomes
+
+
+def _offsets(s: Standalone, topic: str, spec: OffsetSpec) -> int:
+    # A fresh client: a cached one may still route to a moved or recreated leader.
+    admin = AdminClient({"bootstrap.servers": s.bootstrap})
+    futures = admin.list_offsets({TopicPartition(topic, 0): spec})
+    return int(futures[TopicPartition(topic, 0)].result(10).offset)
+
+
+def test_cli_injects_an_error_lists_it_and_clears_it(standalone: Standalone) -> None:
+    topic = standalone.topic()
+    done = standalone.fault(
+        "inject_error",
+        "--api",
+        "Produce",
+        "--error",
+        "TOPIC_AUTHORIZATION_FAILED",
+        "--topic",
+        topic,
+    )
+    assert done.returncode == 0, done.stderr
+    listed = json.loads(standalone.fault("list").stdout)
+    assert listed == [
+        {"id": json.loads(done.stdout), "kind": "error", "api": "Produce", "times": 1, "hits": 0}
+        | {"topic": topic, "error": "TOPIC_AUTHORIZATION_FAILED"}
+    ]
+
+    [(err, _)] = _produce(standalone, topic, [b"refused"])
+    assert err is not None and err.code() == KafkaError.TOPIC_AUTHORIZATION_FAILED
+
+    standalone.fault("add_latency", "--api", "Fetch", "--delay-ms", "10")
+    assert standalone.fault("clear").returncode == 0
+    assert json.loads(standalone.fault("list").stdout) == []
+    assert _produce(standalone, topic, [b"ok"]) == [(None, 0)]
+
+
+def test_cli_ages_out_and_deletes_records(standalone: Standalone) -> None:
+    topic = standalone.topic()
+    _produce(standalone, topic, [b"a", b"b", b"c", b"d"])
+
+    assert json.loads(
+        standalone.fault("delete_records", "--topic", topic, "--before", "1").stdout
+    ) == {"0": 1}
+    assert _offsets(standalone, topic, OffsetSpec.earliest()) == 1
+    aged = standalone.fault("age_out_records", "--topic", topic)
+    assert aged.returncode == 0, aged.stderr
+    assert json.loads(aged.stdout) == {"0": 4}
+    assert _offsets(standalone, topic, OffsetSpec.earliest()) == 4
+
+
+def test_http_moves_a_leader_and_recreates_a_topic(standalone: Standalone) -> None:
+    topic = standalone.topic()
+    before = (
+        standalone.admin().list_topics(topic=topic, timeout=10).topics[topic].partitions[0].leader
+    )
+
+    status, answer = standalone.http(
+        "POST", "/faults/move_leader", json.dumps({"topic": topic}).encode()
+    )
+    assert status == 200, answer
+    assert answer["result"] != before
+    assert _produce(standalone, topic, [b"x"]) == [(None, 0)]
+
+    status, answer = standalone.http(
+        "POST", "/faults/recreate_topic", json.dumps({"topic": topic, "partitions": 2}).encode()
+    )
+    assert status == 200, answer
+    assert _offsets(standalone, topic, OffsetSpec.latest()) == 0
+    assert standalone.http("DELETE", "/faults")[0] == 200
+
+
+def test_cli_pauses_and_resumes(standalone: Standalone) -> None:
+    topic = standalone.topic()
+    assert standalone.fault("pause").returncode == 0
+    impatient = {"message.timeout.ms": 1500, "request.timeout.ms": 1000}
+    [(err, _)] = _produce(standalone, topic, [b"paused"], **impatient)
+    assert err is not None and err.code() == KafkaError._MSG_TIMED_OUT
+
+    assert standalone.fault("resume").returncode == 0
+    [(err, _)] = _produce(standalone, topic, [b"resumed"], **impatient)
+    assert err is None
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "status", "says"),
+    [
+        ("POST", "/faults/pause", b"{not json", 400, "not JSON"),
+        ("POST", "/faults/explode", b"{}", 400, "unknown action 'explode'"),
+        (
+            "POST",
+            "/faults/inject_error",
+            b'{"api": "Produce"}',
+            400,
+            "missing parameter(s) ['error']",
+        ),
+        (
+            "POST",
+            "/faults/add_latency",
+            b'{"api": "Produce", "delay_ms": "slow"}',
+            400,
+            "delay_ms must be int",
+        ),
+        (
+            "POST",
+            "/faults/add_latency",
+            b'{"api": "Nope", "delay_ms": 1}',
+            409,
+            "unknown Kafka API 'Nope'",
+        ),
+        (
+            "POST",
+            "/faults/delete_topic",
+            b'{"topic": "never-was", "color": 1}',
+            400,
+            "unknown parameter(s) ['color']",
+        ),
+        ("POST", "/faults/delete_topic", b'{"topic": "never-was"}', 409, "never-was"),
+        ("POST", "/faults/pause", b"[1, 2]", 400, "JSON object"),
+        ("GET", "/elsewhere", None, 404, "no such path"),
+        ("DELETE", "/faults/abc", None, 400, "expected a fault id"),
+    ],
+)
+def test_bad_requests_get_a_4xx_reason_and_the_emulator_keeps_serving(
+    standalone: Standalone, method: str, path: str, body: bytes | None, status: int, says: str
+) -> None:
+    got, answer = standalone.http(method, path, body)
+
+    assert (got, answer["ok"]) == (status, False)
+    assert says in answer["error"]
+    assert standalone.http("GET", "/faults") == (200, {"ok": True, "result": []})
+    assert standalone.admin().list_topics(timeout=10).brokers
+
+
+def test_cli_reports_a_refusal_with_exit_status_2(standalone: Standalone) -> None:
+    done = standalone.fault("add_partitions", "--topic", "whatever")
+
+    assert done.returncode == 2
+    assert "missing parameter(s) ['total']" in done.stderr
