@@ -9,3 +9,5 @@ from pathlib import Path
 
 FIXTURES = Path(__file__).parent / "fixtures"
 sys.path.insert(0, str(FIXTURES / "jobs"))
+
+pytest_plugins = ["pytester"]

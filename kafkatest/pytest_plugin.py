@@ -41,6 +41,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         ),
     )
     group.addoption(
+        "--kafkatest-reports",
+        default=None,
+        help="directory for the reports of failed delivery assertions (default kafkatest-reports)",
+    )
+    group.addoption(
         "--kafka-bootstrap",
         default=None,
         help="host:port of an existing cluster, for --kafka-backend=external",
@@ -48,6 +53,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    selected_backends(config)  # a misspelt backend stops the run before anything starts
     for marker in ("kafka_backends(*names): run this test only on these broker backends",):
         config.addinivalue_line("markers", marker)
 
@@ -193,10 +199,28 @@ def checkpoint_dir(tmp_path: Path) -> Path:
     return path
 
 
+def _save_delivery_report(
+    item: pytest.Item, error: BaseException, report: pytest.TestReport
+) -> None:
+    """A failed delivery assertion leaves its JSON and HTML report for the user to open."""
+    from kafkatest.assertions import DeliveryAssertionError
+
+    if not isinstance(error, DeliveryAssertionError):
+        return
+    root = Path(item.config.getoption("--kafkatest-reports") or "kafkatest-reports")
+    directory = root / re.sub(r"[^A-Za-z0-9._-]+", "_", item.nodeid)
+    with contextlib.suppress(OSError):
+        paths = error.report.write(directory)
+        listing = "\n".join(f"  {kind}: {path}" for kind, path in paths.items())
+        report.sections.append(("kafkatest delivery report", listing))
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[Any]:
     """On failure, attach the broker's log tail: the broker's side of the story."""
     report = yield
+    if report.failed and call.excinfo is not None:
+        _save_delivery_report(item, call.excinfo.value, report)
     if report.failed:
         for broker in item.config.stash.get(_BROKERS_KEY, []):
             with contextlib.suppress(Exception):

@@ -1,0 +1,53 @@
+"""The plugin's own behaviour, seen from a downstream test run (pytester)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def test_failed_delivery_assertion_writes_its_report(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        from kafkatest.assertions import assert_exactly_once
+
+        def test_dupes():
+            expected = [{"id": 1}, {"id": 2}]
+            assert_exactly_once(expected, [{"id": 1}, {"id": 1}, {"id": 2}], on="id")
+        """
+    )
+    result = pytester.runpytest_inprocess("--kafkatest-reports=out")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*kafkatest delivery report*", "*html: out/*delivery-report.html"])
+    written = sorted(p.name for p in (pytester.path / "out").rglob("delivery-report.*"))
+    assert written == ["delivery-report.html", "delivery-report.json"]
+
+
+def test_unknown_backend_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_x(kafka_broker):\n    pass\n")
+    result = pytester.runpytest_inprocess("--kafka-backend=kafak")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*unknown backend kafak; choose from emulator, kafka*"])
+
+
+def test_topics_are_unique_and_deleted_after_the_test(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import json, pathlib
+        names = []
+
+        def test_a(kafka_topic, kafka_broker):
+            names.append(kafka_topic(partitions=2))
+            names.append(kafka_topic())
+            assert len(set(names)) == 2
+            assert kafka_broker.partition_count(names[0]) == 2
+
+        def test_b(kafka_broker):
+            left = set(names) & set(kafka_broker.list_topics())
+            pathlib.Path("left.json").write_text(json.dumps(sorted(left)))
+        """
+    )
+    result = pytester.runpytest_inprocess("--kafka-backend=emulator", "-p", "no:randomly")
+    result.assert_outcomes(passed=2)
+    assert (pytester.path / "left.json").read_text() == "[]"
