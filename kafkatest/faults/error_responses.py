@@ -31,7 +31,15 @@ from kafkatest.faults.request_scope import (
     partition_of,
 )
 
-_IDENTITY = (*TOPIC_FIELDS, "topic_id", *PARTITION_FIELDS, "key", "group_id")
+_IDENTITY = (
+    *TOPIC_FIELDS,
+    "topic_id",
+    *PARTITION_FIELDS,
+    "key",
+    "group_id",
+    "resource_type",
+    "resource_name",
+)
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 
@@ -130,32 +138,48 @@ def _build(cls: type, source: Any, code: ErrorCode) -> tuple[Any, bool]:
 
 def _mirror_items(element: type, source: Any) -> tuple[Any, ...]:
     """The request entries a response tuple of `element` answers one by one."""
-    if source is None:
+    if source is None or not dataclasses.is_dataclass(source):
         return ()
-    wanted = {f.name for f in dataclasses.fields(element)} & set(_IDENTITY)
-    if not wanted:
+    kind = _kind({f.name for f in dataclasses.fields(element)})
+    if kind == "other":
         return ()
     for _name, items in entity_tuples(source):
-        have = {f.name for f in dataclasses.fields(items[0])}
-        if _kind(have) == _kind(wanted):
+        if _kind({f.name for f in dataclasses.fields(items[0])}) == kind:
             return items
-    if "key" in wanted:  # FindCoordinator v4+: keys come as plain strings
-        keys = getattr(source, "coordinator_keys", ())
-        return tuple(_Key(k) for k in keys)
+    for name in _SCALAR_LISTS[kind]:
+        values = getattr(source, name, None)
+        if isinstance(values, tuple) and values:
+            return tuple(_scalar_entry(kind, value) for value in values)
     return ()
 
 
-@dataclasses.dataclass(frozen=True)
-class _Key:
-    key: str
+#: Requests that list plain values where the response has one entry per value.
+_SCALAR_LISTS = {
+    "topic": ("topic_names",),
+    "partition": ("partition_indexes", "partitions"),
+    "resource": (),
+    "group": ("groups", "groups_names"),
+    "key": ("coordinator_keys",),
+}
+_KIND_FIELDS = {
+    "topic": (*TOPIC_FIELDS, "topic_id"),
+    "partition": PARTITION_FIELDS,
+    "resource": ("resource_name",),
+    "group": ("group_id",),
+    "key": ("key",),
+}
 
 
 def _kind(names: set[str]) -> str:
-    if names & {*TOPIC_FIELDS, "topic_id"}:
-        return "topic"
-    if names & set(PARTITION_FIELDS):
-        return "partition"
+    for kind, fields in _KIND_FIELDS.items():
+        if names & set(fields):
+            return kind
     return "other"
+
+
+def _scalar_entry(kind: str, value: Any) -> types.SimpleNamespace:
+    """A stand-in entry for one plain value (``partition_indexes=(0, 1)`` -> two entries)."""
+    return types.SimpleNamespace(**dict.fromkeys(_KIND_FIELDS[kind], value))
 
 
 def _identity(name: str, source: Any, hint: Any) -> Any:

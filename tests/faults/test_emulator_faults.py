@@ -63,6 +63,21 @@ def test_an_error_aimed_at_one_partition_leaves_the_others_served(
         futures[TopicPartition(topic, 1)].result(timeout=10)
 
 
+def test_a_consumer_rides_out_retriable_fetch_errors(
+    kafka_broker: Broker, kafka_topic: Callable[..., str], kafka_faults: Faults
+) -> None:
+    topic = kafka_topic()
+    deliver(producer(kafka_broker), topic, [b"a", b"b"])
+    kafka_faults.inject_error("Fetch", "NOT_LEADER_OR_FOLLOWER", times=2, topic=topic, partition=0)
+
+    with consumer(kafka_broker) as c:
+        c.assign([TopicPartition(topic, 0, 0)])
+        got = [_next_value(c), _next_value(c)]
+
+    assert got == [b"a", b"b"]
+    assert kafka_faults.active() == []
+
+
 def test_dropped_connections_are_reconnected_by_the_client(
     kafka_broker: Broker, kafka_topic: Callable[..., str], kafka_faults: Faults
 ) -> None:
