@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -16,6 +18,15 @@ def fenced_blocks(language: str) -> list[str]:
 def test_readme_downstream_example_is_the_tested_file() -> None:
     example = (ROOT / "tests" / "test_readme_example.py").read_text()
     assert example in fenced_blocks("python")
+
+
+@pytest.mark.parametrize(
+    "block",
+    [b for b in fenced_blocks("python") if "def test_" not in b],
+    ids=lambda b: b.splitlines()[0][:40],
+)
+def test_readme_snippets_run(block: str) -> None:
+    exec(compile(block, "README.md", "exec"), {"__name__": "readme"})
 
 
 def test_ci_runs_the_readme_test_command() -> None:
