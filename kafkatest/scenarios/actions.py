@@ -22,6 +22,7 @@ class JobControl(Protocol):
     def kill(self) -> None: ...
     def restart(self) -> None: ...
     def stop(self) -> None: ...
+    def start(self) -> None: ...
 
 
 @dataclass
@@ -33,6 +34,8 @@ class RunContext:
     seeds: dict[str, SeedResult] = field(default_factory=dict)
     job: JobControl | None = None
     log: list[str] = field(default_factory=list)
+    #: Process groups of job processes started in this run (all killed by its end).
+    process_groups: list[int] = field(default_factory=list)
 
     def topic(self, logical: str) -> str:
         try:
@@ -92,6 +95,7 @@ ACTIONS: dict[str, Callable[[RunContext, dict[str, Any]], object]] = {
     "kill_job": lambda ctx, a: _job(ctx).kill(),
     "restart_job": lambda ctx, a: _job(ctx).restart(),
     "stop_query": lambda ctx, a: _job(ctx).stop(),
+    "start_query": lambda ctx, a: _job(ctx).start(),
 }
 
 

@@ -10,11 +10,30 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
+import threading
+import time
 import traceback
 from pathlib import Path
 
 from kafkatest.scenarios.loading import load_job
 from kafkatest.scenarios.spark_errors import error_conditions
+
+
+def _die_with(parent_pid: int) -> None:
+    """Kill this job's process group (driver and JVM) once the test process is gone.
+
+    Linux's parent-death signal follows the thread that forked us, which may end
+    long before the test does; watching our parent's pid does not.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(0.5)
+        os.killpg(os.getpgrp(), signal.SIGKILL)
+
+    threading.Thread(target=watch, name="kafkatest-parent-watch", daemon=True).start()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,7 +46,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--options", default="{}", help="source/job options as JSON")
     parser.add_argument("--result", required=True, help="file to write the outcome to (JSON)")
     parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--parent-pid", type=int, default=None)
     args = parser.parse_args(argv)
+    if args.parent_pid is not None:
+        _die_with(args.parent_pid)
 
     from kafkatest.spark.session import kafka_spark_session
 

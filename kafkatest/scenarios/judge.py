@@ -73,11 +73,12 @@ def judge(result: ScenarioResult, ctx: RunContext) -> None:
     for text in expect.error:
         if result.run.status == "failed" and text not in said:
             result.problems.append(f"the job's error does not say {text!r}")
-    if expect.delivery == "none":
-        return
     sink = ctx.topic(result.scenario.sink)
     expected = expected_records(ctx, sink)
     rows = topic_rows(ctx.broker, sink)
+    result.expected, result.sink_rows = expected, rows
+    if expect.delivery == "none":
+        return
     result.delivery = _delivery(result, ctx, expected, rows)
     if expect.duplicated is not None:
         named = record_set_ids(ctx, expect.duplicated)

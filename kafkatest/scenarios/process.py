@@ -1,9 +1,9 @@
 """A job under test in its own process group, killable with SIGKILL and restartable.
 
 Nothing may outlive the test: the child runs in a new session (its JVM joins the
-child's process group, so one killpg takes both), asks Linux to SIGKILL it when
-the parent dies, and every live job is killed at interpreter exit and by the
-`job_processes` fixture's teardown, also when the test failed.
+child's process group, so one killpg takes both), kills its own group when the
+test process dies (it watches its parent), and every live job is killed when
+its run ends, at interpreter exit, and when the scenario run fails.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,16 +38,6 @@ class JobOutcome:
     @property
     def failed(self) -> bool:
         return self.status == "failed"
-
-
-def _die_with_parent() -> None:
-    """preexec: SIGKILL this child if the test process dies first (Linux only)."""
-    with contextlib.suppress(Exception):
-        import ctypes
-
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        pr_set_pdeathsig = 1
-        libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
 
 
 class JobProcess:
@@ -110,13 +99,14 @@ class JobProcess:
                 str(self._result_path()),
                 "--timeout",
                 str(self.timeout_s),
+                "--parent-pid",
+                str(os.getpid()),
             ],
             stdout=log,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             env=env,
             start_new_session=True,
-            preexec_fn=_die_with_parent,
         )
         log.close()
         with _LIVE_LOCK:
@@ -192,18 +182,25 @@ def kill_all_jobs() -> None:
         job.kill()
 
 
-def wait_until_dead(pid: int, timeout_s: float = 10.0) -> bool:
-    """True once `pid` no longer exists (for checking that nothing leaked)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
+def live_members(group: int) -> list[int]:
+    """Pids of processes in process group `group` that still run (zombies do not count).
+
+    A killed driver's JVM is reparented to pid 1, which in some containers never
+    reaps it: it stays a zombie, dead but visible to ``kill(pid, 0)``.
+    """
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
         try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        except PermissionError:
-            return False
-        time.sleep(0.05)
-    return False
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        state, pgrp = fields[0], int(fields[2])
+        if pgrp == group and state not in ("Z", "X"):
+            members.append(int(entry.name))
+    return members
 
 
 atexit.register(kill_all_jobs)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from kafkatest.assertions.report import DeliveryReport
 from kafkatest.scenarios.spec import Scenario
@@ -47,6 +48,10 @@ class ScenarioResult:
     delivery: DeliveryReport | None = None
     problems: list[str] = field(default_factory=list)
     saved_to: str | None = None
+    process_groups: list[int] = field(default_factory=list)
+    #: The seeded records the job should deliver, and the sink's rows, for further checks.
+    expected: list[Any] = field(default_factory=list)
+    sink_rows: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

@@ -48,11 +48,15 @@ def real_topic_names(scenario: Scenario) -> dict[str, str]:
 
 
 def resolved_options(scenario: Scenario, names: dict[str, str]) -> dict[str, str]:
-    """Option values with ``{topic}`` replaced by the real, regex-escaped name."""
+    """Option values with ``{topic}`` replaced by the real name.
+
+    Real names hold only letters, digits, ``.``, ``_`` and ``-``, so they read the
+    same inside a ``subscribePattern`` regex and inside ``endingOffsets`` JSON.
+    """
     out = {}
     for key, value in scenario.options.items():
         for logical, real in names.items():
-            value = value.replace("{" + logical + "}", re.escape(real))
+            value = value.replace("{" + logical + "}", real)
         out[key] = value
     return out
 
@@ -85,6 +89,7 @@ def run_scenario(
             run,
             [t.firing for t in triggers if t.firing is not None],
             list(ctx.log),
+            process_groups=list(ctx.process_groups),
         )
         for trigger in triggers:
             if trigger.firing is None:
@@ -166,11 +171,20 @@ def _until_trigger(scenario: Scenario, ctx: RunContext, stop: Any) -> Trigger | 
 
 
 class _QueryControl:
-    """Actions' handle on an in-process query (stop only: it cannot be killed)."""
+    """Actions' handle on the in-process query: stop it, or start the job again.
 
-    def __init__(self) -> None:
+    A start reuses the checkpoint, so the new run resumes where the last one
+    committed: how a test places a fault while the job is down.
+    """
+
+    def __init__(self, start_job: Any) -> None:
+        self.start_job = start_job
         self.query: StreamingQuery | None = None
         self.stopped_by_harness = False
+
+    def start(self) -> None:
+        self.stopped_by_harness = False
+        self.query = self.start_job()
 
     def stop(self) -> None:
         self.stopped_by_harness = True
@@ -181,13 +195,26 @@ class _QueryControl:
         raise ValueError("kill_job needs mode: process (the job in its own process)")
 
     def restart(self) -> None:
-        raise ValueError("restart_job needs mode: process (the job in its own process)")
+        self.stop()
+        self.start()
 
 
 def _run_stream(
     scenario: Scenario, ctx: RunContext, spark: SparkSession, checkpoint: str
 ) -> tuple[JobRun, list[Trigger]]:
-    control = _QueryControl()
+    job = load_job(scenario.job)
+
+    def start_job() -> StreamingQuery:
+        return job(
+            spark,
+            ctx.broker.bootstrap_servers,
+            ctx.topic(scenario.source),
+            ctx.topic(scenario.sink),
+            checkpoint,
+            options=resolved_options(scenario, ctx.names),
+        )
+
+    control = _QueryControl(start_job)
     ctx.job = control
     feed = ProgressFeed(spark)
     triggers = [build_trigger(s, ctx) for s in scenario.steps]
@@ -198,19 +225,11 @@ def _run_stream(
         for trigger in triggers:
             if isinstance(trigger, BeforeStart):
                 trigger.maybe_fire(None, time.monotonic())
-        job = load_job(scenario.job)
-        query = job(
-            spark,
-            ctx.broker.bootstrap_servers,
-            ctx.topic(scenario.source),
-            ctx.topic(scenario.sink),
-            checkpoint,
-            options=resolved_options(scenario, ctx.names),
-        )
-        control.query = query
-        feed.query_id = str(query.id)
+        control.start()
+        assert control.query is not None
+        feed.query_id = str(control.query.id)
         watch = TriggerWatch(watched, feed.latest).start()
-        run = _await_query(query, scenario.timeout_s, control, watch)
+        run = _await_query(scenario.timeout_s, control, watch)
     finally:
         if watch is not None:
             watch.stop()
@@ -218,15 +237,17 @@ def _run_stream(
     return run, triggers
 
 
-def _await_query(
-    query: StreamingQuery, timeout_s: float, control: _QueryControl, watch: TriggerWatch
-) -> JobRun:
+def _await_query(timeout_s: float, control: _QueryControl, watch: TriggerWatch) -> JobRun:
+    """Wait for the query (or the one an action started in its place) to end."""
     deadline = time.monotonic() + timeout_s
     while True:
+        query = control.query
+        assert query is not None
         try:
-            if query.awaitTermination(0.2):
-                break
+            ended = query.awaitTermination(0.2)
         except Exception as exc:  # the query's own failure: what the scenario is about
+            if watch.acting or control.query is not query:
+                continue  # an action stopped it and may start it again
             return _failed(exc)
         if watch.error is not None:
             query.stop()
@@ -234,11 +255,11 @@ def _await_query(
         if time.monotonic() > deadline:
             query.stop()
             return JobRun("timeout")
+        if ended and not watch.acting and control.query is query and watch.settled():
+            break
     error = query.exception()
     if error is not None:
         return _failed(error)
-    if watch.error is not None:
-        return JobRun("failed", "ActionError", f"a fault action failed: {watch.error!r}")
     return JobRun("stopped" if control.stopped_by_harness else "finished")
 
 
@@ -269,14 +290,23 @@ def _run_batch(
 
 
 class _ProcessControl:
-    def __init__(self, process: JobProcess) -> None:
+    """Actions' handle on a job process; remembers every process group it started."""
+
+    def __init__(self, process: JobProcess, groups: list[int]) -> None:
         self.process = process
+        self.groups = groups
 
     def kill(self) -> None:
         self.process.kill()
 
     def restart(self) -> None:
+        self.process.kill()
+        self.start()
+
+    def start(self) -> None:
         self.process.start()
+        if self.process.pid is not None:
+            self.groups.append(self.process.pid)
 
     def stop(self) -> None:
         self.process.kill()
@@ -295,7 +325,8 @@ def _run_process(
         resolved_options(scenario, ctx.names),
         timeout_s=scenario.timeout_s,
     )
-    ctx.job = _ProcessControl(process)
+    control = _ProcessControl(process, ctx.process_groups)
+    ctx.job = control
     feed = CheckpointFeed(checkpoint)
     baseline = sum(ctx.broker.latest_offsets(sink).values())
     triggers = [build_trigger(s, ctx, feed, baseline, scenario.sink) for s in scenario.steps]
@@ -304,7 +335,7 @@ def _run_process(
         for trigger in triggers:
             if isinstance(trigger, BeforeStart):
                 trigger.maybe_fire(None, time.monotonic())
-        process.start()
+        control.start()
         watch = TriggerWatch([t for t in triggers if not isinstance(t, BeforeStart)], feed.latest)
         watch.start()
         deadline = time.monotonic() + scenario.timeout_s * 2

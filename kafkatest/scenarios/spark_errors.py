@@ -17,7 +17,9 @@ def error_conditions(exc: BaseException) -> list[str]:
     """Error conditions of `exc` and of its JVM causes, outermost first."""
     found: list[str] = []
     _add(found, exc)
-    throwable: Any = getattr(exc, "_origin", None)
+    # PySpark's own exceptions keep the JVM throwable as `_origin`; a raw
+    # Py4JJavaError (e.g. from DataFrameWriter.save) as `java_exception`.
+    throwable: Any = getattr(exc, "_origin", None) or getattr(exc, "java_exception", None)
     for _ in range(MAX_CAUSES):
         if throwable is None:
             break

@@ -4,7 +4,7 @@ The same `Scenario` drives a pytest test and ``kafkatest repro FILE``: a failing
 test saves it as YAML, and anyone can run that file against a fresh broker to
 see the same faults hit the same job at the same points. Topic names in a file
 are logical (``src``); each run gives them unique real names, and option values
-may refer to them as ``{src}`` (regex-escaped, for ``subscribePattern``).
+may refer to them as ``{src}`` (in ``subscribePattern``, ``endingOffsets``).
 """
 
 from __future__ import annotations

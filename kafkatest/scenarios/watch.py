@@ -35,6 +35,7 @@ class TriggerWatch:
         self.error: BaseException | None = None
         #: True while a trigger's actions run (a restart may be half done).
         self.acting = False
+        self._passes = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="kafkatest-triggers", daemon=True)
 
@@ -59,7 +60,24 @@ class TriggerWatch:
             except BaseException as exc:  # reported by the runner, never swallowed
                 self.error = exc
                 return
+            self._passes += 1
             self._stop.wait(POLL_S)
+
+    def settled(self) -> bool:
+        """True once a whole pass over the triggers ran after this call began.
+
+        A job that just ended may have produced the very event a trigger waits
+        for; this gives the trigger its look before the run is declared over.
+        """
+        if not self._thread.is_alive():
+            return not self.acting
+        seen = self._passes
+        deadline = time.monotonic() + 10 * POLL_S
+        while self._passes < seen + 2 and self._thread.is_alive():
+            if time.monotonic() > deadline:
+                break
+            time.sleep(POLL_S / 2)
+        return not self.acting
 
     @property
     def done(self) -> bool:
