@@ -42,6 +42,12 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _repro(args: argparse.Namespace) -> int:
+    from kafkatest.scenarios.repro import run_repro
+
+    return run_repro(args.file, args.backend, args.bootstrap)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kafkatest", description="Test PySpark jobs that read from and write to Kafka."
@@ -53,6 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--records", type=int, default=1000, help="orders to seed (default 1000)")
     demo.add_argument("--job", default=None, help="job module to run instead of the sample")
     demo.set_defaults(run=_demo)
+
+    repro = commands.add_parser("repro", help="replay a saved fault scenario; exit 1 if it fails")
+    repro.add_argument("file", help="scenario file (YAML or JSON)")
+    repro.add_argument("--backend", default=None, help="emulator, kafka, container or external")
+    repro.add_argument("--bootstrap", default=None, help="host:port for --backend external")
+    repro.set_defaults(run=_repro)
 
     jars = commands.add_parser("jars", help="print resolved jar paths, one per line")
     jars.add_argument("which", choices=["spark", "kafka"])

@@ -68,7 +68,7 @@ def judge(result: ScenarioResult, ctx: RunContext) -> None:
     expect = result.scenario.expect
     want = RUN_FOR_OUTCOME[expect.outcome]
     if result.run.status != want:
-        result.problems.append(f"expected the job to {expect.outcome}, but: {result.run.line()}")
+        result.problems.append(f"expected: the job {expect.outcome}; instead {result.run.line()}")
     said = "\n".join([result.run.error, *result.run.conditions])
     for text in expect.error:
         if result.run.status == "failed" and text not in said:
