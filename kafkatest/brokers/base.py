@@ -73,5 +73,3 @@ def parse_topic_config(config: Mapping[str, object] | None) -> dict[str, str]:
     for key, value in config.items():
         out[key] = str(value).lower() if isinstance(value, bool) else str(value)
     return out
-
-

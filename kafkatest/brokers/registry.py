@@ -11,7 +11,7 @@ BACKENDS = ("emulator", "kafka", "container", "external")
 
 
 #: What fixtures and the demo use unless told otherwise (KAFKATEST_BACKEND overrides).
-DEFAULT_BACKEND = "kafka"
+DEFAULT_BACKEND = "emulator"
 
 
 def default_backend() -> str:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import struct
+import time
 from collections.abc import Sequence
 
 from crc32c import crc32c
 
 from kafkatest.emulator.protocol.primitives import encode_uvarint
+
+#: Recent enough not to be aged out by the 7-day default retention.
+RECENT_MS = (int(time.time()) - 3600) * 1000
 
 
 def _varint(value: int) -> bytes:
@@ -41,7 +45,7 @@ def encode_record(
 
 def build_batch(
     values: Sequence[bytes | None],
-    base_timestamp: int = 1_700_000_000_000,
+    base_timestamp: int = RECENT_MS,
     timestamps: Sequence[int] | None = None,
     producer_id: int = -1,
     producer_epoch: int = -1,

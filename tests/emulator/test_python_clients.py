@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
@@ -11,8 +12,10 @@ from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 
 from kafkatest.brokers.emulator import EmulatorBroker
 
+# Recent timestamps: older ones would be aged out by the 7-day default retention.
+NOW_MS = (int(time.time()) - 3600) * 1000
 RECORDS = [
-    (f"k{i}".encode(), f"value-{i}".encode() * (i % 5 + 1), [("n", str(i).encode())], 1_000 + i)
+    (f"k{i}".encode(), f"value-{i}".encode() * (i % 5 + 1), [("n", str(i).encode())], NOW_MS + i)
     for i in range(200)
 ]
 
@@ -73,7 +76,8 @@ def test_aiokafka_produce_and_assign_consume(emulator: EmulatorBroker, topic: st
             consumer.assign([partition])
             await consumer.seek_to_beginning(partition)
             got: list[tuple[bytes | None, bytes | None, list, int]] = []
-            while len(got) < len(RECORDS):
+            deadline = time.monotonic() + 30
+            while len(got) < len(RECORDS) and time.monotonic() < deadline:
                 batches = await asyncio.wait_for(consumer.getmany(timeout_ms=1000), 10)
                 for messages in batches.values():
                     got += [(m.key, m.value, list(m.headers), m.timestamp) for m in messages]

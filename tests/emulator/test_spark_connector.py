@@ -7,6 +7,7 @@ sessions declined, OffsetForLeaderEpoch, and an idempotent producer.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -16,7 +17,8 @@ from kafkatest.records import Record
 
 pytestmark = pytest.mark.spark
 
-BASE_TS = 1_700_000_000_000
+# Recent: timestamps older than the 7-day default retention would be aged out.
+BASE_TS = (int(time.time()) - 3600) * 1000
 
 
 @pytest.fixture(scope="module")
