@@ -14,7 +14,12 @@ def test_every_order_is_enriched(spark, kafka_broker, kafka_topic, checkpoint_di
         [
             {
                 "key": f"o-{i}",
-                "value": {"order_id": f"o-{i}", "customer": "ada", "amount": 10.0, "currency": "USD"},
+                "value": {
+                    "order_id": f"o-{i}",
+                    "customer": "ada",
+                    "amount": 10.0,
+                    "currency": "USD",
+                },
                 "headers": {"source": "web"},
                 "partition": i % 3,
             }
@@ -22,7 +27,9 @@ def test_every_order_is_enriched(spark, kafka_broker, kafka_topic, checkpoint_di
         ],
     )
 
-    query = job.start_stream(spark, kafka_broker.bootstrap_servers, source, sink, str(checkpoint_dir))
+    query = job.start_stream(
+        spark, kafka_broker.bootstrap_servers, source, sink, str(checkpoint_dir)
+    )
     wait_for_query(query)  # AvailableNow: returns when caught up; raises the query's error
 
     rows = topic_rows(kafka_broker, sink)

@@ -39,7 +39,9 @@ def _pom(coordinates: Sequence[str]) -> str:
     for coordinate in coordinates:
         parts = coordinate.split(":")
         if len(parts) != 3:
-            raise SetupError(f"bad Maven coordinate {coordinate!r}: expected group:artifact:version")
+            raise SetupError(
+                f"bad Maven coordinate {coordinate!r}: expected group:artifact:version"
+            )
         group, artifact, version = (escape(p) for p in parts)
         deps.append(
             f"<dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId>"
@@ -129,8 +131,10 @@ def resolve(coordinates: Sequence[str], *, quiet: bool = False) -> list[Path]:
             f"-Dmdep.outputFile={out}",
         ]
         if not quiet:
-            print(f"kafkatest: resolving {', '.join(coordinates)} with Maven (first run only)",
-                  file=sys.stderr)
+            print(
+                f"kafkatest: resolving {', '.join(coordinates)} with Maven (first run only)",
+                file=sys.stderr,
+            )
         log = _run_showing_downloads(command, quiet=quiet)
         if not out.exists():
             missing = [c for c in coordinates if c.split(":")[1] in log and "not found" in log]
@@ -148,7 +152,9 @@ def resolve(coordinates: Sequence[str], *, quiet: bool = False) -> list[Path]:
         jars = [Path(p) for p in out.read_text().strip().split(os.pathsep) if p.endswith(".jar")]
     manifest = _manifest_path(coordinates)
     manifest.parent.mkdir(parents=True, exist_ok=True)
-    manifest.write_text(json.dumps({"coordinates": list(coordinates), "jars": [str(j) for j in jars]}))
+    manifest.write_text(
+        json.dumps({"coordinates": list(coordinates), "jars": [str(j) for j in jars]})
+    )
     return jars
 
 
