@@ -114,12 +114,15 @@ class TopicRegistry:
 
     @staticmethod
     def check_growth(topic: Topic, total: int) -> None:
+        # Kafka's (KRaft controller's) own wording, which tools print to users.
         current = len(topic.partitions)
-        if total <= current:
+        if total < current:
             raise InvalidPartitions(
-                f"Topic currently has {current} partitions, which is higher than or equal "
-                f"to the requested {total}."
+                f"The topic {topic.name} currently has {current} partition(s); "
+                f"{total} would not be an increase."
             )
+        if total == current:
+            raise InvalidPartitions(f"Topic already has {current} partition(s).")
         if total > MAX_PARTITIONS:
             raise InvalidPartitions(f"too many partitions: {total}")
 
