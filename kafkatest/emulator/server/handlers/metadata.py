@@ -16,7 +16,7 @@ from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make
 from kafkatest.emulator.state import EmulatorState
 from kafkatest.emulator.state.broker_state import LEADER_EPOCH
 from kafkatest.emulator.state.errors import StateError, UnknownTopicOrPartition
-from kafkatest.emulator.state.topics import Topic
+from kafkatest.emulator.state.topics import Partition, Topic
 
 #: Kafka's "authorized operations not requested".
 _OPERATIONS_OMITTED = -(2**31)
@@ -73,19 +73,25 @@ def _lookup(ctx: RequestContext, types: Any, wanted: Any, allow_create: bool) ->
         )
 
 
+def partition_fields(partition: Partition) -> dict[str, Any]:
+    """A partition as Metadata and DescribeTopicPartitions describe it: one replica,
+    so the leader is the whole ISR and no other replica is ever eligible to lead."""
+    return {
+        "error_code": ErrorCode.none,
+        "partition_index": partition.index,
+        "leader_id": partition.leader_id,
+        "leader_epoch": LEADER_EPOCH,
+        "replica_nodes": (partition.leader_id,),
+        "isr_nodes": (partition.leader_id,),
+        "offline_replicas": (),
+        "eligible_leader_replicas": (),
+        "last_known_elr": (),
+    }
+
+
 def _describe(types: Any, topic: Topic) -> Any:
     partitions = tuple(
-        make(
-            types.MetadataResponsePartition,
-            error_code=ErrorCode.none,
-            partition_index=p.index,
-            leader_id=p.leader_id,
-            leader_epoch=LEADER_EPOCH,
-            replica_nodes=(p.leader_id,),
-            isr_nodes=(p.leader_id,),
-            offline_replicas=(),
-        )
-        for p in topic.partitions
+        make(types.MetadataResponsePartition, **partition_fields(p)) for p in topic.partitions
     )
     return make(
         types.MetadataResponseTopic,
