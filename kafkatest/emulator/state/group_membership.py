@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from kio.schema.errors import ErrorCode
 
+from kafkatest.emulator.protocol.consumer_subscription import subscribed_topics
 from kafkatest.emulator.state.group_clock import TimerHandle
 from kafkatest.emulator.state.group_model import (
     GroupDescription,
@@ -105,6 +106,19 @@ class Group:
             members=members,
             skip_assignment=skip_assignment,
         )
+
+    def subscribed_topics(self) -> frozenset[str]:
+        """Topics the members' consumer-protocol metadata subscribes to.
+
+        As in Kafka, one member's unreadable metadata makes it "no topics at all".
+        """
+        topics: set[str] = set()
+        for member in self.members.values():
+            subscription = subscribed_topics(member.metadata_for(self.protocol_name))
+            if subscription is None:
+                return frozenset()
+            topics |= subscription
+        return frozenset(topics)
 
     def describe(self) -> GroupDescription:
         """Metadata and assignments are only meaningful (and shown) once Stable."""

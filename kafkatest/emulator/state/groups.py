@@ -438,6 +438,32 @@ class GroupCoordinator:
             return dict(stored)
         return {partition: stored.get(partition) for partition in partitions}
 
+    def delete_offsets(
+        self, group_id: str, partitions: Iterable[TopicPartition]
+    ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
+        """OffsetDelete: (group error, per-partition errors), by Kafka's rules.
+
+        A group with members keeps the offsets of topics it is subscribed to
+        (GROUP_SUBSCRIBED_TO_TOPIC) and may only lose the others if it speaks the
+        consumer protocol, whose metadata says what it subscribes to.
+        """
+        group = self._lookup(group_id)
+        if group is None or group.is_(DEAD):
+            return ErrorCode.group_id_not_found, {}
+        subscribed: frozenset[str] = frozenset()
+        if not group.is_(EMPTY):
+            if group.protocol_type != "consumer":
+                return ErrorCode.non_empty_group, {}
+            subscribed = group.subscribed_topics()
+        results: dict[TopicPartition, ErrorCode] = {}
+        for topic, partition in partitions:
+            if topic in subscribed:
+                results[(topic, partition)] = ErrorCode.group_subscribed_to_topic
+            else:
+                self._offsets.delete(group_id, topic, partition)
+                results[(topic, partition)] = ErrorCode.none
+        return ErrorCode.none, results
+
     # -- admin -----------------------------------------------------------------------
 
     def list_groups(self, states: Iterable[str] | None = None) -> list[GroupListing]:

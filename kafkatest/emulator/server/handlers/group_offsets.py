@@ -1,4 +1,4 @@
-"""OffsetCommit and OffsetFetch: committed positions of consumer groups.
+"""OffsetCommit, OffsetFetch and OffsetDelete: committed positions of consumer groups.
 
 Partitions of unknown topics are refused here (as Kafka's request layer does)
 before the coordinator judges the committer; a null commit metadata is stored as
@@ -59,22 +59,34 @@ async def offset_commit(ctx: RequestContext, request: Any) -> Any:
                 )
             )
     types = response_types(ctx)
-    topics = tuple(
+    topics = _partition_errors(
+        types.OffsetCommitResponseTopic, types.OffsetCommitResponsePartition, request.topics, errors
+    )
+    return make(types.OffsetCommitResponse, throttle_time=NO_THROTTLE, topics=topics)
+
+
+def _partition_errors(
+    topic_type: type,
+    partition_type: type,
+    topics: Iterable[Any],
+    errors: Mapping[TopicPartition, ErrorCode],
+) -> tuple[Any, ...]:
+    """One error per requested partition, in the request's layout (commit and delete)."""
+    return tuple(
         make(
-            types.OffsetCommitResponseTopic,
+            topic_type,
             name=topic.name,
             partitions=tuple(
                 make(
-                    types.OffsetCommitResponsePartition,
+                    partition_type,
                     partition_index=p.partition_index,
                     error_code=errors[(topic.name, p.partition_index)],
                 )
                 for p in topic.partitions
             ),
         )
-        for topic in request.topics
+        for topic in topics
     )
-    return make(types.OffsetCommitResponse, throttle_time=NO_THROTTLE, topics=topics)
 
 
 @handles(9, 1, 7)
@@ -129,4 +141,30 @@ def _fetched_partitions(
             error_code=error,
         )
         for partition, committed in partitions
+    )
+
+
+@handles(47, 0, 0)
+async def offset_delete(ctx: RequestContext, request: Any) -> Any:
+    """kafka-consumer-groups --delete-offsets; refused for topics an active group reads."""
+    types = response_types(ctx)
+    wanted = [(t.name, p.partition_index) for t in request.topics for p in t.partitions]
+    known = [tp for tp in wanted if _partition_exists(ctx.state, *tp)]
+    outcomes: dict[TopicPartition, ErrorCode] = dict.fromkeys(
+        wanted, ErrorCode.unknown_topic_or_partition
+    )
+    if not is_coordinator(ctx, request.group_id):
+        error = ErrorCode.not_coordinator
+    else:
+        error, deleted = coordinator_of(ctx.state).delete_offsets(request.group_id, known)
+        outcomes.update(deleted)
+    # A group-level error comes alone, without partitions (as Kafka answers).
+    topics = _partition_errors(
+        types.OffsetDeleteResponseTopic,
+        types.OffsetDeleteResponsePartition,
+        request.topics if error is ErrorCode.none else (),
+        outcomes,
+    )
+    return make(
+        types.OffsetDeleteResponse, error_code=error, throttle_time=NO_THROTTLE, topics=topics
     )
