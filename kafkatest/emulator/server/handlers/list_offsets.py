@@ -1,7 +1,9 @@
 """ListOffsets: earliest, latest, max timestamp, and first offset at a timestamp.
 
 A timestamp with no record at or after it answers offset -1 / timestamp -1 and
-no error, which Spark reads as "no match".
+no error, which Spark reads as "no match". Versions 8-10 add the tiered-storage
+specs; without tiered storage Kafka answers -4 (earliest local) like -2 and -5
+(latest tiered) with "no offset", which is what the emulator does too.
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ from kafkatest.emulator.state.log import PartitionLog
 LATEST = -1
 EARLIEST = -2
 MAX_TIMESTAMP = -3
+EARLIEST_LOCAL = -4
 
 
-@handles(2, 1, 7)
+@handles(2, 1, 10)
 async def list_offsets(ctx: RequestContext, request: Any) -> Any:
     ctx.state.maybe_enforce_retention()
     types = response_types(ctx)
@@ -67,7 +70,7 @@ def _list_partition(ctx: RequestContext, types: Any, topic_name: str, request: A
 def _lookup(log: PartitionLog, timestamp: int) -> tuple[int, int] | None:
     if timestamp == LATEST:
         return log.high_watermark, -1
-    if timestamp == EARLIEST:
+    if timestamp in (EARLIEST, EARLIEST_LOCAL):
         return log.log_start_offset, -1
     if timestamp == MAX_TIMESTAMP:
         return log.max_timestamp()
