@@ -1,0 +1,86 @@
+"""Run Apache Kafka's own command-line tools (topics, console producer, ...) from Python.
+
+Kafka's Maven artifacts ship the tools' classes but not the ``bin/*.sh`` wrappers,
+so this builds the ``java -cp ...`` command itself, from the jars kafkatest already
+resolves for the `kafka` backend. Tool logging goes to stderr at WARN, which keeps
+stdout to what the tool prints on purpose (records, tables) and still shows a
+warning a test may want to assert is absent.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from kafkatest.errors import SetupError
+
+#: Main classes of the tools in Kafka 4.x (kafka-tools jar), by their script names.
+TOPICS = "org.apache.kafka.tools.TopicCommand"
+CONSOLE_PRODUCER = "org.apache.kafka.tools.ConsoleProducer"
+CONSOLE_CONSUMER = "org.apache.kafka.tools.consumer.ConsoleConsumer"
+CONSUMER_GROUPS = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
+
+_QUIET_LOG4J2 = """\
+status = error
+appender.stderr.type = Console
+appender.stderr.name = stderr
+appender.stderr.target = SYSTEM_ERR
+appender.stderr.layout.type = PatternLayout
+appender.stderr.layout.pattern = %p %m (%c)%n
+rootLogger.level = WARN
+rootLogger.appenderRef.stderr.ref = stderr
+"""
+
+#: A tool is a short-lived JVM: a small heap and the C1 compiler start it fastest.
+_JVM_FLAGS = ("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
+
+
+def kafka_tools_classpath(version: str | None = None) -> str:
+    """The classpath of Apache Kafka's broker and tools (resolved once, then cached)."""
+    from kafkatest.jars import kafka_broker_jars
+
+    return os.pathsep.join(str(jar) for jar in kafka_broker_jars(version))
+
+
+def run_kafka_tool(
+    main_class: str,
+    args: Sequence[str],
+    timeout_s: float = 60.0,
+    input_text: str | None = None,
+    version: str | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run one Kafka tool to completion and return its exit code, stdout and stderr.
+
+    `input_text` is fed to stdin (the console producer reads records there); without
+    it stdin is empty, so no tool waits for a terminal. A tool still running after
+    `timeout_s` is killed and `subprocess.TimeoutExpired` raised, so no JVM outlives
+    the call. The exit code is not checked: a test may expect a tool to fail.
+    """
+    java = shutil.which("java")
+    if java is None:
+        raise SetupError("Kafka's tools run on the JVM and Java is not on PATH: install JDK 17+")
+    with tempfile.TemporaryDirectory(prefix="kafkatest-tool-") as workdir:
+        log_config = Path(workdir) / "log4j2.properties"
+        log_config.write_text(_QUIET_LOG4J2)
+        command = [
+            java,
+            *_JVM_FLAGS,
+            f"-Dlog4j2.configurationFile={log_config}",
+            "-cp",
+            kafka_tools_classpath(version),
+            main_class,
+            *args,
+        ]
+        return subprocess.run(
+            command,
+            input=input_text if input_text is not None else "",
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            cwd=workdir,
+            check=False,
+        )
