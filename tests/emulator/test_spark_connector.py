@@ -8,7 +8,7 @@ sessions declined, OffsetForLeaderEpoch, and an idempotent producer.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
@@ -21,23 +21,7 @@ pytestmark = pytest.mark.spark
 BASE_TS = (int(time.time()) - 3600) * 1000
 
 
-@pytest.fixture(scope="module")
-def spark() -> Iterator[object]:
-    from pyspark.sql import SparkSession
-
-    from kafkatest.jars import spark_connector_jars
-
-    jars = spark_connector_jars(quiet=True)
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("kafkatest-emulator")
-        .config("spark.jars", ",".join(str(p) for p in jars))
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .getOrCreate()
-    )
-    yield session
-    session.stop()
+# `spark` is the plugin's shared session: a private one would stop it for everyone.
 
 
 def _read(spark: object, emulator: EmulatorBroker, topic: str, **options: str) -> list[object]:
