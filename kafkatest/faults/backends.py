@@ -7,8 +7,11 @@ the emulator's clock and fault hook), so each backend gets a small control.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import time
+from pathlib import Path
 from typing import Protocol
 
 from kafkatest.brokers.base import Broker
@@ -36,7 +39,9 @@ class KafkaProcessControl:
         return int(pid)
 
     def pause(self) -> None:
-        os.kill(self._pid(), signal.SIGSTOP)
+        pid = self._pid()
+        os.kill(pid, signal.SIGSTOP)
+        _wait_until_stopped(pid)
 
     def resume(self) -> None:
         pid = getattr(self.broker, "pid", None)
@@ -45,6 +50,26 @@ class KafkaProcessControl:
 
     def run_retention(self, retention_ms: int, first: bool) -> None:
         """Nothing to do: kafkatest's broker checks retention every 500 ms."""
+
+
+def _wait_until_stopped(pid: int, timeout_s: float = 5.0) -> None:
+    """Return once every thread of `pid` is stopped.
+
+    kill() returns while a busy JVM's threads are still running; one of them may
+    answer a request that was sent after `pause()` returned.
+    """
+    tasks = Path(f"/proc/{pid}/task")
+    if not tasks.is_dir():  # not Linux: nothing to observe, the signal will land
+        return
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        states = []
+        for stat in tasks.glob("*/stat"):
+            with contextlib.suppress(OSError):
+                states.append(stat.read_text().rsplit(")", 1)[1].split()[0])
+        if states and all(state in ("T", "t") for state in states):
+            return
+        time.sleep(0.005)
 
 
 class UnpausableControl:
