@@ -85,7 +85,8 @@ class EmulatorProcess:
     def start(self) -> None:
         command = [sys.executable, "-m", "kafkatest.cli", "emulator", "--port", str(self.port)]
         self.process = spawn(command, self.workdir / "emulator.log", self.workdir)
-        admin = AdminClient({"bootstrap.servers": self.bootstrap_servers})
+        # Quiet: until the child listens, librdkafka would log every refused connect.
+        admin = AdminClient({"bootstrap.servers": self.bootstrap_servers, "log_level": 0})
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
@@ -171,7 +172,7 @@ def run_bench(
     if "emulator" in result and "kafka" in result:
         e, k = result["emulator"], result["kafka"]
         result["ratios_emulator_over_kafka"] = {
-            key: round(e[key] / k[key], 3) for key in e if k.get(key)
+            key: float(f"{e[key] / k[key]:.3g}") for key in e if k.get(key)
         }
     if output is not None:
         output.write_text(json.dumps(result, indent=2) + "\n")
