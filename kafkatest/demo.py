@@ -51,6 +51,9 @@ def find_job(path: str | None) -> Path:
 
 
 def load_job(path: Path) -> ModuleType:
+    # Jobs import their siblings (as a downstream repo's jobs package would).
+    if str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))
     spec = importlib.util.spec_from_file_location("kafkatest_demo_job", path)
     if spec is None or spec.loader is None:
         raise SetupError(f"cannot import {path}")

@@ -1,0 +1,66 @@
+"""Offsets aged out by retention before the query reached them (the guide's first data-loss case).
+
+After batch 0 read src[0] 0..4, offsets 5..9 are written and then everything written so
+far ages out (retention.ms briefly 1 ms). Batch 1 plans [5, 30) but the log now starts at
+10: the executor asks for an offset that retention removed.
+"""
+
+from __future__ import annotations
+
+import pytest
+from scenario_support import DATA_LOSS, checked_run, fail_on_data_loss
+
+from kafkatest.scenarios import Expectations, RecordSet, Scenario, SeedSpec, Step
+
+pytestmark = pytest.mark.spark
+
+
+def aged_out(fail: bool) -> Scenario:
+    if fail:
+        expect = Expectations(
+            outcome="fails",
+            error=["KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE", DATA_LOSS],
+            delivery="expected_loss",
+            lost=[RecordSet("unread"), RecordSet("release")],
+        )
+    else:
+        expect = Expectations(
+            outcome="continues",
+            until={"src": {0: 30}},
+            delivery="expected_loss",
+            lost=[RecordSet("unread", partition=0, start=5, end=10)],
+        )
+    return Scenario(
+        name=f"aged-out-before-read-fail-{str(fail).lower()}",
+        job="kafkatest.scenarios.jobs:copy_stream",
+        topics={"src": 1, "sink": 1},
+        source="src",
+        sink="sink",
+        options=fail_on_data_loss(str(fail).lower()),
+        seed=[SeedSpec("read", "src", 5)],
+        steps=[
+            Step(
+                {"after_batch": 0},
+                [
+                    {"seed": {"label": "unread", "topic": "src", "count": 5}},
+                    {"age_out_records": {"topic": "src"}},
+                    {"seed": {"label": "release", "topic": "src", "count": 20}},
+                ],
+            )
+        ],
+        expect=expect,
+        timeout_s=90,
+    )
+
+
+@pytest.mark.parametrize("fail", [True, False], ids=["failOnDataLoss=true", "failOnDataLoss=false"])
+def test_offsets_aged_out_before_the_query_read_them(
+    fail: bool, spark, kafka_broker, checkpoint_dir
+) -> None:
+    result = checked_run(aged_out(fail), kafka_broker, spark, checkpoint_dir)
+    assert result.firings[0].batch_id == 0
+    if fail:
+        assert "Could not read records in offset [5, 30)" in result.run.error
+    else:
+        assert result.delivery is not None
+        assert sorted(e.origin.offset for e in result.delivery.expected_loss) == [5, 6, 7, 8, 9]
