@@ -16,14 +16,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from kafkatest.brokers.registry import default_backend, start_broker
 from kafkatest.errors import SetupError
 from kafkatest.records import Record
 
+if TYPE_CHECKING:
+    from kafkatest.seeding.fake import Provider
+
 JOB_RELATIVE = Path("fixtures") / "jobs" / "orders_enrichment.py"
 
-ORDER_SCHEMA = {
+ORDER_SCHEMA: dict[str, Provider] = {
     "order_id": "uuid4",
     "customer": "name",
     "amount": ("pyfloat", {"min_value": 1, "max_value": 500, "right_digits": 2}),

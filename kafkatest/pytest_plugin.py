@@ -12,7 +12,7 @@ import contextlib
 import itertools
 import re
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -216,9 +216,11 @@ def _save_delivery_report(
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[Any]:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """On failure, attach the broker's log tail: the broker's side of the story."""
-    report = yield
+    report: pytest.TestReport = yield
     if report.failed and call.excinfo is not None:
         _save_delivery_report(item, call.excinfo.value, report)
     if report.failed:

@@ -14,7 +14,7 @@ dicts, the other columns of each expected row are compared too, minus `ignore`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from kafkatest.assertions.analysis import Analysis, Sighting, analyse
 from kafkatest.assertions.order import order_violations
@@ -23,8 +23,10 @@ from kafkatest.assertions.rows import ExpectedRow, display_id, display_row
 from kafkatest.assertions.summary import partition_summaries
 
 Columns = str | Sequence[str] | None
+#: A half-open offset range: a ``range`` or a ``(start, end)`` pair.
+OffsetRange = range | tuple[int, int]
 LossSpec = (
-    Mapping[tuple[str, int], range | tuple[int, int] | Sequence[range]]
+    Mapping[tuple[str, int], OffsetRange | Sequence[OffsetRange]]
     | Iterable[tuple[str, int, int, int]]
 )
 
@@ -83,7 +85,7 @@ def assert_expected_loss(
     those ranges may still arrive (the job may have read them first).
     """
     allowed = loss_ranges(expected_loss)
-    fail_on = ("missing", "unexpected", "mismatched")
+    fail_on: tuple[str, ...] = ("missing", "unexpected", "mismatched")
     if not allow_duplicates:
         fail_on += ("duplicated",)
     return _check(_report("expected-loss", analyse(expected, actual, on, ignore), fail_on, allowed))
@@ -114,18 +116,22 @@ def loss_ranges(spec: LossSpec) -> dict[tuple[str, int], list[range]]:
     out: dict[tuple[str, int], list[range]] = {}
     if isinstance(spec, Mapping):
         for (topic, partition), ranges in spec.items():
-            if isinstance(ranges, range) or (
-                isinstance(ranges, tuple) and all(isinstance(x, int) for x in ranges)
-            ):
-                ranges = [ranges]  # type: ignore[list-item]
-            out[(topic, partition)] = [
-                r if isinstance(r, range) else range(*r)  # type: ignore[arg-type]
-                for r in ranges  # type: ignore[union-attr]
-            ]
+            out[(topic, partition)] = _offset_ranges(ranges)
         return out
     for topic, partition, start, end in spec:
         out.setdefault((topic, partition), []).append(range(start, end))
     return out
+
+
+def _offset_ranges(ranges: OffsetRange | Sequence[OffsetRange]) -> list[range]:
+    """One partition's lost offsets: a range, a ``(start, end)`` pair, or a list of them."""
+    if isinstance(ranges, range):
+        return [ranges]
+    if isinstance(ranges, tuple) and all(isinstance(x, int) for x in ranges):
+        return [range(*ranges)]
+    # Not a lone (start, end) pair (handled above), so a list of ranges or pairs.
+    items = cast("Sequence[OffsetRange]", ranges)
+    return [r if isinstance(r, range) else range(*r) for r in items]
 
 
 def _check(report: DeliveryReport) -> DeliveryReport:

@@ -41,7 +41,7 @@ def produce(bootstrap: str, topic: str, count: int) -> float:
             "queue.buffering.max.messages": 500000,
         }
     )
-    headers = [("source", b"bench")]
+    headers: list[tuple[str, str | bytes | None]] = [("source", b"bench")]
     started = time.perf_counter()
     for index in range(count):
         while True:

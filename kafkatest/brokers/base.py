@@ -9,23 +9,18 @@ started, stopped and reached.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Mapping
 
 from kafkatest.brokers.client import ClientOperations
 from kafkatest.errors import UnsupportedOperation
 
 
-class Broker(ClientOperations, ABC):
+class Broker(ClientOperations):
     """A running Kafka-compatible broker (or cluster) and what a test may do with it."""
 
     #: Backend name as given to ``--kafka-backend``.
     backend: str = "abstract"
-
-    @property
-    @abstractmethod
-    def bootstrap_servers(self) -> str:
-        """``host:port[,host:port]`` for clients, Spark's ``kafka.bootstrap.servers``."""
 
     @abstractmethod
     def start(self) -> None:

@@ -10,13 +10,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from confluent_kafka import (
     Consumer,
     KafkaError,
     KafkaException,
+    Message,
     Producer,
     TopicPartition,
 )
@@ -31,7 +33,7 @@ from confluent_kafka.admin import (
 )
 
 from kafkatest.errors import BrokerError
-from kafkatest.records import Record
+from kafkatest.records import Header, Record
 
 DEFAULT_TIMEOUT_S = 30.0
 _LIBRDKAFKA_LOG = logging.getLogger("kafkatest.librdkafka")
@@ -64,15 +66,34 @@ def _result(future: Any, what: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> Any
         raise BrokerError(f"{what} failed: {exc.args[0] if exc.args else exc}") from exc
 
 
-class ClientOperations:
+def _position(msg: Message) -> tuple[int, int]:
+    """A consumed message's (partition, offset).
+
+    librdkafka sets both on records and on partition-EOF events, the only messages
+    `consume` uses them for; the stubs make them optional for other errors.
+    """
+    return cast(int, msg.partition()), cast(int, msg.offset())
+
+
+def _headers(msg: Message) -> tuple[Header, ...]:
+    """A consumed record's headers, a list of (str, bytes | None) pairs.
+
+    The stubs' type also allows the dict that `Producer.produce` accepts.
+    """
+    return tuple(cast("list[Header]", msg.headers() or ()))
+
+
+class ClientOperations(ABC):
     """Topic, offset, produce and consume helpers shared by every backend."""
 
     _admin_client: AdminClient | None = None
     _producer: Producer | None = None
     _client_lock = threading.Lock()
 
-    # Provided by the backend.
-    bootstrap_servers: str
+    @property
+    @abstractmethod
+    def bootstrap_servers(self) -> str:
+        """``host:port[,host:port]`` for clients, Spark's ``kafka.bootstrap.servers``."""
 
     # -- clients -----------------------------------------------------------------
 
@@ -336,14 +357,14 @@ class ClientOperations:
                     )
                 for msg in consumer.consume(num_messages=10000, timeout=0.2):
                     err = msg.error()
-                    partition = msg.partition()
+                    partition, offset = _position(msg)
                     if err is not None:
                         if err.code() == KafkaError._PARTITION_EOF:
-                            if msg.offset() >= end[partition]:
+                            if offset >= end[partition]:
                                 pending.discard(partition)
                             continue
                         raise BrokerError(f"reading {topic!r}: {err.str()}")
-                    if partition not in pending or msg.offset() >= end[partition]:
+                    if partition not in pending or offset >= end[partition]:
                         pending.discard(partition)
                         continue
                     _kind, ts = msg.timestamp()
@@ -352,13 +373,13 @@ class ClientOperations:
                             topic=topic,
                             value=msg.value(),
                             key=msg.key(),
-                            headers=tuple(msg.headers() or ()),
+                            headers=_headers(msg),
                             partition=partition,
-                            offset=msg.offset(),
+                            offset=offset,
                             timestamp_ms=ts,
                         )
                     )
-                    if msg.offset() + 1 >= end[partition]:
+                    if offset + 1 >= end[partition]:
                         pending.discard(partition)
         finally:
             consumer.close()

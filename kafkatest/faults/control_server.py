@@ -41,6 +41,8 @@ class ControlServer:
     @property
     def address(self) -> str:
         host, port = self._http.server_address[:2]
+        if isinstance(host, (bytes, bytearray)):
+            host = host.decode()
         return f"{host}:{port}"
 
     def start(self) -> None:
@@ -98,6 +100,7 @@ class ControlServer:
 
         class Handler(BaseHTTPRequestHandler):
             def _serve(self) -> None:
+                status: int
                 length = int(self.headers.get("Content-Length") or 0)
                 if length > MAX_BODY_BYTES:
                     status, answer = HTTPStatus.REQUEST_ENTITY_TOO_LARGE, _error("body too large")

@@ -13,7 +13,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from kafkatest.brokers.base import Broker
 from kafkatest.errors import BrokerError
@@ -244,7 +244,8 @@ def _await_query(timeout_s: float, control: _QueryControl, watch: TriggerWatch) 
         query = control.query
         assert query is not None
         try:
-            ended = query.awaitTermination(0.2)
+            # PySpark takes fractional seconds (it sends milliseconds); its stub says int.
+            ended = query.awaitTermination(cast(int, 0.2))
         except Exception as exc:  # the query's own failure: what the scenario is about
             if watch.acting or control.query is not query:
                 continue  # an action stopped it and may start it again

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -35,4 +35,8 @@ def frame_of(
     data = [dict(row) for row in rows]
     if schema is None and not data:
         raise ValueError("cannot infer a schema from no rows: pass schema")
-    return spark.createDataFrame(data, schema=schema)
+    # PySpark infers rows from dicts at runtime; its stub's RowLike leaves dicts out.
+    dict_rows = cast("list[Any]", data)
+    if schema is None:
+        return spark.createDataFrame(dict_rows)
+    return spark.createDataFrame(dict_rows, schema=schema)

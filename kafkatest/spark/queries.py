@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from kafkatest.errors import KafkaTestError
 
@@ -21,7 +21,8 @@ def wait_for_query(query: StreamingQuery, timeout_s: float = 120.0) -> None:
     QueryTimeout if it is still running after `timeout_s`, so a bad option or a
     broker that went away fails the test instead of hanging it.
     """
-    finished = query.awaitTermination(timeout_s)
+    # PySpark takes fractional seconds (it sends milliseconds); its stub says int.
+    finished = query.awaitTermination(cast(int, timeout_s))
     if not finished:
         progress = query.lastProgress
         query.stop()

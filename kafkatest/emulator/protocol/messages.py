@@ -24,6 +24,7 @@ from kio.serial._introspect import (
     get_field_tag,
     is_optional,
 )
+from kio.static.protocol import Entity, RequestPayload, ResponsePayload
 
 from kafkatest.emulator.protocol.primitives import DecodeError, read_uvarint
 
@@ -32,7 +33,7 @@ Reader = Callable[[Any, int], tuple[Any, int]]
 
 
 @cache
-def request_schema(api_key: int, version: int) -> type | None:
+def request_schema(api_key: int, version: int) -> type[RequestPayload] | None:
     """kio's request entity for (api_key, version), or None if kio lacks it."""
     try:
         return load_request_schema(api_key, version)
@@ -41,7 +42,7 @@ def request_schema(api_key: int, version: int) -> type | None:
 
 
 @cache
-def response_schema(api_key: int, version: int) -> type | None:
+def response_schema(api_key: int, version: int) -> type[ResponsePayload] | None:
     try:
         return load_response_schema(api_key, version)
     except KioIndexError:
@@ -54,7 +55,7 @@ def is_flexible_request(api_key: int, version: int) -> bool:
     return bool(schema is not None and schema.__flexible__)
 
 
-def decode_request(schema: type, frame: bytes, offset: int) -> Any:
+def decode_request(schema: type[RequestPayload], frame: bytes, offset: int) -> Any:
     """Decode the request body starting at `offset`."""
     try:
         entity, _ = entity_reader(schema)(frame, offset)
@@ -84,7 +85,7 @@ def encode_entity(entity: Any) -> bytes:
 
 
 @cache
-def _tolerant_reader(entity_type: type) -> Reader:
+def _tolerant_reader(entity_type: type[Entity]) -> Reader:
     """A reader for `entity_type` that skips unknown tagged fields by size."""
     flexible = bool(entity_type.__flexible__)
     regular: list[tuple[str, Reader]] = []
@@ -117,7 +118,7 @@ def _tolerant_reader(entity_type: type) -> Reader:
     return read
 
 
-def _field_reader(entity_type: type, field: dataclasses.Field, is_tag: bool) -> Reader:
+def _field_reader(entity_type: type[Entity], field: dataclasses.Field, is_tag: bool) -> Reader:
     kind = classify_field(field)
     if isinstance(kind, EntityField):
         inner = _tolerant_reader(kind.type_)

@@ -12,6 +12,7 @@ import logging
 from typing import Any
 
 from kio.schema.errors import ErrorCode
+from kio.static.primitive import i16
 
 from kafkatest.emulator.protocol.framing import frame
 from kafkatest.emulator.protocol.headers import (
@@ -109,7 +110,11 @@ class Dispatcher:
         response = ApiVersionsResponse(
             error_code=ErrorCode.unsupported_version,
             api_keys=tuple(
-                ApiVersion(api_key=s.api_key, min_version=s.min_version, max_version=s.max_version)
+                ApiVersion(
+                    api_key=i16(s.api_key),
+                    min_version=i16(s.min_version),
+                    max_version=i16(s.max_version),
+                )
                 for s in sorted(self.handlers.values(), key=lambda s: s.api_key)
             ),
         )
