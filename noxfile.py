@@ -34,3 +34,4 @@ def lint(session: nox.Session) -> None:
     session.install("ruff>=0.6", "mypy>=1.10", "-c", "constraints.txt", "-e", ".")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+    session.run("mypy", "kafkatest")
