@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -35,7 +36,7 @@ class Firing:
 
 
 @dataclass
-class Trigger:
+class Trigger(ABC):
     """Base: a condition checked against each batch event, and what to do once true."""
 
     actions: Sequence[Action] = ()
@@ -46,8 +47,9 @@ class Trigger:
     def describe(self) -> str:
         return self.label or type(self).__name__
 
+    @abstractmethod
     def due(self, last: BatchEvent | None, elapsed_s: float) -> bool:
-        raise NotImplementedError
+        """Whether the condition holds after `last` batch, `elapsed_s` into the run."""
 
     def maybe_fire(self, last: BatchEvent | None, started_at: float) -> bool:
         """Fire (run the actions) if due and not fired yet; True when this call fired."""
