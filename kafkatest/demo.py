@@ -68,10 +68,11 @@ def load_job(path: Path) -> ModuleType:
 
 @contextmanager
 def step(text: str) -> Iterator[None]:
-    print(f"  {text} ...", end="", flush=True)
+    """One line per step, printed when it is done: Spark's own start-up chatter on
+    stderr would otherwise split a half-printed line."""
     started = time.monotonic()
     yield
-    print(f" {time.monotonic() - started:.2f}s", flush=True)
+    print(f"  {text}: {time.monotonic() - started:.2f}s", flush=True)
 
 
 def run_demo(backend: str | None = None, records: int = 1000, job_path: str | None = None) -> int:
