@@ -41,6 +41,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         ),
     )
     group.addoption(
+        "--emulator-brokers",
+        type=int,
+        default=1,
+        help="broker ids the emulator serves, each on its own port, leaders spread (default 1)",
+    )
+    group.addoption(
         "--kafkatest-reports",
         default=None,
         help="directory for the reports of failed delivery assertions (default kafkatest-reports)",
@@ -92,7 +98,10 @@ def kafka_broker(request: pytest.FixtureRequest) -> Iterator[Broker]:
     """The session's broker (one per backend), started once, closed at the end of the run."""
     config = request.config
     backend = getattr(request, "param", None) or selected_backends(config)[0]
-    broker = start_broker(backend, config.getoption("--kafka-bootstrap"))
+    options: dict[str, object] = {}
+    if backend == "emulator":
+        options["brokers"] = config.getoption("--emulator-brokers")
+    broker = start_broker(backend, config.getoption("--kafka-bootstrap"), **options)
     config.stash.setdefault(_BROKERS_KEY, []).append(broker)
     try:
         yield broker

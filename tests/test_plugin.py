@@ -51,3 +51,20 @@ def test_topics_are_unique_and_deleted_after_the_test(pytester: pytest.Pytester)
     result = pytester.runpytest_inprocess("--kafka-backend=emulator", "-p", "no:randomly")
     result.assert_outcomes(passed=2)
     assert (pytester.path / "left.json").read_text() == "[]"
+
+
+def test_emulator_brokers_option_spreads_leaders(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        def test_cluster(kafka_broker, kafka_topic):
+            topic = kafka_topic(partitions=6)
+            servers = kafka_broker.bootstrap_servers.split(",")
+            assert len(servers) == 3
+            metadata = kafka_broker.admin().list_topics(topic, timeout=10)
+            assert len(metadata.brokers) == 3
+            leaders = {p.leader for p in metadata.topics[topic].partitions.values()}
+            assert len(leaders) == 3
+        """
+    )
+    result = pytester.runpytest_inprocess("--kafka-backend=emulator", "--emulator-brokers=3")
+    result.assert_outcomes(passed=1)
