@@ -11,7 +11,6 @@ import base64
 import os
 import shutil
 import subprocess
-import tempfile
 import time
 import uuid
 from collections.abc import Mapping
@@ -19,9 +18,11 @@ from pathlib import Path
 
 from confluent_kafka.admin import AdminClient
 
+from kafkatest import tempdirs
 from kafkatest.brokers import process
 from kafkatest.brokers.base import Broker
 from kafkatest.errors import BrokerError, SetupError
+from kafkatest.tempdirs import owned_tempdir
 
 #: Broker settings for fast, single-node tests. Users may override any of them.
 TEST_SETTINGS: dict[str, str] = {
@@ -114,7 +115,7 @@ class KafkaProcessBroker(Broker):
             self._classpath = os.pathsep.join(str(j) for j in kafka_broker_jars(self.version))
         first_start = self._workdir is None
         if first_start:
-            self._workdir = Path(tempfile.mkdtemp(prefix="kafkatest-kafka-"))
+            self._workdir = owned_tempdir("kafkatest-kafka-")
             self._port = process.free_port()
             self._controller_port = process.free_port()
             self._write_config()
@@ -137,7 +138,7 @@ class KafkaProcessBroker(Broker):
         self.close_clients()
         self.stop()
         if self._workdir is not None:
-            shutil.rmtree(self._workdir, ignore_errors=True)
+            tempdirs.remove(self._workdir)
             self._workdir = None
             self._port = None
 

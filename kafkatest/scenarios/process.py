@@ -15,11 +15,12 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from kafkatest.tempdirs import owned_tempdir
 
 _LIVE: set[JobProcess] = set()
 _LIVE_LOCK = threading.Lock()
@@ -62,7 +63,7 @@ class JobProcess:
         self.timeout_s = timeout_s
         self.runs = 0
         self._proc: subprocess.Popen[bytes] | None = None
-        self._workdir = Path(tempfile.mkdtemp(prefix="kafkatest-job-"))
+        self._workdir = owned_tempdir("kafkatest-job-")
         self._killed = False
 
     @property

@@ -24,8 +24,8 @@ def run_repro(path: str, backend: str | None = None, bootstrap: str | None = Non
             from kafkatest.spark.session import kafka_spark_session
 
             spark = kafka_spark_session(app_name=f"kafkatest-repro-{scenario.name}")
-        checkpoint = Path(tempfile.mkdtemp(prefix="kafkatest-repro-")) / "checkpoint"
-        result = run_scenario(scenario, broker, spark, checkpoint)
+        with tempfile.TemporaryDirectory(prefix="kafkatest-repro-") as scratch:
+            result = run_scenario(scenario, broker, spark, Path(scratch) / "checkpoint")
         print(result.text())
         return 0 if result.ok else 1
     finally:

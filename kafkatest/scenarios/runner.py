@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -34,6 +33,7 @@ from kafkatest.scenarios.triggers import (
     WhenTrue,
 )
 from kafkatest.scenarios.watch import CheckpointFeed, ProgressFeed, TriggerWatch
+from kafkatest.tempdirs import owned_tempdir, remove
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -72,7 +72,8 @@ def run_scenario(
     ctx = RunContext(broker, names)
     for logical, partitions in scenario.topics.items():
         broker.create_topic(names[logical], partitions=partitions)
-    checkpoint = str(checkpoint or tempfile.mkdtemp(prefix="kafkatest-checkpoint-"))
+    scratch = None if checkpoint else owned_tempdir("kafkatest-checkpoint-")
+    checkpoint = str(checkpoint or scratch)
     try:
         for spec in scenario.seed:
             seed_records(ctx, spec)
@@ -101,6 +102,8 @@ def run_scenario(
             with contextlib.suppress(Exception):
                 if broker.topic_exists(real):
                     broker.delete_topic(real)
+        if scratch is not None:
+            remove(scratch)
 
 
 def _need(spark: SparkSession | None) -> SparkSession:

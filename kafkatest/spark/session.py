@@ -8,11 +8,11 @@ trade production realism for speed only where a job cannot observe the differenc
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from kafkatest.tempdirs import owned_tempdir, remove
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -67,7 +67,7 @@ def kafka_spark_session(
 
     global _scratch
     if _scratch is None:
-        _scratch = Path(tempfile.mkdtemp(prefix="kafkatest-spark-"))
+        _scratch = owned_tempdir("kafkatest-spark-")
     settings = {
         **TEST_CONF,
         "spark.sql.warehouse.dir": str(_scratch / "warehouse"),
@@ -95,5 +95,5 @@ def stop_spark_session(session: SparkSession | None = None) -> None:
             query.stop()
         session.stop()
     if _scratch is not None:
-        shutil.rmtree(_scratch, ignore_errors=True)
+        remove(_scratch)
         _scratch = None
