@@ -1,7 +1,7 @@
 """Topics deleted under a running query, found by the driver when it plans a batch.
 
 The job subscribes by pattern to topics a and b (with `subscribe`, a missing topic
-fails describeTopics whatever failOnDataLoss says). After batch 0, three records
+fails describeTopics whatever failOnDataLoss says: test_subscribed_topic_deleted.py). After batch 0, three records
 are written to a that the query never reads, then a goes away; records to b let
 the next batch run, and that batch finds a's partitions gone.
 """

@@ -25,6 +25,13 @@ _LEGAL_NAME = re.compile(r"^[a-zA-Z0-9._-]+$")
 MAX_NAME_LENGTH = 249
 #: Kafka's partition limit per request is far higher; this guards memory.
 MAX_PARTITIONS = 10_000
+#: The names Kafka marks internal (its Topic.INTERNAL_TOPICS); a user topic named
+#: ``__x`` is not internal, and an unknown one of these names still is.
+INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
+
+
+def is_internal_name(name: str | None) -> bool:
+    return name in INTERNAL_TOPICS
 
 
 @dataclass(slots=True)
@@ -45,7 +52,7 @@ class Topic:
 
     @property
     def is_internal(self) -> bool:
-        return self.name.startswith("__")
+        return is_internal_name(self.name)
 
     def config(self, name: str) -> str:
         return self.overrides.get(name, TOPIC_CONFIGS[name].default)

@@ -1,11 +1,13 @@
 """Metadata: brokers, controller, topics with ids, leaders and epochs.
 
 Unknown topics are created here when the client allows it and the broker's
-auto_create_topics setting does (librdkafka producers ask by default).
+auto_create_topics setting does (librdkafka producers ask by default); as on a
+KRaft broker, the answer that causes the creation still says the topic is unknown.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from kio.schema.errors import ErrorCode
@@ -15,8 +17,10 @@ from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
 from kafkatest.emulator.state import EmulatorState
 from kafkatest.emulator.state.broker_state import LEADER_EPOCH
-from kafkatest.emulator.state.errors import StateError, UnknownTopicOrPartition
-from kafkatest.emulator.state.topics import Partition, Topic
+from kafkatest.emulator.state.errors import InvalidTopic, StateError
+from kafkatest.emulator.state.topics import Partition, Topic, is_internal_name, validate_topic_name
+
+log = logging.getLogger("kafkatest.emulator")
 
 #: Kafka's "authorized operations not requested".
 _OPERATIONS_OMITTED = -(2**31)
@@ -52,25 +56,52 @@ def _lookup(ctx: RequestContext, types: Any, wanted: Any, allow_create: bool) ->
     state: EmulatorState = ctx.state
     name = wanted.name
     topic_id = getattr(wanted, "topic_id", None)
-    try:
-        if name is None and topic_id is not None:
+    if name is None and topic_id is not None:
+        try:
             return _describe(types, state.topics.by_id(topic_id))
-        topic = state.topics.find(name)
-        if topic is None and allow_create and state.settings.auto_create_topics:
-            topic = state.create_topic(name)
-        if topic is None:
-            raise UnknownTopicOrPartition(f"unknown topic {name}")
+        except StateError as exc:
+            return _topic_error(types, error_code_of(exc), None, topic_id)
+    topic = state.topics.find(name)
+    if topic is not None:
         return _describe(types, topic)
+    error = missing_topic_error(name)
+    if error is ErrorCode.unknown_topic_or_partition and allow_create:
+        _auto_create(state, name)
+    return _topic_error(types, error, name, None)
+
+
+def _auto_create(state: EmulatorState, name: str) -> None:
+    """Create `name` as a KRaft broker does on a client's behalf: the controller
+    creates it after this answer, so the asking client still hears "unknown topic"
+    now and finds the topic on its next Metadata request."""
+    if not state.settings.auto_create_topics:
+        return
+    try:
+        state.create_topic(name)
     except StateError as exc:
-        return make(
-            types.MetadataResponseTopic,
-            error_code=error_code_of(exc),
-            name=name,
-            topic_id=topic_id,
-            is_internal=False,
-            partitions=(),
-            topic_authorized_operations=_OPERATIONS_OMITTED,
-        )
+        log.info("auto-creating topic %s failed: %s", name, exc)
+
+
+def missing_topic_error(name: str) -> ErrorCode:
+    """Kafka's error for a topic it does not have: its name is invalid, or unknown."""
+    try:
+        validate_topic_name(name)
+    except InvalidTopic:
+        return ErrorCode.invalid_topic_exception
+    return ErrorCode.unknown_topic_or_partition
+
+
+def _topic_error(types: Any, error: ErrorCode, name: str | None, topic_id: Any) -> Any:
+    """An unknown topic by name carries the all-zero id (kio writes None as that)."""
+    return make(
+        types.MetadataResponseTopic,
+        error_code=error,
+        name=name,
+        topic_id=topic_id,
+        is_internal=is_internal_name(name),
+        partitions=(),
+        topic_authorized_operations=_OPERATIONS_OMITTED,
+    )
 
 
 def partition_fields(partition: Partition) -> dict[str, Any]:

@@ -15,10 +15,9 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
-from kafkatest.emulator.server.handlers.metadata import partition_fields
+from kafkatest.emulator.server.handlers.metadata import missing_topic_error, partition_fields
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
-from kafkatest.emulator.state.errors import InvalidTopic
-from kafkatest.emulator.state.topics import Topic, validate_topic_name
+from kafkatest.emulator.state.topics import Topic, is_internal_name
 
 #: Kafka's max.request.partition.size.limit default: the cap on any requested page size.
 MAX_PARTITIONS_PER_RESPONSE = 2000
@@ -56,7 +55,7 @@ async def describe_topic_partitions(ctx: RequestContext, request: Any) -> Any:
         topic = ctx.state.topics.find(name)
         if topic is None:
             if not describe_all:
-                topics.append(_topic_error(types, name, _missing_topic_error(name)))
+                topics.append(_topic_error(types, name, missing_topic_error(name)))
             continue
         first = cursor.partition_index if cursor is not None and name == cursor_topic else 0
         end = min(len(topic.partitions), first + budget)
@@ -73,21 +72,13 @@ async def describe_topic_partitions(ctx: RequestContext, request: Any) -> Any:
     )
 
 
-def _missing_topic_error(name: str) -> ErrorCode:
-    try:
-        validate_topic_name(name)
-    except InvalidTopic:
-        return ErrorCode.invalid_topic_exception
-    return ErrorCode.unknown_topic_or_partition
-
-
 def _topic_error(types: Any, name: str, error: ErrorCode) -> Any:
     return make(
         types.DescribeTopicPartitionsResponseTopic,
         error_code=error,
         name=name,
         topic_id=None,  # kio writes None as the all-zero id Kafka sends here
-        is_internal=name.startswith("__"),
+        is_internal=is_internal_name(name),
         partitions=(),
         topic_authorized_operations=_OPERATIONS_OMITTED,
     )
