@@ -1,4 +1,5 @@
-"""Developer sessions: `nox -s tests`, `nox -s demo`, `nox -s lint`, `nox -s conformance`."""
+"""Developer sessions: `nox -s tests`, `nox -s demo`, `nox -s lint`, `nox -s conformance`,
+`nox -s spark35`."""
 
 import nox
 
@@ -20,6 +21,26 @@ def conformance(session: nox.Session) -> None:
     """The same suite against real Apache Kafka, run from Maven Central jars."""
     session.install(*INSTALL)
     session.run("pytest", "--kafka-backend=kafka", *session.posargs)
+
+
+#: What `spark35` runs: everything that drives Spark's connector, on the emulator.
+SPARK35_TESTS = (
+    "tests/test_sample_job.py",
+    "tests/test_readme_example.py",
+    "tests/sinks",
+    "tests/scenarios",
+    "tests/emulator/test_spark_connector.py",
+)
+
+
+@nox.session
+def spark35(session: nox.Session) -> None:
+    """The Spark-facing tests on PySpark 3.5 (Scala 2.12 connector), in their own venv.
+
+    Arguments replace the default test list: `nox -s spark35 -- tests/sinks -x`.
+    """
+    session.install("-c", "constraints-spark35.txt", "-e", ".[test]")
+    session.run("pytest", "--kafka-backend=emulator", *(session.posargs or SPARK35_TESTS))
 
 
 @nox.session
