@@ -21,6 +21,7 @@ from kafkatest.assertions.report import DeliveryReport
 from kafkatest.records import Record
 from kafkatest.scenarios.actions import RunContext
 from kafkatest.scenarios.result import ScenarioResult
+from kafkatest.scenarios.spark_errors import data_loss_reason, data_loss_reasons, data_loss_wording
 from kafkatest.scenarios.spec import RecordSet
 from kafkatest.sinks import topic_rows
 
@@ -69,10 +70,8 @@ def judge(result: ScenarioResult, ctx: RunContext) -> None:
     want = RUN_FOR_OUTCOME[expect.outcome]
     if result.run.status != want:
         result.problems.append(f"expected: the job {expect.outcome}; instead {result.run.line()}")
-    said = "\n".join([result.run.error, *result.run.conditions])
-    for text in expect.error:
-        if result.run.status == "failed" and text not in said:
-            result.problems.append(f"the job's error does not say {text!r}")
+    if result.run.status == "failed":
+        _judge_error(result)
     sink = ctx.topic(result.scenario.sink)
     expected = expected_records(ctx, sink)
     rows = topic_rows(ctx.broker, sink)
@@ -84,6 +83,21 @@ def judge(result: ScenarioResult, ctx: RunContext) -> None:
         named = record_set_ids(ctx, expect.duplicated)
         found = {entry.id for entry in result.delivery.duplicated}
         _compare(result, "duplicated", named, found)
+
+
+def _judge_error(result: ScenarioResult) -> None:
+    """Each expected text must be in the error; a ``KAFKA_DATA_LOSS.<reason>`` must be named
+    as the running Spark names it (a condition on 4.x, its message on 3.5)."""
+    run = result.run
+    said = "\n".join([run.error, *run.conditions])
+    named = data_loss_reasons(run.error, run.conditions)
+    for text in result.scenario.expect.error:
+        reason = data_loss_reason(text)
+        if reason is None and text not in said:
+            result.problems.append(f"the job's error does not say {text!r}")
+        elif reason is not None and reason not in named:
+            words = " or ".join(repr(n) for n in data_loss_wording(reason).names)
+            result.problems.append(f"the job's error does not name {text} (as {words})")
 
 
 def _delivery(

@@ -6,6 +6,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kafkatest.assertions.report import DeliveryReport
+from kafkatest.scenarios.spark_errors import (
+    DATA_LOSS_CONDITION,
+    data_loss_reason,
+    data_loss_reasons,
+)
 from kafkatest.scenarios.spec import Scenario
 from kafkatest.scenarios.triggers import Firing
 
@@ -32,6 +37,15 @@ class JobRun:
             }.get(self.status, self.status)
         text = self.error if len(self.error) <= ERROR_SHOWN else self.error[:ERROR_SHOWN] + " ..."
         named = f" [{', '.join(self.conditions)}]" if self.conditions else ""
+        if not any(data_loss_reason(c) for c in self.conditions):
+            # Spark 3.5 raises no condition: name the data loss its message words, as 4.x would.
+            reasons = data_loss_reasons(self.error, self.conditions)
+            if reasons:
+                named += (
+                    " [data loss in Spark 4's terms: "
+                    + ", ".join(f"{DATA_LOSS_CONDITION}.{r}" for r in reasons)
+                    + "]"
+                )
         return f"the job failed with {self.error_class}{named}: {text}"
 
 

@@ -10,6 +10,9 @@ import pytest
 
 from kafkatest import Broker
 from kafkatest.scenarios import Scenario, ScenarioResult, run_scenario
+from kafkatest.scenarios.spark_errors import DATA_LOSS
+
+__all__ = ["DATA_LOSS", "QUICK", "checked_run", "fail_on_data_loss"]
 
 REPORTS = Path(os.environ.get("KAFKATEST_REPORTS_DIR", "kafkatest-reports"))
 
@@ -23,9 +26,6 @@ QUICK = {
     "minOffsetsPerTrigger": "20",
     "maxTriggerDelay": "10m",
 }
-
-#: Spark's own words for KAFKA_DATA_LOSS (error-conditions of the connector, 4.x).
-DATA_LOSS = "Some data may have been lost because they are not available in Kafka any more"
 
 
 def checked_run(
