@@ -11,13 +11,17 @@ import atexit
 import contextlib
 import ctypes
 import os
+import queue
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from pathlib import Path
+from typing import Any
 
 _PR_SET_PDEATHSIG = 1
 _live: weakref.WeakSet[subprocess.Popen[bytes]] = weakref.WeakSet()
@@ -40,8 +44,51 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child
     os.setpgrp()
 
 
+class _Spawner:
+    """One daemon thread that forks every child.
+
+    The kernel sends the parent-death signal when the *thread* that forked the
+    child ends, not the process: a broker restarted from a fault trigger's thread
+    died as soon as that thread finished. This thread lives until the process
+    exits, so the signal means what it should.
+    """
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]]] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def run(self, job: Callable[[], Any]) -> Any:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._serve, name="kafkatest-spawner", daemon=True
+                )
+                self._thread.start()
+        done: Future[Any] = Future()
+        self._jobs.put((job, done))
+        return done.result()
+
+    def _serve(self) -> None:
+        while True:
+            job, done = self._jobs.get()
+            try:
+                done.set_result(job())
+            except BaseException as exc:
+                done.set_exception(exc)
+
+
+_spawner = _Spawner()
+
+
 def spawn(command: Sequence[str], log_path: Path, cwd: Path) -> subprocess.Popen[bytes]:
     """Start `command` with output to `log_path`, tied to this process's lifetime."""
+    process: subprocess.Popen[bytes] = _spawner.run(lambda: _popen(command, log_path, cwd))
+    _live.add(process)
+    return process
+
+
+def _popen(command: Sequence[str], log_path: Path, cwd: Path) -> subprocess.Popen[bytes]:
     log = open(log_path, "ab")  # noqa: SIM115 - the child owns it; closed in terminate()
     process = subprocess.Popen(
         list(command),
@@ -52,7 +99,6 @@ def spawn(command: Sequence[str], log_path: Path, cwd: Path) -> subprocess.Popen
         preexec_fn=_die_with_parent,
     )
     log.close()
-    _live.add(process)
     return process
 
 

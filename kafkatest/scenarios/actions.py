@@ -6,6 +6,7 @@ the same thing by ``delete_records``; topic arguments are logical names.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -92,6 +93,8 @@ ACTIONS: dict[str, Callable[[RunContext, dict[str, Any]], object]] = {
     "broker_restart": lambda ctx, a: faults_for(ctx.broker).restart(),
     "broker_pause": lambda ctx, a: faults_for(ctx.broker).pause(),
     "broker_resume": lambda ctx, a: faults_for(ctx.broker).resume(),
+    # Holds the step's later actions back (a pause of N seconds: pause, wait, resume).
+    "wait": lambda ctx, a: time.sleep(float(a["seconds"])),
     "kill_job": lambda ctx, a: _job(ctx).kill(),
     "restart_job": lambda ctx, a: _job(ctx).restart(),
     "stop_query": lambda ctx, a: _job(ctx).stop(),

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
+import pytest
 from confluent_kafka import KafkaError, Producer
 
 from kafkatest.brokers.base import Broker
@@ -40,6 +42,25 @@ def test_restart_keeps_topics_and_records(
     ]
     [placed] = kafka_broker.produce([Record(topic=topic, value=b"after", partition=0)])
     assert placed.offset == 3
+
+
+@pytest.mark.kafka_backends("kafka")
+def test_a_broker_restarted_from_a_thread_outlives_that_thread(
+    kafka_broker: Broker, kafka_topic: Callable[..., str], kafka_faults: Faults
+) -> None:
+    """Scenario actions restart the broker from a trigger thread. The JVM's parent-death
+    signal follows the thread that forked it, so a JVM forked there was killed as soon as
+    the trigger thread ended: every child is forked from one long-lived thread instead."""
+    topic = kafka_topic()
+    restarter = threading.Thread(target=kafka_faults.restart)
+    restarter.start()
+    restarter.join()
+    pid = getattr(kafka_broker, "pid", None)
+
+    [placed] = kafka_broker.produce([Record(topic=topic, value=b"after", partition=0)])
+    assert [r.value for r in kafka_broker.consume(topic)] == [b"after"]
+    assert placed.offset == 0
+    assert pid is not None and getattr(kafka_broker, "pid", None) == pid, "the same JVM still runs"
 
 
 def test_a_stopped_broker_refuses_writes_until_started(

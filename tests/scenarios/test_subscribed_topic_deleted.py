@@ -50,7 +50,7 @@ def subscribed_topic_deleted(fail: bool) -> Scenario:
         ],
         expect=Expectations(
             outcome="fails",
-            error=["STREAM_FAILED", UNKNOWN_TOPIC],
+            error=[UNKNOWN_TOPIC],
             delivery="expected_loss",
             lost=[RecordSet("unread")],
         ),
