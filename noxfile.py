@@ -23,10 +23,13 @@ def conformance(session: nox.Session) -> None:
     session.run("pytest", "--kafka-backend=kafka", *session.posargs)
 
 
-#: What `spark35` runs: everything that drives Spark's connector, on the emulator.
+#: What `spark35` runs: everything that drives Spark's connector, on the emulator, and
+#: the connector's resolution (Scala 2.12 coordinates for 3.5).
 SPARK35_TESTS = (
+    "tests/test_jars.py",
     "tests/test_sample_job.py",
     "tests/test_readme_example.py",
+    "tests/test_demo.py",
     "tests/sinks",
     "tests/scenarios",
     "tests/emulator/test_spark_connector.py",
