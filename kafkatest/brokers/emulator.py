@@ -60,8 +60,14 @@ class EmulatorBroker(Broker):
             raise BrokerError(f"the emulator could not listen: {exc}") from exc
 
     def stop(self) -> None:
-        """Close listeners and connections; topics and data are kept for `start`."""
-        self._runner.stop()
+        """Close listeners and connections; topics and data are kept for `start`.
+
+        As on a one-node Kafka, every partition comes back two leader epochs later
+        (leaderless at shutdown, led again at start-up).
+        """
+        if self._runner.running:
+            self._runner.stop()
+            self.call(self.state.reelect_leaders)
 
     def close(self) -> None:
         if self._runner.running:

@@ -1,5 +1,8 @@
 """The emulator's side of the fault API: its hook, clock and partition leaders.
 
+Moving a leader is an election in the state (`EmulatorState.move_leader`), so
+the partition's leader epoch moves on as Kafka's would.
+
 All changes to emulator state run on the emulator's loop thread (`broker.call`),
 the same thread that serves requests, so a fault never lands halfway through a
 request.
@@ -48,22 +51,23 @@ class EmulatorControl:
             raise UnsupportedOperation(f"there is no broker {to_broker}; brokers are {broker_ids}")
 
         def move() -> tuple[int, int]:
-            chosen = self.broker.state.topics.get(topic).partition(partition)
-            old = chosen.leader_id
+            state = self.broker.state
+            current = state.topics.get(topic).partition(partition).leader_id
             new = to_broker
             if new is None:
-                new = broker_ids[(broker_ids.index(old) + 1) % len(broker_ids)]
-            chosen.leader_id = new
+                new = broker_ids[(broker_ids.index(current) + 1) % len(broker_ids)]
+            old, _epoch = state.move_leader(topic, partition, new)
             return old, new
 
         return self.broker.call(move)
 
     def set_leader(self, topic: str, partition: int, leader: int) -> None:
-        """Put a leader back (when clearing a move); a deleted topic is left alone."""
+        """Put a leader back (when clearing a move: another election, another epoch);
+        a deleted topic is left alone."""
 
         def put_back() -> None:
             found = self.broker.state.topics.find(topic)
             if found is not None and partition < len(found.partitions):
-                found.partitions[partition].leader_id = leader
+                self.broker.state.move_leader(topic, partition, leader)
 
         self.broker.call(put_back)

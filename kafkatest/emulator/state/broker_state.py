@@ -25,6 +25,7 @@ from kafkatest.emulator.state.errors import (
     InvalidConfig,
     InvalidRecord,
     InvalidReplicationFactor,
+    InvalidRequest,
     InvalidTxnState,
     MessageTooLarge,
     TopicDeletionDisabled,
@@ -35,9 +36,6 @@ from kafkatest.emulator.state.offsets import OffsetStore
 from kafkatest.emulator.state.producers import AppendedBatch, ProducerRegistry
 from kafkatest.emulator.state.topic_configs import TOPIC_CONFIGS, validate_topic_config
 from kafkatest.emulator.state.topics import Topic, TopicRegistry
-
-#: Every partition has one leader epoch for its whole life: no elections happen.
-LEADER_EPOCH = 0
 
 
 @dataclass(frozen=True)
@@ -127,6 +125,30 @@ class EmulatorState:
             return topic
         return self.topics.add_partitions(name, total, leaders)
 
+    def move_leader(self, name: str, partition: int, leader_id: int) -> tuple[int, int]:
+        """Make `leader_id` lead the partition; returns (old leader, new leader epoch).
+
+        A real change of leader is an election: Kafka's controller bumps the leader
+        epoch and the new leader starts that epoch at its log end. Naming the
+        current leader changes nothing, as a preferred election of the leader would.
+        """
+        if leader_id not in self.cluster.broker_ids:
+            raise InvalidRequest(
+                f"there is no broker {leader_id}; brokers are {self.cluster.broker_ids}"
+            )
+        chosen = self.topics.get(name).partition(partition)
+        old = chosen.leader_id
+        if leader_id != old:
+            chosen.elect(leader_id)
+        return old, chosen.leader_epoch
+
+    def reelect_leaders(self) -> None:
+        """After a broker restart: Kafka (one node) took each partition leaderless at
+        shutdown and gave it back at start-up, two epochs later."""
+        for topic in self.topics:
+            for partition in topic.partitions:
+                partition.elect(partition.leader_id, epochs=2)
+
     def set_topic_config(self, name: str, key: str, value: str | None) -> None:
         """Set (or with None, reset to default) one config of topic `name`."""
         topic = self.topics.get(name)
@@ -196,7 +218,7 @@ class EmulatorState:
         placed = place(
             batch,
             log.log_end_offset,
-            LEADER_EPOCH,
+            topic.partition(partition).leader_epoch,
             log_append_time if log_append_time >= 0 else None,
         )
         base_offset = log.append(placed, header.record_count, max_timestamp)

@@ -4,6 +4,8 @@ Batches are kept whole, exactly as placed (see `protocol.batches.place`), with
 per-batch base offset, last offset and max timestamp beside them: reads locate
 batches by bisecting offsets, and only by-timestamp lookups decode records.
 Retention deletes whole batches from the front, as Kafka deletes whole segments.
+The log also keeps its leader-epoch history, as Kafka's log does, so that deleting
+records moves the first epoch's start with the log start.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from bisect import bisect_left
 from kafkatest.emulator.protocol.batches import BatchHeader, read_header
 from kafkatest.emulator.protocol.record_timestamps import record_timestamps
 from kafkatest.emulator.state.errors import OffsetOutOfRange
+from kafkatest.emulator.state.leader_epochs import LeaderEpochCache
 
 
 class PartitionLog:
@@ -25,6 +28,7 @@ class PartitionLog:
         self.log_start_offset = 0
         self.log_end_offset = 0
         self.size_bytes = 0
+        self.epochs = LeaderEpochCache()
 
     @property
     def high_watermark(self) -> int:
@@ -116,6 +120,7 @@ class PartitionLog:
             return
         self.log_start_offset = offset
         self._drop_batches(bisect_left(self._last_offsets, offset))
+        self.epochs.truncate_from_start(offset)
 
     def apply_retention(self, now_ms: int, retention_ms: int, retention_bytes: int) -> None:
         """Delete the oldest batches that break time or size retention (-1 = unlimited)."""
@@ -133,6 +138,7 @@ class PartitionLog:
             new_start = self._last_offsets[drop - 1] + 1
             self._drop_batches(drop)
             self.log_start_offset = max(self.log_start_offset, new_start)
+            self.epochs.truncate_from_start(self.log_start_offset)
 
     def _drop_batches(self, count: int) -> None:
         if count <= 0:

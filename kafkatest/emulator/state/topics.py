@@ -36,9 +36,19 @@ def is_internal_name(name: str | None) -> bool:
 
 @dataclass(slots=True)
 class Partition:
+    """One partition: its leader, the leader's epoch (+1 at every leader change) and log."""
+
     index: int
     leader_id: int
     log: PartitionLog = field(default_factory=PartitionLog)
+    leader_epoch: int = 0
+
+    def elect(self, leader_id: int, epochs: int = 1) -> None:
+        """A new leader election: the epoch moves on by `epochs` (a broker restart is
+        two elections, leaderless then back) and the new epoch starts at the log end."""
+        self.leader_id = leader_id
+        self.leader_epoch += epochs
+        self.log.epochs.assign(self.leader_epoch, self.log.log_end_offset)
 
 
 @dataclass(slots=True)

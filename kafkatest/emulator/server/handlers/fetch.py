@@ -17,8 +17,8 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.handlers.leader_epochs import fencing_error
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
-from kafkatest.emulator.state.broker_state import LEADER_EPOCH
 from kafkatest.emulator.state.errors import StateError
 
 _READ_COMMITTED = 1
@@ -93,11 +93,9 @@ def _read_partition(
         return _PartitionRead(index, error_code_of(exc))
     if partition.leader_id != ctx.broker_id:
         return _PartitionRead(index, ErrorCode.not_leader_or_follower)
-    current_epoch = getattr(request, "current_leader_epoch", -1)
-    if current_epoch > LEADER_EPOCH:
-        return _PartitionRead(index, ErrorCode.unknown_leader_epoch)
-    if 0 <= current_epoch < LEADER_EPOCH:
-        return _PartitionRead(index, ErrorCode.fenced_leader_epoch)
+    fenced = fencing_error(partition, getattr(request, "current_leader_epoch", -1))
+    if fenced is not None:
+        return _PartitionRead(index, fenced)
     log = partition.log
     try:
         batches = log.read(

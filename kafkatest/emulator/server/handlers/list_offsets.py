@@ -14,10 +14,11 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.handlers.leader_epochs import fencing_error
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
-from kafkatest.emulator.state.broker_state import LEADER_EPOCH
 from kafkatest.emulator.state.errors import StateError
 from kafkatest.emulator.state.log import PartitionLog
+from kafkatest.emulator.state.topics import Partition
 
 LATEST = -1
 EARLIEST = -2
@@ -41,14 +42,14 @@ async def list_offsets(ctx: RequestContext, request: Any) -> Any:
 
 
 def _list_partition(ctx: RequestContext, types: Any, topic_name: str, request: Any) -> Any:
-    def answer(code: ErrorCode, offset: int = -1, timestamp: int = -1) -> Any:
+    def answer(code: ErrorCode, offset: int = -1, timestamp: int = -1, epoch: int = -1) -> Any:
         return make(
             types.ListOffsetsPartitionResponse,
             partition_index=request.partition_index,
             error_code=code,
             timestamp=timestamp,
             offset=offset,
-            leader_epoch=LEADER_EPOCH if code is ErrorCode.none and offset >= 0 else -1,
+            leader_epoch=epoch,
         )
 
     try:
@@ -57,14 +58,30 @@ def _list_partition(ctx: RequestContext, types: Any, topic_name: str, request: A
         return answer(error_code_of(exc))
     if partition.leader_id != ctx.broker_id:
         return answer(ErrorCode.not_leader_or_follower)
-    current_epoch = getattr(request, "current_leader_epoch", -1)
-    if current_epoch > LEADER_EPOCH:
-        return answer(ErrorCode.unknown_leader_epoch)
+    fenced = fencing_error(partition, getattr(request, "current_leader_epoch", -1))
+    if fenced is not None:
+        return answer(fenced)
     found = _lookup(partition.log, request.timestamp)
     if found is None:
         return answer(ErrorCode.none)
     offset, timestamp = found
-    return answer(ErrorCode.none, offset, timestamp)
+    return answer(
+        ErrorCode.none, offset, timestamp, _epoch_of(partition, request.timestamp, offset)
+    )
+
+
+def _epoch_of(partition: Partition, timestamp: int, offset: int) -> int:
+    """The leader epoch Kafka names with an answer: the current one for the latest
+    offset, the first known epoch for the log start, else the epoch `offset` was
+    written in."""
+    if timestamp == LATEST:
+        return partition.leader_epoch
+    epochs = partition.log.epochs
+    if timestamp in (EARLIEST, EARLIEST_LOCAL):
+        first = epochs.earliest
+        return first.epoch if first is not None and first.start_offset <= offset else -1
+    found = epochs.epoch_for_offset(offset)
+    return -1 if found is None else found
 
 
 def _lookup(log: PartitionLog, timestamp: int) -> tuple[int, int] | None:

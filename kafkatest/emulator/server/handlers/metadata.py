@@ -16,7 +16,6 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
 from kafkatest.emulator.state import EmulatorState
-from kafkatest.emulator.state.broker_state import LEADER_EPOCH
 from kafkatest.emulator.state.errors import InvalidTopic, StateError
 from kafkatest.emulator.state.topics import Partition, Topic, is_internal_name, validate_topic_name
 
@@ -111,7 +110,7 @@ def partition_fields(partition: Partition) -> dict[str, Any]:
         "error_code": ErrorCode.none,
         "partition_index": partition.index,
         "leader_id": partition.leader_id,
-        "leader_epoch": LEADER_EPOCH,
+        "leader_epoch": partition.leader_epoch,
         "replica_nodes": (partition.leader_id,),
         "isr_nodes": (partition.leader_id,),
         "offline_replicas": (),
