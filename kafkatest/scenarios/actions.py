@@ -93,6 +93,11 @@ ACTIONS: dict[str, Callable[[RunContext, dict[str, Any]], object]] = {
     "broker_restart": lambda ctx, a: faults_for(ctx.broker).restart(),
     "broker_pause": lambda ctx, a: faults_for(ctx.broker).pause(),
     "broker_resume": lambda ctx, a: faults_for(ctx.broker).resume(),
+    "move_leader": lambda ctx, a: faults_for(ctx.broker).move_leader(
+        ctx.topic(a["topic"]),
+        int(a.get("partition", 0)),
+        None if a.get("to_broker") is None else int(a["to_broker"]),
+    ),
     # Holds the step's later actions back (a pause of N seconds: pause, wait, resume).
     "wait": lambda ctx, a: time.sleep(float(a["seconds"])),
     "kill_job": lambda ctx, a: _job(ctx).kill(),
