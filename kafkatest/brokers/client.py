@@ -12,7 +12,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from confluent_kafka import (
     Consumer,
@@ -35,14 +35,18 @@ from confluent_kafka.admin import (
 from kafkatest.errors import BrokerError
 from kafkatest.records import Header, Record
 
+T = TypeVar("T")
 DEFAULT_TIMEOUT_S = 30.0
 _LIBRDKAFKA_LOG = logging.getLogger("kafkatest.librdkafka")
-#: Errors a just-created or just-moved partition gives until its leader is ready.
+#: Errors a just-created, just-moved or just-restarted partition gives until its
+#: leader is ready (a restarted Kafka briefly answers UNKNOWN_LEADER_EPOCH).
 _SETTLING_ERRORS = {
     KafkaError.NOT_LEADER_FOR_PARTITION,
     KafkaError.LEADER_NOT_AVAILABLE,
     KafkaError.UNKNOWN_TOPIC_OR_PART,
     KafkaError.REQUEST_TIMED_OUT,
+    KafkaError.UNKNOWN_LEADER_EPOCH,
+    KafkaError.FENCED_LEADER_EPOCH,
 }
 
 
@@ -221,34 +225,36 @@ class ClientOperations(ABC):
 
     # -- offsets ------------------------------------------------------------------
 
-    def _list_offsets(
-        self, topic: str, spec: OffsetSpec, timeout_s: float = 15.0
-    ) -> dict[int, int]:
-        """ListOffsets, retried while a just-created partition's leader settles.
+    def _settled(self, attempt: Callable[[], T], what: str, timeout_s: float = 15.0) -> T:
+        """Run an admin call, retried while a partition's leader settles.
 
         Real Kafka lists a new partition's leader in metadata a moment before that
-        broker answers for it (NOT_LEADER_OR_FOLLOWER): a client retries, so do we.
+        broker answers for it, and a restarted broker is briefly unsure of its leader
+        epochs: a client retries such errors, so do we.
         """
         deadline = time.monotonic() + timeout_s
         while True:
-            count = self.partition_count(topic)
-            request = {TopicPartition(topic, p): spec for p in range(count)}
             try:
-                futures = self.admin().list_offsets(request)
-                return {
-                    tp.partition: future.result(timeout=timeout_s).offset
-                    for tp, future in futures.items()
-                }
+                return attempt()
             except KafkaException as exc:
                 error = exc.args[0] if exc.args else None
                 retriable = isinstance(error, KafkaError) and (
                     error.retriable() or error.code() in _SETTLING_ERRORS
                 )
                 if not retriable or time.monotonic() > deadline:
-                    raise BrokerError(
-                        f"listing offsets of {topic!r} failed: {error or exc}"
-                    ) from exc
+                    raise BrokerError(f"{what} failed: {error or exc}") from exc
                 time.sleep(0.1)
+
+    def _list_offsets(self, topic: str, spec: OffsetSpec) -> dict[int, int]:
+        def attempt() -> dict[int, int]:
+            count = self.partition_count(topic)
+            request = {TopicPartition(topic, p): spec for p in range(count)}
+            futures = self.admin().list_offsets(request)
+            return {
+                tp.partition: future.result(timeout=30).offset for tp, future in futures.items()
+            }
+
+        return self._settled(attempt, f"listing offsets of {topic!r}")
 
     def earliest_offsets(self, topic: str) -> dict[int, int]:
         """Log start offset of every partition."""
@@ -260,13 +266,13 @@ class ClientOperations(ABC):
 
     def delete_records(self, topic: str, before: Mapping[int, int]) -> dict[int, int]:
         """Delete records below `before[partition]`; returns the new log start offsets."""
-        request = [TopicPartition(topic, p, offset) for p, offset in before.items()]
-        futures = self.admin().delete_records(request)
-        out: dict[int, int] = {}
-        for tp, future in futures.items():
-            deleted = _result(future, f"deleting records of {topic!r}[{tp.partition}]")
-            out[tp.partition] = deleted.low_watermark
-        return out
+
+        def attempt() -> dict[int, int]:
+            request = [TopicPartition(topic, p, offset) for p, offset in before.items()]
+            futures = self.admin().delete_records(request)
+            return {tp.partition: f.result(timeout=30).low_watermark for tp, f in futures.items()}
+
+        return self._settled(attempt, f"deleting records of {topic!r}")
 
     # -- data -----------------------------------------------------------------------
 
