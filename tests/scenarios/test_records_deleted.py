@@ -1,7 +1,9 @@
-"""Records deleted before the query reached them: an executor asks for an offset that is gone.
+"""Records gone before the query reached them: an executor asks for an offset that is gone.
 
-After batch 0 read src[0] 0..4, offsets 5..9 are written and the log start is moved
-to 8 (DeleteRecords). Batch 1 then plans [5, 30) and its task seeks to 5.
+After batch 0 read src[0] 0..4, offsets 5..9 are written and then removed in one of the
+two ways the integration guide names: DeleteRecords moves the log start to 8, or
+retention ages out everything written so far (log start 10). Batch 1 then plans
+[5, 30) and its task seeks to 5.
 """
 
 from __future__ import annotations
@@ -15,7 +17,15 @@ from kafkatest.scenarios.spark_errors import data_loss_message
 pytestmark = pytest.mark.spark
 
 
-def records_deleted(fail: bool) -> Scenario:
+#: How the unread records go, and the offsets of src[0] that this loses.
+REMOVALS = {
+    "delete_records": ({"delete_records": {"topic": "src", "before": {0: 8}}}, range(5, 8)),
+    "aged_out": ({"age_out_records": {"topic": "src"}}, range(5, 10)),
+}
+
+
+def records_deleted(fail: bool, removal: str = "delete_records") -> Scenario:
+    action, lost = REMOVALS[removal]
     if fail:
         expect = Expectations(
             outcome="fails",
@@ -28,10 +38,11 @@ def records_deleted(fail: bool) -> Scenario:
             outcome="continues",
             until={"src": {0: 30}},
             delivery="expected_loss",
-            lost=[RecordSet("unread", partition=0, start=5, end=8)],
+            lost=[RecordSet("unread", partition=0, start=lost.start, end=lost.stop)],
         )
     return Scenario(
-        name=f"records-deleted-before-read-fail-{str(fail).lower()}",
+        name=f"records-{'deleted' if removal == 'delete_records' else 'aged-out'}"
+        f"-before-read-fail-{str(fail).lower()}",
         job="kafkatest.scenarios.jobs:copy_stream",
         topics={"src": 1, "sink": 1},
         source="src",
@@ -43,7 +54,7 @@ def records_deleted(fail: bool) -> Scenario:
                 {"after_batch": 0},
                 [
                     {"seed": {"label": "unread", "topic": "src", "count": 5}},
-                    {"delete_records": {"topic": "src", "before": {0: 8}}},
+                    action,
                     {"seed": {"label": "release", "topic": "src", "count": 20}},
                 ],
             )
@@ -53,11 +64,12 @@ def records_deleted(fail: bool) -> Scenario:
     )
 
 
+@pytest.mark.parametrize("removal", sorted(REMOVALS))
 @pytest.mark.parametrize("fail", [True, False], ids=["failOnDataLoss=true", "failOnDataLoss=false"])
-def test_records_deleted_before_the_query_read_them(
-    fail: bool, spark, kafka_broker, checkpoint_dir
+def test_records_gone_before_the_query_read_them(
+    fail: bool, removal: str, spark, kafka_broker, checkpoint_dir
 ) -> None:
-    result = checked_run(records_deleted(fail), kafka_broker, spark, checkpoint_dir)
+    result = checked_run(records_deleted(fail, removal), kafka_broker, spark, checkpoint_dir)
     assert result.firings[0].batch_id == 0
     if fail:
         # The executor, not the driver, found the gap: Spark 4 names the task's whole range
@@ -65,4 +77,5 @@ def test_records_deleted_before_the_query_read_them(
         assert data_loss_message("COULD_NOT_READ_OFFSET_RANGE", start=5, end=30) in result.run.error
     else:
         assert result.delivery is not None
-        assert sorted(e.origin.offset for e in result.delivery.expected_loss) == [5, 6, 7]
+        lost = list(REMOVALS[removal][1])
+        assert sorted(e.origin.offset for e in result.delivery.expected_loss) == lost
