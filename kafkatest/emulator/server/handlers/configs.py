@@ -6,6 +6,7 @@ the emulator's settings.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kio.schema.errors import ErrorCode
@@ -96,45 +97,56 @@ def _describe(
 
 @handles(44, 0, 1)
 async def incremental_alter_configs(ctx: RequestContext, request: Any) -> Any:
-    types = response_types(ctx)
-    responses = []
-    for resource in request.resources:
-        try:
-            _check_topic_resource(resource)
-            topic = ctx.state.topics.get(resource.resource_name)
-            updated = dict(topic.overrides)
-            for change in resource.configs:
-                _apply(updated, change.name, change.config_operation, change.value)
-            if not request.validate_only:
-                topic.overrides.clear()
-                topic.overrides.update(updated)
-            code, message = ErrorCode.none, None
-        except StateError as exc:
-            code, message = error_code_of(exc), str(exc)
-        responses.append(_alter_result(types, resource, code, message))
+    """Set, delete, append or subtract single configs; the others stay."""
+
+    def updated(current: dict[str, str], resource: Any) -> dict[str, str]:
+        out = dict(current)
+        for change in resource.configs:
+            _apply(out, change.name, change.config_operation, change.value)
+        return out
+
+    responses = _alter_topics(ctx, request, updated)
     return make(
-        types.IncrementalAlterConfigsResponse, throttle_time=NO_THROTTLE, responses=tuple(responses)
+        response_types(ctx).IncrementalAlterConfigsResponse,
+        throttle_time=NO_THROTTLE,
+        responses=responses,
     )
 
 
 @handles(33, 0, 2)
 async def alter_configs(ctx: RequestContext, request: Any) -> Any:
     """The legacy form replaces every override of the resource."""
+
+    def updated(_current: dict[str, str], resource: Any) -> dict[str, str]:
+        return {c.name: validate_topic_config(c.name, c.value) for c in resource.configs}
+
+    responses = _alter_topics(ctx, request, updated)
+    return make(
+        response_types(ctx).AlterConfigsResponse, throttle_time=NO_THROTTLE, responses=responses
+    )
+
+
+def _alter_topics(
+    ctx: RequestContext,
+    request: Any,
+    updated: Callable[[dict[str, str], Any], dict[str, str]],
+) -> tuple[Any, ...]:
+    """Both alter APIs: per resource, compute the new overrides, keep them unless
+    validate_only, and answer each resource on its own (one bad config fails only it)."""
     types = response_types(ctx)
     responses = []
     for resource in request.resources:
         try:
             _check_topic_resource(resource)
             topic = ctx.state.topics.get(resource.resource_name)
-            updated = {c.name: validate_topic_config(c.name, c.value) for c in resource.configs}
+            overrides = updated(dict(topic.overrides), resource)
             if not request.validate_only:
-                topic.overrides.clear()
-                topic.overrides.update(updated)
+                topic.overrides = overrides
             code, message = ErrorCode.none, None
         except StateError as exc:
             code, message = error_code_of(exc), str(exc)
         responses.append(_alter_result(types, resource, code, message))
-    return make(types.AlterConfigsResponse, throttle_time=NO_THROTTLE, responses=tuple(responses))
+    return tuple(responses)
 
 
 def _check_topic_resource(resource: Any) -> None:
