@@ -39,12 +39,8 @@ PYTHON_CLIENT_GROUP_CONFIG: dict[str, Any] = {
 @pytest.fixture(scope="module")
 def three_brokers() -> Iterator[EmulatorBroker]:
     """A cluster where most groups are coordinated by a broker other than the first."""
-    broker = EmulatorBroker(brokers=3)
-    broker.start()
-    try:
+    with EmulatorBroker(brokers=3) as broker:
         yield broker
-    finally:
-        broker.close()
 
 
 def unique(prefix: str) -> str:

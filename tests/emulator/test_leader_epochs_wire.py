@@ -46,13 +46,8 @@ LATEST, EARLIEST = -1, -2
 
 @pytest.fixture(scope="module")
 def two_brokers() -> Iterator[EmulatorBroker]:
-    broker = EmulatorBroker(brokers=2)
-    broker.start()
-    try:
+    with EmulatorBroker(brokers=2) as broker:  # started here, closed (faults and all) at exit
         yield broker
-    finally:
-        faults_for(broker).clear()
-        broker.close()
 
 
 def ask(address: str, api_key: int, version: int, request: Any, response: str) -> Any:

@@ -19,7 +19,6 @@ import pytest
 from scenario_support import QUICK, checked_run
 
 from kafkatest.brokers.emulator import EmulatorBroker
-from kafkatest.faults import faults_for
 from kafkatest.scenarios import Expectations, Scenario, SeedSpec, Step
 
 pytestmark = pytest.mark.spark
@@ -29,13 +28,8 @@ PARTITIONS = 3
 
 @pytest.fixture(scope="module")
 def three_brokers() -> Iterator[EmulatorBroker]:
-    broker = EmulatorBroker(brokers=3)
-    broker.start()
-    try:
+    with EmulatorBroker(brokers=3) as broker:  # started here, closed (faults and all) at exit
         yield broker
-    finally:
-        faults_for(broker).clear()
-        broker.close()
 
 
 def move_every_leader(label: str) -> list[dict]:
