@@ -12,6 +12,7 @@ import asyncio
 import logging
 
 from kafkatest.emulator.protocol.framing import FrameDecoder, FrameError
+from kafkatest.emulator.server.context import ANONYMOUS
 from kafkatest.emulator.server.dispatch import CloseConnection, Dispatcher
 
 log = logging.getLogger("kafkatest.emulator")
@@ -29,6 +30,7 @@ async def serve_connection(
     peername = writer.get_extra_info("peername")
     peer = f"{peername[0]}:{peername[1]}" if peername else "?"
     decoder = FrameDecoder(max_frame_bytes)
+    principal = ANONYMOUS
     try:
         while True:
             data = await reader.read(_READ_SIZE)
@@ -41,7 +43,7 @@ async def serve_connection(
                     )
                 return
             for request_frame in decoder.feed(data):
-                response = await dispatcher.handle(request_frame, peer, connection_id)
+                response = await dispatcher.handle(request_frame, peer, connection_id, principal)
                 if response is not None:
                     writer.write(response)
                     await writer.drain()

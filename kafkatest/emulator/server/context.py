@@ -6,6 +6,10 @@ from dataclasses import dataclass
 
 from kafkatest.emulator.state import EmulatorState
 
+#: Kafka's principal for a connection that did not authenticate (PLAINTEXT, or SSL
+#: without a client certificate).
+ANONYMOUS = "User:ANONYMOUS"
+
 
 @dataclass(frozen=True, slots=True)
 class RequestContext:
@@ -19,3 +23,7 @@ class RequestContext:
     #: "host:port" of the client, for logs.
     peer: str
     connection_id: int
+    #: Who the connection authenticated as, in Kafka's "User:<name>" form: the SASL
+    #: user, the client certificate's DN on mutual TLS, else "User:ANONYMOUS".
+    #: Authorization reads it; it never changes on a connection.
+    principal: str = ANONYMOUS

@@ -27,7 +27,7 @@ from kafkatest.emulator.protocol.messages import (
     request_schema,
 )
 from kafkatest.emulator.protocol.primitives import DecodeError
-from kafkatest.emulator.server.context import RequestContext
+from kafkatest.emulator.server.context import ANONYMOUS, RequestContext
 from kafkatest.emulator.server.faults import FaultHook
 from kafkatest.emulator.server.handlers import load_handlers
 from kafkatest.emulator.state import EmulatorState
@@ -46,7 +46,13 @@ class Dispatcher:
         self.faults = faults
         self.handlers = load_handlers()
 
-    async def handle(self, request_frame: bytes, peer: str, connection_id: int) -> bytes | None:
+    async def handle(
+        self,
+        request_frame: bytes,
+        peer: str,
+        connection_id: int,
+        principal: str = ANONYMOUS,
+    ) -> bytes | None:
         """The framed response to `request_frame`, or None when nothing is sent back."""
         try:
             api_key, version, correlation_id = peek_correlation(request_frame)
@@ -79,6 +85,7 @@ class Dispatcher:
             client_id=header.client_id,
             peer=peer,
             connection_id=connection_id,
+            principal=principal,
         )
         handler = spec.handler
         decision = await self.faults.before_dispatch(ctx, request)
