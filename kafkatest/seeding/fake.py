@@ -3,21 +3,32 @@
 Faker costs tens of microseconds a call, too slow for 100k records; each field
 therefore draws from a pool of `pool_size` values made once. Fields that must be
 unique use the built-in ``"seq"`` (0, 1, 2, ...) or ``"uuid4"`` providers, which
-are computed per record. The output depends only on the schema, count and seed.
+are computed per record. The output depends only on the schema, count, seed and
+`now`: faker's date providers count from the current time (``date_time_this_year``,
+``past_date``), so generation runs with faker's clock pinned to `now`, a fixed instant
+unless the caller names another, and two runs a second (or a year) apart agree.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import decimal
 import random
+import threading
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+import faker.providers.date_time as faker_date_time
 from faker import Faker
 
 Provider = str | tuple[str, Mapping[str, Any]] | Callable[[Faker], Any]
+
+#: The instant faker's relative date providers count from unless `now=` says otherwise.
+DEFAULT_NOW = dt.datetime(2025, 1, 1, 12, 0, 0)
+
+_clock_lock = threading.Lock()
 
 
 def fake_values(
@@ -26,22 +37,49 @@ def fake_values(
     seed: int = 0,
     locale: str | None = None,
     pool_size: int = 1024,
+    now: dt.datetime = DEFAULT_NOW,
 ) -> list[dict[str, Any]]:
     """Make `count` dicts whose fields come from faker providers; same seed, same data.
 
     ``schema`` maps a field name to a provider name (``"name"``, ``"email"``), a
     ``(name, kwargs)`` pair (``("pyint", {"max_value": 9})``), a callable taking
-    the Faker (called per record, unpooled), or ``"seq"``/``"uuid4"``.
+    the Faker (called per record, unpooled), or ``"seq"``/``"uuid4"``. Relative date
+    providers count from `now` (a naive datetime is local time, as faker takes it).
     """
     if count < 0:
         raise ValueError("count must be >= 0")
     faker = Faker(locale)
     faker.seed_instance(seed)
     rng = random.Random(seed)
-    makers = {
-        name: _maker(faker, rng, name, spec, min(count, pool_size)) for name, spec in schema.items()
-    }
-    return [{name: make(index) for name, make in makers.items()} for index in range(count)]
+    with _faker_clock_at(now):
+        makers = {
+            name: _maker(faker, rng, name, spec, min(count, pool_size))
+            for name, spec in schema.items()
+        }
+        return [{name: make(index) for name, make in makers.items()} for index in range(count)]
+
+
+@contextlib.contextmanager
+def _faker_clock_at(now: dt.datetime) -> Iterator[None]:
+    """Pin the clock of faker's date provider module to `now` while values are made.
+
+    Faker reads ``datetime.now()`` through that module's own name, so swapping that
+    name (under a lock, restored afterwards) is the one place its clock can be set.
+    """
+
+    class PinnedDatetime(dt.datetime):
+        @classmethod
+        def now(cls, tz: dt.tzinfo | None = None) -> PinnedDatetime:  # type: ignore[override]
+            pinned = now if tz is None else now.astimezone(tz)
+            return cls.fromtimestamp(pinned.timestamp(), tz)
+
+    with _clock_lock:
+        original = faker_date_time.datetime
+        faker_date_time.datetime = PinnedDatetime  # type: ignore[misc]
+        try:
+            yield
+        finally:
+            faker_date_time.datetime = original  # type: ignore[misc]
 
 
 def _maker(

@@ -70,3 +70,25 @@ def test_fixture_errors_point_at_the_line(tmp_path):
         load_fixture(tmp_path / "m.yaml")
     with pytest.raises(ValueError, match="fixture files end in one of"):
         load_fixture(tmp_path / "x.txt")
+
+
+def test_fake_dates_count_from_a_fixed_now_so_runs_at_different_times_agree(monkeypatch):
+    import datetime as dt
+
+    import faker.providers.date_time as faker_date_time
+
+    schema = {"placed": "date_time_this_year", "born": "past_date"}
+    first = fake_values(schema, 20, seed=5)
+
+    class Later(dt.datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return dt.datetime(2031, 6, 1, 8, 30, tzinfo=tz)
+
+    # The wall clock moves on (years, not seconds): the values must not.
+    monkeypatch.setattr(faker_date_time, "datetime", Later)
+    assert fake_values(schema, 20, seed=5) == first
+    assert faker_date_time.datetime is Later  # the real clock is handed back afterwards
+    assert all(v["placed"].startswith("2025-") for v in first)
+    later = fake_values(schema, 20, seed=5, now=dt.datetime(2030, 3, 1))
+    assert all(v["placed"].startswith("2030-") for v in later)
