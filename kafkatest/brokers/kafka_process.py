@@ -38,6 +38,7 @@ TEST_SETTINGS: dict[str, str] = {
     "share.coordinator.state.topic.min.isr": "1",
     "group.initial.rebalance.delay.ms": "0",
     "log.retention.check.interval.ms": "500",
+    "transaction.abort.timed.out.transaction.cleanup.interval.ms": "500",
     "log.initial.task.delay.ms": "0",
     "log.segment.delete.delay.ms": "0",
     "file.delete.delay.ms": "0",

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 
 import pytest
-from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 from confluent_kafka.admin import (
     AdminClient,
     ConfigResource,
@@ -224,16 +224,3 @@ def test_recreated_topic_is_empty_with_a_new_id(
     assert emulator.call(lambda: emulator.state.topics.get(name).topic_id) != first_id
     emulator.produce([Record.make(name, "new", partition=0)])
     assert [r.value for r in emulator.consume(name)] == [b"new"]
-
-
-def test_transactional_producer_is_refused_at_once_with_a_reason(
-    emulator: EmulatorBroker,
-) -> None:
-    """No transaction coordinator: the client fails fatally at init, not at its timeout."""
-    producer = Producer({"bootstrap.servers": emulator.bootstrap_servers, "transactional.id": "tx"})
-    with pytest.raises(KafkaException) as failure:
-        producer.init_transactions(30)
-    error = failure.value.args[0]
-    assert error.fatal()
-    assert error.code() == KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
-    assert "does not support transactions" in error.str()

@@ -72,7 +72,10 @@ def test_bad_batches_get_kafkas_errors(
     )
     with connect(emulator.bootstrap_servers) as sock:
         assert _produce(sock, topic, bytes(corrupt))[1] is ErrorCode.corrupt_message
-        assert _produce(sock, topic, transactional)[1] is ErrorCode.invalid_txn_state
+        # A transactional batch in a request without a transactional id (Kafka's check).
+        assert _produce(sock, topic, transactional)[1] is (
+            ErrorCode.transactional_id_authorization_failed
+        )
         assert _produce(sock, topic, build_batch([b"x"])[:30])[1] is ErrorCode.corrupt_message
         two = build_batch([b"x"]) + build_batch([b"y"])
         assert _produce(sock, topic, two)[1] is ErrorCode.invalid_record

@@ -18,17 +18,21 @@ from kafkatest.emulator.protocol.batches import (
     place,
     validate,
 )
+from kafkatest.emulator.protocol.control_batches import marker_batch
 from kafkatest.emulator.state.clock import Clock
 from kafkatest.emulator.state.cluster import Cluster
 from kafkatest.emulator.state.errors import (
     CorruptMessage,
     InvalidConfig,
+    InvalidProducerEpoch,
     InvalidRecord,
     InvalidReplicationFactor,
     InvalidRequest,
     InvalidTxnState,
     MessageTooLarge,
+    ProducerFenced,
     TopicDeletionDisabled,
+    TransactionAbortable,
 )
 from kafkatest.emulator.state.log import PartitionLog
 from kafkatest.emulator.state.notify import AppendSignal
@@ -36,6 +40,7 @@ from kafkatest.emulator.state.offsets import OffsetStore
 from kafkatest.emulator.state.producers import AppendedBatch, ProducerRegistry
 from kafkatest.emulator.state.topic_configs import TOPIC_CONFIGS, validate_topic_config
 from kafkatest.emulator.state.topics import Topic, TopicRegistry
+from kafkatest.emulator.state.transactions import TransactionCoordinator
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,9 @@ class BrokerSettings:
     #: Measured on the state's clock.
     retention_check_interval_ms: int = 500
     delete_topic_enable: bool = True
+    #: Kafka's default is 10 s; kafkatest runs real Kafka with 500 ms too, so a timed-out
+    #: transaction is aborted as promptly on both backends. On the state's clock.
+    transaction_abort_interval_ms: int = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +68,17 @@ class AppendResult:
     log_append_time: int
     log_start_offset: int
     duplicate: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TransactionalProduce:
+    """What a transactional Produce tells the partition leader about its transaction."""
+
+    transactional_id: str | None
+    #: Produce v12+ (TV2): the leader adds the partition to the transaction itself.
+    add_partition: bool
+    #: Produce v11 understands TRANSACTION_ABORTABLE; older ones get INVALID_TXN_STATE.
+    abortable_supported: bool
 
 
 class EmulatorState:
@@ -73,7 +92,9 @@ class EmulatorState:
         self.appends = AppendSignal()
         #: Slot for the group coordinator (see `state.groups`), set by its handlers.
         self.groups: Any = None
+        self.transactions = TransactionCoordinator(self)
         self._last_retention_check_ms = self.clock.now_ms()
+        self._last_txn_check_ms = self._last_retention_check_ms
 
     # -- topics ---------------------------------------------------------------------
 
@@ -111,6 +132,7 @@ class EmulatorState:
         topic = self.topics.delete(name)
         self.producers.forget_topic(name)
         self.offsets.forget_topic(name)
+        self.transactions.forget_topic(name)
         self.appends.notify()
         return topic
 
@@ -181,8 +203,13 @@ class EmulatorState:
         partition: int,
         header: BatchHeader,
         batch: bytes,
+        transaction: TransactionalProduce | None = None,
     ) -> AppendResult:
-        """Validate and store one produced batch, deduplicating idempotent retries."""
+        """Validate and store one produced batch, deduplicating idempotent retries.
+
+        A transactional batch is first checked against its transaction, as Kafka's
+        leader does with the coordinator (KIP-890): `transaction` says how.
+        """
         log = topic.partition(partition).log
         try:
             validate(header, batch)
@@ -193,11 +220,9 @@ class EmulatorState:
             raise MessageTooLarge(
                 f"The batch of {header.size} bytes is larger than max.message.bytes={max_bytes}"
             )
-        if header.is_transactional:
-            raise InvalidTxnState(
-                "transactional batches need a transaction coordinator, which this broker lacks"
-            )
         key = (topic.name, partition)
+        if header.is_transactional:
+            self._check_transaction(header, key, transaction)
         idempotent = header.producer_id != NO_PRODUCER_ID
         if idempotent:
             earlier = self.producers.check(
@@ -221,7 +246,12 @@ class EmulatorState:
             topic.partition(partition).leader_epoch,
             log_append_time if log_append_time >= 0 else None,
         )
-        base_offset = log.append(placed, header.record_count, max_timestamp)
+        if header.is_transactional:
+            base_offset = log.append_transactional(
+                placed, header.record_count, max_timestamp, header.producer_id
+            )
+        else:
+            base_offset = log.append(placed, header.record_count, max_timestamp)
         if idempotent:
             self.producers.record(
                 header.producer_id,
@@ -230,9 +260,67 @@ class EmulatorState:
                 AppendedBatch(
                     header.base_sequence, header.last_sequence, base_offset, log_append_time
                 ),
+                max_timestamp,
             )
         self.appends.notify()
         return AppendResult(base_offset, log_append_time, log.log_start_offset)
+
+    def _check_transaction(
+        self, header: BatchHeader, key: tuple[str, int], transaction: TransactionalProduce | None
+    ) -> None:
+        """The leader's question to the coordinator: is this partition in the
+        producer's open transaction (v12+: put it there)? Errors as Produce shows them."""
+        if transaction is None or transaction.transactional_id is None:
+            raise InvalidTxnState(
+                "a transactional batch needs the Produce request's transactional id"
+            )
+        coordinator = self.transactions
+        try:
+            if transaction.add_partition:
+                coordinator.add_partitions(
+                    transaction.transactional_id, header.producer_id, header.producer_epoch, [key]
+                )
+            else:
+                coordinator.verify(
+                    transaction.transactional_id, header.producer_id, header.producer_epoch, key
+                )
+        except ProducerFenced as exc:
+            # "Producers expect to handle INVALID_PRODUCER_EPOCH in this scenario."
+            raise InvalidProducerEpoch(str(exc)) from exc
+        except TransactionAbortable as exc:
+            if not transaction.abortable_supported:
+                raise InvalidTxnState(str(exc)) from exc
+            raise
+
+    def write_marker(
+        self,
+        topic: str,
+        partition: int,
+        producer_id: int,
+        producer_epoch: int,
+        commit: bool,
+        coordinator_epoch: int,
+    ) -> None:
+        """Append a commit or abort marker, as WriteTxnMarkers does on the leader."""
+        found = self.topics.find(topic)
+        if found is None or partition >= len(found.partitions):
+            return  # deleted while in the transaction: nothing left to mark
+        target = found.partition(partition)
+        now = self.clock.now_ms()
+        batch = marker_batch(
+            target.log.log_end_offset,
+            target.leader_epoch,
+            producer_id,
+            producer_epoch,
+            commit,
+            coordinator_epoch,
+            now,
+        )
+        target.log.append_marker(batch, now, producer_id, commit)
+        self.producers.record_marker(
+            producer_id, producer_epoch, (topic, partition), coordinator_epoch, now
+        )
+        self.appends.notify()
 
     def delete_records(self, topic: Topic, partition: int, before_offset: int) -> int:
         """DeleteRecords: -1 means the high watermark; returns the new log start."""
@@ -243,10 +331,14 @@ class EmulatorState:
     # -- retention --------------------------------------------------------------------
 
     def maybe_enforce_retention(self) -> None:
-        """Apply retention if Kafka's check interval has passed on the state's clock."""
+        """Apply retention, and abort timed-out transactions, if Kafka's check
+        intervals have passed on the state's clock."""
         now = self.clock.now_ms()
         if now - self._last_retention_check_ms >= self.settings.retention_check_interval_ms:
             self.enforce_retention()
+        if now - self._last_txn_check_ms >= self.settings.transaction_abort_interval_ms:
+            self._last_txn_check_ms = now
+            self.transactions.abort_timed_out()
 
     def enforce_retention(self) -> None:
         """Delete every batch that breaks its topic's retention.ms / retention.bytes now."""

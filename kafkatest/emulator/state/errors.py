@@ -79,3 +79,30 @@ class InvalidRequest(StateError):
 
 class TopicDeletionDisabled(StateError):
     error_name = "topic_deletion_disabled"
+
+
+# -- transactions ---------------------------------------------------------------------
+
+
+class ProducerFenced(StateError):
+    error_name = "producer_fenced"
+
+
+class ConcurrentTransactions(StateError):
+    error_name = "concurrent_transactions"
+
+
+class InvalidProducerIdMapping(StateError):
+    error_name = "invalid_producer_id_mapping"
+
+
+class InvalidTransactionTimeout(StateError):
+    error_name = "invalid_transaction_timeout"
+
+
+class TransactionalIdNotFound(StateError):
+    error_name = "transactional_id_not_found"
+
+
+class TransactionAbortable(StateError):
+    error_name = "transaction_abortable"

@@ -402,6 +402,12 @@ class GroupCoordinator:
             results[partition] = ErrorCode.none
         return results
 
+    def check_committer(
+        self, group_id: str, generation_id: int, member_id: str, group_instance_id: str | None
+    ) -> ErrorCode | None:
+        """Whether this member may commit for the group (TxnOffsetCommit asks too)."""
+        return self._commit_error(group_id, generation_id, member_id, group_instance_id)
+
     def _commit_error(
         self, group_id: str, generation_id: int, member_id: str, group_instance_id: str | None
     ) -> ErrorCode | None:

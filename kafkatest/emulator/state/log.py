@@ -5,7 +5,8 @@ per-batch base offset, last offset and max timestamp beside them: reads locate
 batches by bisecting offsets, and only by-timestamp lookups decode records.
 Retention deletes whole batches from the front, as Kafka deletes whole segments.
 The log also keeps its leader-epoch history, as Kafka's log does, so that deleting
-records moves the first epoch's start with the log start.
+records moves the first epoch's start with the log start, and (once a transaction
+touches it) its transaction index, from which the last stable offset follows.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from kafkatest.emulator.protocol.batches import BatchHeader, read_header
 from kafkatest.emulator.protocol.record_timestamps import record_timestamps
 from kafkatest.emulator.state.errors import OffsetOutOfRange
 from kafkatest.emulator.state.leader_epochs import LeaderEpochCache
+from kafkatest.emulator.state.txn_index import AbortedTxn, TxnIndex
 
 
 class PartitionLog:
@@ -29,11 +31,23 @@ class PartitionLog:
         self.log_end_offset = 0
         self.size_bytes = 0
         self.epochs = LeaderEpochCache()
+        #: Open and aborted transactions; None until a transactional batch arrives.
+        self.txns: TxnIndex | None = None
 
     @property
     def high_watermark(self) -> int:
         """One replica, so everything appended is committed."""
         return self.log_end_offset
+
+    @property
+    def last_stable_offset(self) -> int:
+        """Where read_committed readers stop: the first offset of the earliest open
+        transaction, else the high watermark (never below the log start)."""
+        txns = self.txns
+        first_open = None if txns is None else txns.first_open_offset()
+        if first_open is None:
+            return self.high_watermark
+        return max(min(first_open, self.high_watermark), self.log_start_offset)
 
     @property
     def batch_count(self) -> int:
@@ -51,31 +65,71 @@ class PartitionLog:
         self.size_bytes += len(batch)
         return base
 
+    def append_transactional(
+        self, batch: bytes, record_count: int, max_timestamp: int, producer_id: int
+    ) -> int:
+        """Store a transactional data batch; it opens the producer's transaction here."""
+        base = self.append(batch, record_count, max_timestamp)
+        if self.txns is None:
+            self.txns = TxnIndex()
+        self.txns.begin(producer_id, base)
+        return base
+
+    def append_marker(
+        self, batch: bytes, max_timestamp: int, producer_id: int, commit: bool
+    ) -> AbortedTxn | None:
+        """Store a commit or abort marker (one offset) ending the producer's transaction."""
+        offset = self.append(batch, 1, max_timestamp)
+        if self.txns is None:
+            return None
+        return self.txns.end(producer_id, offset, commit)
+
+    def aborted_transactions(self, start: int, end: int) -> list[AbortedTxn]:
+        """Aborted transactions overlapping the offsets [start, end)."""
+        if self.txns is None:
+            return []
+        return self.txns.aborted_overlapping(start, end)
+
     def check_offset(self, offset: int) -> None:
         if offset < self.log_start_offset or offset > self.log_end_offset:
             raise OffsetOutOfRange(
                 f"offset {offset} is outside [{self.log_start_offset}, {self.log_end_offset}]"
             )
 
-    def read(self, offset: int, max_bytes: int, at_least_one: bool) -> list[bytes]:
+    def read(
+        self, offset: int, max_bytes: int, at_least_one: bool, below: int | None = None
+    ) -> list[bytes]:
         """Whole batches from the one holding `offset`, up to `max_bytes`.
 
         With `at_least_one`, the first batch is returned even if larger, so that
-        a consumer can always progress (Kafka's KIP-74 rule).
+        a consumer can always progress (Kafka's KIP-74 rule). With `below` (the
+        last stable offset for read_committed), no batch reaching it is returned.
         """
+        return self.read_bounded(offset, max_bytes, at_least_one, below)[0]
+
+    def read_bounded(
+        self, offset: int, max_bytes: int, at_least_one: bool, below: int | None = None
+    ) -> tuple[list[bytes], int]:
+        """`read`, plus the offset the byte limit stopped at (the next batch's base
+        offset, else the log end): Kafka's upper bound for aborted transactions."""
         self.check_offset(offset)
         index = bisect_left(self._last_offsets, offset)
         out: list[bytes] = []
         used = 0
         batches = self._batches
+        last_offsets = self._last_offsets
+        stop = self.log_end_offset
         while index < len(batches):
             batch = batches[index]
             if used + len(batch) > max_bytes and not (at_least_one and not out):
+                stop = last_offsets[index - 1] + 1 if index else self.log_start_offset
+                break
+            if below is not None and last_offsets[index] >= below:
                 break
             out.append(batch)
             used += len(batch)
             index += 1
-        return out
+        return out, stop
 
     # -- timestamps --------------------------------------------------------------
 
@@ -121,6 +175,8 @@ class PartitionLog:
         self.log_start_offset = offset
         self._drop_batches(bisect_left(self._last_offsets, offset))
         self.epochs.truncate_from_start(offset)
+        if self.txns is not None:
+            self.txns.forget_before(offset)
 
     def apply_retention(self, now_ms: int, retention_ms: int, retention_bytes: int) -> None:
         """Delete the oldest batches that break time or size retention (-1 = unlimited)."""
@@ -139,6 +195,8 @@ class PartitionLog:
             self._drop_batches(drop)
             self.log_start_offset = max(self.log_start_offset, new_start)
             self.epochs.truncate_from_start(self.log_start_offset)
+            if self.txns is not None:
+                self.txns.forget_before(self.log_start_offset)
 
     def _drop_batches(self, count: int) -> None:
         if count <= 0:

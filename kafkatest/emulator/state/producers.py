@@ -2,7 +2,10 @@
 
 Kafka dedupes retried batches by remembering, per producer and partition, the
 last five batches' sequence ranges and where they landed. A retry of one of them
-is answered with its original offset instead of being appended twice.
+is answered with its original offset instead of being appended twice. The same
+entries carry what DescribeProducers shows (last timestamp, the coordinator epoch
+of the last marker); a partition's open transactions live in its log's
+transaction index.
 """
 
 from __future__ import annotations
@@ -29,6 +32,20 @@ class AppendedBatch:
 class _PartitionProducerState:
     epoch: int
     batches: deque[AppendedBatch] = field(default_factory=lambda: deque(maxlen=CACHED_BATCHES))
+    last_timestamp: int = -1
+    #: Coordinator epoch of the last transaction marker; -1 before any.
+    coordinator_epoch: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class ActiveProducer:
+    """One producer's entry on a partition, as DescribeProducers shows it."""
+
+    producer_id: int
+    epoch: int
+    last_sequence: int
+    last_timestamp: int
+    coordinator_epoch: int
 
 
 PartitionKey = tuple[str, int]
@@ -39,6 +56,18 @@ class ProducerRegistry:
         self._next_id = 1000
         self._epochs: dict[int, int] = {}
         self._partitions: dict[tuple[int, PartitionKey], _PartitionProducerState] = {}
+
+    def new_producer_id(self) -> int:
+        """A producer id never handed out before (idempotent and transactional alike)."""
+        producer_id = self._next_id
+        self._next_id += 1
+        return producer_id
+
+    def set_epoch(self, producer_id: int, epoch: int) -> None:
+        """The transaction coordinator moved the producer to `epoch` (a bump or a fence):
+        batches from older epochs are refused from now on."""
+        if self._epochs.get(producer_id, -1) < epoch:
+            self._epochs[producer_id] = epoch
 
     def init_producer(self, producer_id: int = -1, epoch: int = -1) -> tuple[int, int]:
         """A new id at epoch 0, or the known `producer_id` with its epoch bumped."""
@@ -51,8 +80,7 @@ class ProducerRegistry:
             if current < 32766:
                 self._epochs[producer_id] = current + 1
                 return producer_id, current + 1
-        producer_id = self._next_id
-        self._next_id += 1
+        producer_id = self.new_producer_id()
         self._epochs[producer_id] = 0
         return producer_id, 0
 
@@ -93,16 +121,59 @@ class ProducerRegistry:
         return None
 
     def record(
-        self, producer_id: int, epoch: int, partition: PartitionKey, batch: AppendedBatch
+        self,
+        producer_id: int,
+        epoch: int,
+        partition: PartitionKey,
+        batch: AppendedBatch,
+        timestamp: int = -1,
     ) -> None:
-        key = (producer_id, partition)
-        state = self._partitions.get(key)
-        if state is None or epoch != state.epoch:
-            state = _PartitionProducerState(epoch)
-            self._partitions[key] = state
+        state = self._entry(producer_id, epoch, partition)
         state.batches.append(batch)
+        state.last_timestamp = timestamp
         if self._epochs.get(producer_id, -1) < epoch:
             self._epochs[producer_id] = epoch
+
+    def record_marker(
+        self,
+        producer_id: int,
+        epoch: int,
+        partition: PartitionKey,
+        coordinator_epoch: int,
+        timestamp: int,
+    ) -> None:
+        """A transaction marker: a new epoch forgets the old epoch's sequences, as
+        Kafka's producer state does (so the next transaction starts at sequence 0)."""
+        state = self._entry(producer_id, epoch, partition)
+        state.coordinator_epoch = coordinator_epoch
+        state.last_timestamp = timestamp
+        self.set_epoch(producer_id, epoch)
+
+    def _entry(
+        self, producer_id: int, epoch: int, partition: PartitionKey
+    ) -> _PartitionProducerState:
+        key = (producer_id, partition)
+        state = self._partitions.get(key)
+        if state is None:
+            state = self._partitions[key] = _PartitionProducerState(epoch)
+        elif epoch != state.epoch:
+            state.epoch = epoch
+            state.batches.clear()
+        return state
+
+    def active_on(self, partition: PartitionKey) -> list[ActiveProducer]:
+        """Producers with state on `partition`, by producer id (DescribeProducers)."""
+        return [
+            ActiveProducer(
+                producer_id,
+                state.epoch,
+                state.batches[-1].last_sequence if state.batches else -1,
+                state.last_timestamp,
+                state.coordinator_epoch,
+            )
+            for (producer_id, key), state in sorted(self._partitions.items())
+            if key == partition
+        ]
 
     def forget_topic(self, topic: str) -> None:
         """A deleted topic's partitions start afresh if the name is reused."""

@@ -31,6 +31,9 @@ class _PartitionRead:
     high_watermark: int = -1
     log_start_offset: int = -1
     batches: tuple[bytes, ...] = ()
+    last_stable_offset: int = -1
+    #: read_committed only: (producer id, first offset) of aborted transactions.
+    aborted: tuple[tuple[int, int], ...] = ()
 
 
 @handles(1, 4, 12)
@@ -53,17 +56,20 @@ async def fetch(ctx: RequestContext, request: Any) -> Any:
         )
     loop = asyncio.get_running_loop()
     deadline = loop.time() + request.max_wait.total_seconds()
+    committed = getattr(request, "isolation_level", 0) == _READ_COMMITTED
     while True:
         ctx.state.maybe_enforce_retention()
-        reads, total, failed = _read_all(ctx, request)
+        reads, total, failed = _read_all(ctx, request, committed)
         remaining = deadline - loop.time()
         if total >= request.min_bytes or failed or remaining <= 0:
             break
         await ctx.state.appends.wait(remaining)
-    return _response(types, request, reads)
+    return _response(types, request, reads, committed)
 
 
-def _read_all(ctx: RequestContext, request: Any) -> tuple[list[list[_PartitionRead]], int, bool]:
+def _read_all(
+    ctx: RequestContext, request: Any, committed: bool
+) -> tuple[list[list[_PartitionRead]], int, bool]:
     budget = request.max_bytes
     total = 0
     failed = False
@@ -72,7 +78,7 @@ def _read_all(ctx: RequestContext, request: Any) -> tuple[list[list[_PartitionRe
         reads = []
         for partition_request in topic_request.partitions:
             read = _read_partition(
-                ctx, topic_request.topic, partition_request, budget - total, total == 0
+                ctx, topic_request.topic, partition_request, budget - total, total == 0, committed
             )
             reads.append(read)
             if read.error is not ErrorCode.none:
@@ -83,7 +89,7 @@ def _read_all(ctx: RequestContext, request: Any) -> tuple[list[list[_PartitionRe
 
 
 def _read_partition(
-    ctx: RequestContext, topic_name: str, request: Any, budget: int, first: bool
+    ctx: RequestContext, topic_name: str, request: Any, budget: int, first: bool, committed: bool
 ) -> _PartitionRead:
     index = request.partition
     try:
@@ -97,19 +103,35 @@ def _read_partition(
     if fenced is not None:
         return _PartitionRead(index, fenced)
     log = partition.log
+    max_bytes = min(request.partition_max_bytes, max(budget, 0))
+    stable = log.last_stable_offset
+    aborted: tuple[tuple[int, int], ...] = ()
     try:
-        batches = log.read(
-            request.fetch_offset, min(request.partition_max_bytes, max(budget, 0)), first
-        )
+        if committed:
+            batches, upper = log.read_bounded(request.fetch_offset, max_bytes, first, stable)
+            if batches:
+                aborted = tuple(
+                    (a.producer_id, a.first_offset)
+                    for a in log.aborted_transactions(request.fetch_offset, upper)
+                )
+        else:
+            batches = log.read(request.fetch_offset, max_bytes, first)
     except StateError as exc:
-        return _PartitionRead(index, error_code_of(exc), log.high_watermark, log.log_start_offset)
+        return _PartitionRead(
+            index, error_code_of(exc), log.high_watermark, log.log_start_offset, (), stable
+        )
     return _PartitionRead(
-        index, ErrorCode.none, log.high_watermark, log.log_start_offset, tuple(batches)
+        index,
+        ErrorCode.none,
+        log.high_watermark,
+        log.log_start_offset,
+        tuple(batches),
+        stable,
+        aborted,
     )
 
 
-def _response(types: Any, request: Any, reads: list[list[_PartitionRead]]) -> Any:
-    committed = getattr(request, "isolation_level", 0) == _READ_COMMITTED
+def _response(types: Any, request: Any, reads: list[list[_PartitionRead]], committed: bool) -> Any:
     responses = []
     for topic_request, topic_reads in zip(request.topics, reads, strict=True):
         partitions = tuple(
@@ -118,9 +140,16 @@ def _response(types: Any, request: Any, reads: list[list[_PartitionRead]]) -> An
                 partition_index=read.partition,
                 error_code=read.error,
                 high_watermark=read.high_watermark,
-                last_stable_offset=read.high_watermark,
+                last_stable_offset=read.last_stable_offset,
                 log_start_offset=read.log_start_offset,
-                aborted_transactions=() if committed else None,
+                aborted_transactions=(
+                    tuple(
+                        make(types.AbortedTransaction, producer_id=pid, first_offset=first)
+                        for pid, first in read.aborted
+                    )
+                    if committed
+                    else None
+                ),
                 preferred_read_replica=-1,
                 records=b"".join(read.batches),
             )

@@ -3,7 +3,9 @@
 A timestamp with no record at or after it answers offset -1 / timestamp -1 and
 no error, which Spark reads as "no match". Versions 8-10 add the tiered-storage
 specs; without tiered storage Kafka answers -4 (earliest local) like -2 and -5
-(latest tiered) with "no offset", which is what the emulator does too.
+(latest tiered) with "no offset", which is what the emulator does too. With
+isolation_level read_committed (v2+), latest is the last stable offset and
+lookups answer only offsets below it.
 """
 
 from __future__ import annotations
@@ -24,16 +26,19 @@ LATEST = -1
 EARLIEST = -2
 MAX_TIMESTAMP = -3
 EARLIEST_LOCAL = -4
+READ_COMMITTED = 1
 
 
 @handles(2, 1, 10)
 async def list_offsets(ctx: RequestContext, request: Any) -> Any:
     ctx.state.maybe_enforce_retention()
     types = response_types(ctx)
+    committed = getattr(request, "isolation_level", 0) == READ_COMMITTED
     topics = []
     for topic_request in request.topics:
         partitions = tuple(
-            _list_partition(ctx, types, topic_request.name, p) for p in topic_request.partitions
+            _list_partition(ctx, types, topic_request.name, p, committed)
+            for p in topic_request.partitions
         )
         topics.append(
             make(types.ListOffsetsTopicResponse, name=topic_request.name, partitions=partitions)
@@ -41,7 +46,9 @@ async def list_offsets(ctx: RequestContext, request: Any) -> Any:
     return make(types.ListOffsetsResponse, throttle_time=NO_THROTTLE, topics=tuple(topics))
 
 
-def _list_partition(ctx: RequestContext, types: Any, topic_name: str, request: Any) -> Any:
+def _list_partition(
+    ctx: RequestContext, types: Any, topic_name: str, request: Any, committed: bool
+) -> Any:
     def answer(code: ErrorCode, offset: int = -1, timestamp: int = -1, epoch: int = -1) -> Any:
         return make(
             types.ListOffsetsPartitionResponse,
@@ -61,7 +68,7 @@ def _list_partition(ctx: RequestContext, types: Any, topic_name: str, request: A
     fenced = fencing_error(partition, getattr(request, "current_leader_epoch", -1))
     if fenced is not None:
         return answer(fenced)
-    found = _lookup(partition.log, request.timestamp)
+    found = _lookup(partition.log, request.timestamp, committed)
     if found is None:
         return answer(ErrorCode.none)
     offset, timestamp = found
@@ -84,13 +91,20 @@ def _epoch_of(partition: Partition, timestamp: int, offset: int) -> int:
     return -1 if found is None else found
 
 
-def _lookup(log: PartitionLog, timestamp: int) -> tuple[int, int] | None:
+def _lookup(log: PartitionLog, timestamp: int, committed: bool) -> tuple[int, int] | None:
+    """Kafka's ``Partition.fetchOffsetForTimestamp``: read_committed sees up to the
+    last stable offset, read_uncommitted up to the high watermark."""
+    fetchable = log.last_stable_offset if committed else log.high_watermark
     if timestamp == LATEST:
-        return log.high_watermark, -1
+        return fetchable, -1
     if timestamp in (EARLIEST, EARLIEST_LOCAL):
         return log.log_start_offset, -1
     if timestamp == MAX_TIMESTAMP:
-        return log.max_timestamp()
-    if timestamp < 0:
+        found = log.max_timestamp()
+    elif timestamp < 0:
         return None
-    return log.offset_for_timestamp(timestamp)
+    else:
+        found = log.offset_for_timestamp(timestamp)
+    if found is None or found[0] >= fetchable:
+        return None
+    return found

@@ -21,6 +21,7 @@ from kafkatest.emulator.server.responses import (
     make,
     response_types,
 )
+from kafkatest.emulator.state.broker_state import TransactionalProduce
 from kafkatest.emulator.state.errors import (
     CorruptMessage,
     InvalidRecord,
@@ -78,7 +79,19 @@ def _produce_partition(
         if topic.partition(data.index).leader_id != ctx.broker_id:
             return failed(ErrorCode.not_leader_or_follower)
         header, batch = _single_batch(data.records)
-        result = ctx.state.append(topic, data.index, header, batch)
+        transaction = None
+        if header.is_transactional:
+            if request.transactional_id is None:
+                return failed(
+                    ErrorCode.transactional_id_authorization_failed,
+                    "transactional records need the Produce request's transactional id",
+                )
+            transaction = TransactionalProduce(
+                request.transactional_id,
+                add_partition=ctx.api_version >= 12,
+                abortable_supported=ctx.api_version >= 11,
+            )
+        result = ctx.state.append(topic, data.index, header, batch, transaction)
     except StateError as exc:
         log.info("produce to %s-%s refused: %s", topic_name, data.index, exc)
         return failed(error_code_of(exc), str(exc))

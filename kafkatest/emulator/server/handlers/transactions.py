@@ -1,0 +1,454 @@
+"""Transactions on the wire: InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn,
+TxnOffsetCommit, EndTxn, and the admin views DescribeTransactions,
+ListTransactions and DescribeProducers (what ``kafka-transactions`` calls).
+
+Version ranges are Kafka 4.1's. Old versions get Kafka's down-conversions:
+PRODUCER_FENCED becomes INVALID_PRODUCER_EPOCH for clients that predate it
+(InitProducerId < 4, the other coordinator APIs < 2).
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from kio.schema.errors import ErrorCode
+
+from kafkatest.emulator.server.context import RequestContext
+from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordinator
+from kafkatest.emulator.server.responses import (
+    NO_THROTTLE,
+    datetime_from_ms,
+    error_code_of,
+    make,
+    response_types,
+)
+from kafkatest.emulator.state.errors import StateError
+from kafkatest.emulator.state.offsets import CommittedOffset
+from kafkatest.emulator.state.transactions import STATES, TopicPartition
+
+log = logging.getLogger("kafkatest.emulator")
+
+
+def _fenced_for(ctx: RequestContext, code: ErrorCode, first_version: int) -> ErrorCode:
+    """PRODUCER_FENCED as a client of this version understands it."""
+    if code is ErrorCode.producer_fenced and ctx.api_version < first_version:
+        return ErrorCode.invalid_producer_epoch
+    return code
+
+
+def _timeout(ms: int) -> datetime.timedelta:
+    return datetime.timedelta(milliseconds=ms)
+
+
+# -- InitProducerId -------------------------------------------------------------------
+
+
+@handles(22, 0, 5)
+async def init_producer_id(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    producer_id = getattr(request, "producer_id", -1)
+    epoch = getattr(request, "producer_epoch", -1)
+    try:
+        if request.transactional_id is None:
+            producer_id, epoch = ctx.state.producers.init_producer(producer_id, epoch)
+        else:
+            timeout_ms = int(request.transaction_timeout.total_seconds() * 1000)
+            producer_id, epoch = ctx.state.transactions.init_producer(
+                request.transactional_id, timeout_ms, producer_id, epoch
+            )
+    except StateError as exc:
+        log.info("InitProducerId %r: %s", request.transactional_id, exc)
+        return make(
+            types.InitProducerIdResponse,
+            throttle_time=NO_THROTTLE,
+            error_code=_fenced_for(ctx, error_code_of(exc), 4),
+            producer_id=-1,
+            producer_epoch=-1,
+        )
+    return make(
+        types.InitProducerIdResponse,
+        throttle_time=NO_THROTTLE,
+        error_code=ErrorCode.none,
+        producer_id=producer_id,
+        producer_epoch=epoch,
+    )
+
+
+# -- AddPartitionsToTxn ------------------------------------------------------------------
+
+
+@handles(24, 0, 5)
+async def add_partitions_to_txn(ctx: RequestContext, request: Any) -> Any:
+    """v0-3 come from clients (one transaction); v4+ is the batched form brokers send
+    on a producer's behalf, with VerifyOnly for KIP-890 part 1."""
+    types = response_types(ctx)
+    if ctx.api_version <= 3:
+        results = _add_partitions(
+            ctx,
+            request.v3_and_below_transactional_id,
+            request.v3_and_below_producer_id,
+            request.v3_and_below_producer_epoch,
+            request.v3_and_below_topics,
+            verify_only=False,
+        )
+        return make(
+            types.AddPartitionsToTxnResponse,
+            throttle_time=NO_THROTTLE,
+            results_by_topic_v3_and_below=_topic_results(types, results),
+        )
+    return make(
+        types.AddPartitionsToTxnResponse,
+        throttle_time=NO_THROTTLE,
+        error_code=ErrorCode.none,
+        results_by_transaction=tuple(
+            make(
+                types.AddPartitionsToTxnResult,
+                transactional_id=txn.transactional_id,
+                topic_results=_topic_results(
+                    types,
+                    _add_partitions(
+                        ctx,
+                        txn.transactional_id,
+                        txn.producer_id,
+                        txn.producer_epoch,
+                        txn.topics,
+                        txn.verify_only,
+                    ),
+                ),
+            )
+            for txn in request.transactions
+        ),
+    )
+
+
+def _add_partitions(
+    ctx: RequestContext,
+    transactional_id: str,
+    producer_id: int,
+    epoch: int,
+    topics: Iterable[Any],
+    verify_only: bool,
+) -> dict[TopicPartition, ErrorCode]:
+    """One error per requested partition: unknown ones fail alone and the rest
+    are not attempted; otherwise all share the coordinator's answer."""
+    wanted = [(t.name, p) for t in topics for p in t.partitions]
+    unknown = {tp for tp in wanted if not _exists(ctx, tp)}
+    if unknown:
+        return {
+            tp: ErrorCode.unknown_topic_or_partition
+            if tp in unknown
+            else ErrorCode.operation_not_attempted
+            for tp in wanted
+        }
+    coordinator = ctx.state.transactions
+    if verify_only:
+        out: dict[TopicPartition, ErrorCode] = {}
+        for tp in wanted:
+            try:
+                coordinator.verify(transactional_id, producer_id, epoch, tp)
+                out[tp] = ErrorCode.none
+            except StateError as exc:
+                out[tp] = error_code_of(exc)
+        return out
+    try:
+        coordinator.add_partitions(transactional_id, producer_id, epoch, wanted)
+        code = ErrorCode.none
+    except StateError as exc:
+        log.info("AddPartitionsToTxn %r: %s", transactional_id, exc)
+        code = _fenced_for(ctx, error_code_of(exc), 2)
+    return dict.fromkeys(wanted, code)
+
+
+def _exists(ctx: RequestContext, tp: TopicPartition) -> bool:
+    topic = ctx.state.topics.find(tp[0])
+    return topic is not None and 0 <= tp[1] < len(topic.partitions)
+
+
+def _topic_results(types: Any, results: dict[TopicPartition, ErrorCode]) -> tuple[Any, ...]:
+    by_topic: dict[str, list[tuple[int, ErrorCode]]] = {}
+    for (topic, partition), code in results.items():
+        by_topic.setdefault(topic, []).append((partition, code))
+    return tuple(
+        make(
+            types.AddPartitionsToTxnTopicResult,
+            name=topic,
+            results_by_partition=tuple(
+                make(
+                    types.AddPartitionsToTxnPartitionResult,
+                    partition_index=partition,
+                    partition_error_code=code,
+                )
+                for partition, code in partitions
+            ),
+        )
+        for topic, partitions in by_topic.items()
+    )
+
+
+# -- AddOffsetsToTxn, TxnOffsetCommit ------------------------------------------------------
+
+
+@handles(25, 0, 4)
+async def add_offsets_to_txn(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    try:
+        ctx.state.transactions.add_offsets(
+            request.transactional_id, request.producer_id, request.producer_epoch, request.group_id
+        )
+        code = ErrorCode.none
+    except StateError as exc:
+        log.info("AddOffsetsToTxn %r: %s", request.transactional_id, exc)
+        code = _fenced_for(ctx, error_code_of(exc), 2)
+    return make(types.AddOffsetsToTxnResponse, throttle_time=NO_THROTTLE, error_code=code)
+
+
+@handles(28, 0, 5)
+async def txn_offset_commit(ctx: RequestContext, request: Any) -> Any:
+    """Sent to the group coordinator; the offsets stay pending until EndTxn."""
+    types = response_types(ctx)
+    wanted = [(t.name, p) for t in request.topics for p in t.partitions]
+    errors: dict[TopicPartition, ErrorCode] = {}
+    if not is_coordinator(ctx, request.group_id):
+        errors = {(name, p.partition_index): ErrorCode.not_coordinator for name, p in wanted}
+    else:
+        errors = _commit_pending(ctx, request, wanted)
+    topics = tuple(
+        make(
+            types.TxnOffsetCommitResponseTopic,
+            name=topic.name,
+            partitions=tuple(
+                make(
+                    types.TxnOffsetCommitResponsePartition,
+                    partition_index=p.partition_index,
+                    error_code=errors[(topic.name, p.partition_index)],
+                )
+                for p in topic.partitions
+            ),
+        )
+        for topic in request.topics
+    )
+    return make(types.TxnOffsetCommitResponse, throttle_time=NO_THROTTLE, topics=topics)
+
+
+def _commit_pending(
+    ctx: RequestContext, request: Any, wanted: list[tuple[str, Any]]
+) -> dict[TopicPartition, ErrorCode]:
+    keys = [(name, p.partition_index) for name, p in wanted]
+    error = coordinator_of(ctx.state).check_committer(
+        request.group_id,
+        getattr(request, "generation_id", -1),
+        getattr(request, "member_id", ""),
+        getattr(request, "group_instance_id", None),
+    )
+    if error is not None:
+        return dict.fromkeys(keys, error)
+    out: dict[TopicPartition, ErrorCode] = {}
+    offsets: dict[TopicPartition, CommittedOffset] = {}
+    for name, p in wanted:
+        key = (name, p.partition_index)
+        if not _exists(ctx, key):
+            out[key] = ErrorCode.unknown_topic_or_partition
+            continue
+        offsets[key] = CommittedOffset(
+            offset=p.committed_offset,
+            leader_epoch=getattr(p, "committed_leader_epoch", -1),
+            metadata=p.committed_metadata or "",
+            commit_timestamp_ms=-1,
+        )
+    if offsets:
+        try:
+            ctx.state.transactions.commit_offsets(
+                request.transactional_id,
+                request.producer_id,
+                request.producer_epoch,
+                request.group_id,
+                offsets,
+                add_partition=ctx.api_version >= 5,
+            )
+            code = ErrorCode.none
+        except StateError as exc:
+            log.info("TxnOffsetCommit %r: %s", request.transactional_id, exc)
+            code = error_code_of(exc)
+            if code is ErrorCode.producer_fenced:
+                code = ErrorCode.invalid_producer_epoch
+        out.update(dict.fromkeys(offsets, code))
+    return out
+
+
+# -- EndTxn ------------------------------------------------------------------------------
+
+
+@handles(26, 0, 5)
+async def end_txn(ctx: RequestContext, request: Any) -> Any:
+    """v5 is TV2: every EndTxn bumps the epoch and answers the new one."""
+    types = response_types(ctx)
+    try:
+        producer_id, epoch = ctx.state.transactions.end_transaction(
+            request.transactional_id,
+            request.producer_id,
+            request.producer_epoch,
+            request.committed,
+            tv2=ctx.api_version >= 5,
+        )
+        code = ErrorCode.none
+    except StateError as exc:
+        log.info("EndTxn %r: %s", request.transactional_id, exc)
+        code = _fenced_for(ctx, error_code_of(exc), 2)
+        producer_id, epoch = -1, -1
+    return make(
+        types.EndTxnResponse,
+        throttle_time=NO_THROTTLE,
+        error_code=code,
+        producer_id=producer_id,
+        producer_epoch=epoch,
+    )
+
+
+# -- admin views ---------------------------------------------------------------------------
+
+
+@handles(65, 0, 0)
+async def describe_transactions(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    states = []
+    for transactional_id in request.transactional_ids:
+        try:
+            meta = ctx.state.transactions.describe(transactional_id)
+        except StateError as exc:
+            states.append(
+                make(
+                    types.TransactionState,
+                    error_code=error_code_of(exc),
+                    transactional_id=transactional_id,
+                    transaction_state="",
+                    transaction_timeout=_timeout(0),
+                    transaction_start_time=None,
+                    producer_id=-1,
+                    producer_epoch=-1,
+                    topics=(),
+                )
+            )
+            continue
+        by_topic: dict[str, list[int]] = {}
+        for topic, partition in sorted(meta.partitions):
+            by_topic.setdefault(topic, []).append(partition)
+        states.append(
+            make(
+                types.TransactionState,
+                error_code=ErrorCode.none,
+                transactional_id=transactional_id,
+                transaction_state=meta.state,
+                transaction_timeout=_timeout(meta.timeout_ms),
+                transaction_start_time=datetime_from_ms(meta.start_ms),
+                producer_id=meta.producer_id,
+                producer_epoch=meta.epoch,
+                topics=tuple(
+                    make(types.TopicData, topic=topic, partitions=tuple(partitions))
+                    for topic, partitions in by_topic.items()
+                ),
+            )
+        )
+    return make(
+        types.DescribeTransactionsResponse,
+        throttle_time=NO_THROTTLE,
+        transaction_states=tuple(states),
+    )
+
+
+@handles(66, 0, 2)
+async def list_transactions(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    known = set(STATES)
+    unknown = tuple(s for s in request.state_filters if s not in known)
+    pattern = getattr(request, "transactional_id_pattern", None)
+    if pattern:
+        try:
+            re.compile(pattern)
+        except re.error:
+            return make(
+                types.ListTransactionsResponse,
+                throttle_time=NO_THROTTLE,
+                error_code=ErrorCode.invalid_regular_expression,
+                unknown_state_filters=(),
+                transaction_states=(),
+            )
+    found = ctx.state.transactions.list(
+        [s for s in request.state_filters if s in known],
+        request.producer_id_filters,
+        getattr(request, "duration_filter", -1),
+        pattern,
+    )
+    if unknown and not [s for s in request.state_filters if s in known]:
+        found = []  # only unknown states asked for: nothing can match
+    return make(
+        types.ListTransactionsResponse,
+        throttle_time=NO_THROTTLE,
+        error_code=ErrorCode.none,
+        unknown_state_filters=unknown,
+        transaction_states=tuple(
+            make(
+                types.TransactionState,
+                transactional_id=m.transactional_id,
+                producer_id=m.producer_id,
+                transaction_state=m.state,
+            )
+            for m in found
+        ),
+    )
+
+
+@handles(61, 0, 0)
+async def describe_producers(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    topics = []
+    for topic_request in request.topics:
+        partitions = []
+        for index in topic_request.partition_indexes:
+            partitions.append(_producers_of(ctx, types, topic_request.name, index))
+        topics.append(
+            make(types.TopicResponse, name=topic_request.name, partitions=tuple(partitions))
+        )
+    return make(types.DescribeProducersResponse, throttle_time=NO_THROTTLE, topics=tuple(topics))
+
+
+def _producers_of(ctx: RequestContext, types: Any, topic_name: str, index: int) -> Any:
+    def failed(code: ErrorCode, message: str | None = None) -> Any:
+        return make(
+            types.PartitionResponse,
+            partition_index=index,
+            error_code=code,
+            error_message=message,
+            active_producers=(),
+        )
+
+    try:
+        partition = ctx.state.topics.get(topic_name).partition(index)
+    except StateError as exc:
+        return failed(error_code_of(exc), str(exc))
+    if partition.leader_id != ctx.broker_id:
+        return failed(ErrorCode.not_leader_or_follower)
+    txns = partition.log.txns
+    open_txns = {} if txns is None else txns.open
+    return make(
+        types.PartitionResponse,
+        partition_index=index,
+        error_code=ErrorCode.none,
+        error_message=None,
+        active_producers=tuple(
+            make(
+                types.ProducerState,
+                producer_id=p.producer_id,
+                producer_epoch=p.epoch,
+                last_sequence=p.last_sequence,
+                last_timestamp=p.last_timestamp,
+                coordinator_epoch=p.coordinator_epoch,
+                current_txn_start_offset=open_txns.get(p.producer_id, -1),
+            )
+            for p in ctx.state.producers.active_on((topic_name, index))
+        ),
+    )
