@@ -28,7 +28,7 @@ def _demo(args: argparse.Namespace) -> int:
 def _emulator(args: argparse.Namespace) -> int:
     from kafkatest.emulator.standalone import run_standalone
 
-    return run_standalone(args.host, args.port, args.brokers, args.control_port)
+    return run_standalone(args.host, args.port, args.brokers, args.control_port, args.control_host)
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -75,9 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     emulator.add_argument("--host", default="127.0.0.1")
     emulator.add_argument("--port", type=int, default=9092)
     emulator.add_argument("--brokers", type=int, default=1)
-    emulator.add_argument(
-        "--control-port", type=int, default=None, help="serve fault control on 127.0.0.1:PORT"
-    )
+    from kafkatest.emulator.standalone import add_control_options
+
+    add_control_options(emulator)
     emulator.set_defaults(run=_emulator)
 
     from kafkatest.faults.cli import add_fault_parser

@@ -7,10 +7,12 @@ on the broker's own thread.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import TypeVar
 
 from kafkatest.brokers.base import Broker
+from kafkatest.emulator.exposure import ExposedEmulatorWarning, exposure_warning
 from kafkatest.emulator.runner import EmulatorRunner
 from kafkatest.emulator.server.faults import FaultHook
 from kafkatest.emulator.state import BrokerSettings, EmulatorState
@@ -29,6 +31,9 @@ class EmulatorBroker(Broker):
         port: int = 0,
         settings: BrokerSettings | None = None,
     ) -> None:
+        warning = exposure_warning(host)
+        if warning is not None:
+            warnings.warn(warning, ExposedEmulatorWarning, stacklevel=2)
         self._runner = EmulatorRunner(brokers, host, port, settings)
 
     @property

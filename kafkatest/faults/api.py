@@ -21,9 +21,12 @@ from kafkatest.brokers.client import DEFAULT_TIMEOUT_S
 from kafkatest.emulator.state.errors import StateError
 from kafkatest.errors import BrokerError, UnsupportedOperation
 from kafkatest.faults import topics
+from kafkatest.faults import validation as check
 from kafkatest.faults.backends import BackendControl, KafkaProcessControl, UnpausableControl
-from kafkatest.faults.rules import Rule, api_key, error_code
+from kafkatest.faults.rules import Rule
 
+#: Timestamps are milliseconds in an int64; a century is plenty for any test.
+MAX_CLOCK_STEP_MS = 100 * 365 * 24 * 3600 * 1000
 _by_broker: weakref.WeakKeyDictionary[Broker, Faults] = weakref.WeakKeyDictionary()
 _by_broker_lock = threading.Lock()
 
@@ -66,6 +69,7 @@ class Faults:
 
     def delete_topic(self, topic: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
         """Delete `topic`; returns when metadata no longer lists it."""
+        check.existing_topic(self.broker, "delete_topic", topic)
         self.broker.delete_topic(topic, timeout_s)
         self._forget_moves(topic)
 
@@ -77,6 +81,9 @@ class Faults:
         timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> str:
         """Delete and create `topic` again (same partition count unless given); the new id."""
+        if partitions is not None:
+            check.partition_total("recreate_topic", "partitions", partitions)
+        check.existing_topic(self.broker, "recreate_topic", topic)
         new_id = topics.recreate_topic(self.broker, topic, partitions, config, timeout_s)
         self._forget_moves(topic)
         self._renew_helper_clients()
@@ -89,16 +96,28 @@ class Faults:
 
     def topic_id(self, topic: str) -> str:
         """The topic's current id (it changes when the topic is recreated)."""
+        check.existing_topic(self.broker, "topic_id", topic)
         return topics.topic_id(self.broker, topic)
 
     def delete_records(self, topic: str, before: int | Mapping[int, int]) -> dict[int, int]:
         """Delete records below `before` (all partitions, or per partition; -1 = all)."""
+        offsets = [before] if isinstance(before, int) else list(before.values())
+        for offset in offsets:
+            check.count("delete_records", "before (-1: up to the high watermark)", offset, -1)
+        if isinstance(before, Mapping):
+            if not before:
+                raise check.InvalidFault("delete_records: before names no partition")
+            check.existing_partitions(self.broker, "delete_records", topic, before)
+        else:
+            check.existing_topic(self.broker, "delete_records", topic)
         return topics.delete_records(self.broker, topic, before)
 
     def age_out_records(
         self, topic: str, retention_ms: int = 1, timeout_s: float = DEFAULT_TIMEOUT_S
     ) -> dict[int, int]:
         """Retention deletes everything written so far; the topic's retention is restored after."""
+        check.count("age_out_records", "retention_ms", retention_ms)
+        check.existing_topic(self.broker, "age_out_records", topic)
         first = [True]
 
         def run() -> None:
@@ -109,6 +128,13 @@ class Faults:
 
     def add_partitions(self, topic: str, total: int, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
         """Grow `topic` to `total` partitions; returns once all have leaders."""
+        check.partition_total("add_partitions", "total", total)
+        current = check.existing_topic(self.broker, "add_partitions", topic)
+        if total <= current:
+            raise check.InvalidFault(
+                f"add_partitions: topic {topic!r} already has {current} partition(s); total "
+                f"{total} would not be an increase (Kafka never removes partitions)"
+            )
         self.broker.add_partitions(topic, total, timeout_s)
         self._renew_helper_clients()
 
@@ -154,8 +180,26 @@ class Faults:
             )
         return self._emulator
 
-    def _add(self, what: str, rule: Rule) -> int:
-        return int(self._require_emulator(what).hook.add(rule).id)
+    def _add(
+        self,
+        action: str,
+        kind: str,
+        api: object,
+        times: object,
+        topic: str | None,
+        partition: int | None,
+        **details: Any,
+    ) -> int:
+        """Check that the rule can fire on this broker, then install it; its id."""
+        from kafkatest.emulator.server.handlers import load_handlers
+
+        control = self._require_emulator(action)
+        key = check.api(action, api, served=load_handlers())
+        check.rule_scope(action, key, topic, partition)
+        count = check.times(action, times)
+        check.target(self.broker, action, topic, partition)
+        rule = Rule(kind, key, count, topic, partition, **details)
+        return int(control.hook.add(rule).id)
 
     def add_latency(
         self,
@@ -166,16 +210,14 @@ class Faults:
         partition: int | None = None,
     ) -> int:
         """Delay requests of `api` by `delay_ms` (all, or the next `times`); the fault id."""
-        rule = Rule("latency", api_key(api), times, topic, partition, delay_ms=delay_ms)
-        return self._add("latency", rule)
+        delay = check.latency_ms("add_latency", delay_ms)
+        return self._add("add_latency", "latency", api, times, topic, partition, delay_ms=delay)
 
     def drop_connections(
         self, api: int | str, times: int = 1, topic: str | None = None, partition: int | None = None
     ) -> int:
         """Close the connection instead of answering the next `times` requests of `api`."""
-        return self._add(
-            "dropping connections", Rule("drop_connection", api_key(api), times, topic, partition)
-        )
+        return self._add("drop_connections", "drop_connection", api, times, topic, partition)
 
     def inject_error(
         self,
@@ -190,14 +232,14 @@ class Faults:
         Only the targeted topic or partition gets the error (and is not served);
         the rest of the same request is served normally.
         """
-        rule = Rule("error", api_key(api), times, topic, partition, error=error_code(error))
-        return self._add("error injection", rule)
+        code = check.error("inject_error", error)
+        return self._add("inject_error", "error", api, times, topic, partition, error=code)
 
     def lose_produce_acks(
         self, times: int = 1, topic: str | None = None, partition: int | None = None
     ) -> int:
         """The next `times` produce requests are written but never answered (connection closed)."""
-        return self._add("losing acknowledgements", Rule("lose_ack", 0, times, topic, partition))
+        return self._add("lose_produce_acks", "lose_ack", 0, times, topic, partition)
 
     def move_leader(self, topic: str, partition: int = 0, to_broker: int | None = None) -> int:
         """Make another emulated broker lead the partition; the new leader's id.
@@ -206,6 +248,8 @@ class Faults:
         refresh metadata. Needs the emulator started with brokers=2 or more.
         """
         control = self._require_emulator("moving a partition leader")
+        control.several_brokers()
+        check.target(self.broker, "move_leader", topic, partition)
         try:
             old, new = control.move_leader(topic, partition, to_broker)
         except StateError as exc:
@@ -216,7 +260,13 @@ class Faults:
 
     def advance_clock(self, ms: int) -> None:
         """Move the emulator's clock forward (retention, LogAppendTime, session expiry)."""
-        self._require_emulator("moving the broker clock").broker.advance_clock(ms)
+        control = self._require_emulator("moving the broker clock")
+        step = check.non_negative("advance_clock", "ms", ms)
+        if step > MAX_CLOCK_STEP_MS:
+            raise check.InvalidFault(
+                f"advance_clock: {step} ms is more than {MAX_CLOCK_STEP_MS} ms (100 years)"
+            )
+        control.broker.advance_clock(step)
 
     def enforce_retention(self) -> None:
         """Apply every topic's retention now, as the broker's periodic check would."""

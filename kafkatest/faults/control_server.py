@@ -1,40 +1,132 @@
-"""The standalone emulator's control interface: HTTP with JSON, loopback only.
+"""The standalone emulator's control interface: HTTP with JSON, loopback by default.
 
 CI suites outside pytest (or outside Python) inject the same faults as the
 `Faults` API by POSTing to ``/faults/<action>`` with a JSON object of
 parameters; ``GET /faults`` lists active faults, ``DELETE /faults`` clears them.
 Answers are ``{"ok": true, "result": ...}`` or ``{"ok": false, "error": ...}``
-with a 4xx status for a bad request (400), an unknown path (404) or a fault the
+with a 4xx status for a bad request or a fault that cannot fire (400, with the
+same message the `Faults` API raises), an unknown path (404) or a fault the
 backend cannot do (409); a failing fault never takes the emulator down.
+
+A web page must not be able to drive it (a browser lets any site send requests
+to localhost): requests that change anything need ``Content-Type:
+application/json`` (a page can only send that after a CORS preflight, which is
+never answered), the ``Host`` header must name the address it listens on (so a
+DNS-rebinding page, whose Host is its own domain, is refused), an ``Origin``
+other than its own is refused, and bodies need an exact, bounded
+``Content-Length``. See `refusal` for the rules.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import logging
 import threading
+from email.message import Message
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from kafkatest.emulator.exposure import is_loopback, is_wildcard
 from kafkatest.errors import BrokerError
 from kafkatest.faults.api import Faults
 from kafkatest.faults.control_actions import BadRequest, checked_params, perform
+from kafkatest.faults.validation import InvalidFault
 
 log = logging.getLogger("kafkatest.faults")
 
 #: Bodies larger than this are refused: parameters are a few small fields.
 MAX_BODY_BYTES = 1 << 16
 LOOPBACK = "127.0.0.1"
+#: Seconds a client may take to send its request (a stalled one holds a thread).
+REQUEST_TIMEOUT_S = 10.0
+#: Methods that change something: they need a JSON content type even without a body.
+CHANGING = ("POST", "DELETE", "PUT", "PATCH")
+
+
+def host_allowed(host_header: str, listen_host: str, port: int) -> bool:
+    """Whether a ``Host`` header names this server.
+
+    Accepted: the address it listens on; ``localhost`` when that is loopback (or a
+    wildcard); any IP literal when it listens on a wildcard. A domain name other
+    than localhost never is: that is what a DNS-rebinding page sends.
+    """
+    name, _, port_text = host_header.strip().rpartition(":")
+    if not name or "]" in port_text or not port_text.isdigit() or int(port_text) != port:
+        return False
+    name = name.strip("[]").lower()
+    if name == listen_host.strip("[]").lower():
+        return True
+    if name == "localhost":
+        return is_wildcard(listen_host) or is_loopback(listen_host)
+    if is_wildcard(listen_host):
+        try:
+            ipaddress.ip_address(name)
+        except ValueError:
+            return False
+        return True
+    return False
+
+
+def refusal(method: str, headers: Message, listen_host: str, port: int) -> tuple[int, str] | None:
+    """(status, reason) when a request must be refused before its body is read."""
+    hosts = headers.get_all("Host") or []
+    if len(hosts) != 1:
+        return HTTPStatus.BAD_REQUEST, "send exactly one Host header"
+    if not host_allowed(hosts[0], listen_host, port):
+        return (
+            HTTPStatus.MISDIRECTED_REQUEST,
+            f"Host {hosts[0]!r} is not this control interface ({listen_host}:{port}); "
+            "requests for another name are refused, as a web page's would be",
+        )
+    origin = headers.get("Origin")
+    if origin is not None and not (
+        origin.startswith("http://") and host_allowed(origin[7:], listen_host, port)
+    ):
+        return HTTPStatus.FORBIDDEN, f"requests from web pages (Origin {origin!r}) are refused"
+    if headers.get("Transfer-Encoding") is not None:
+        return HTTPStatus.BAD_REQUEST, "send the body with a Content-Length, not chunked"
+    lengths = headers.get_all("Content-Length") or []
+    if len(set(lengths)) > 1:
+        return HTTPStatus.BAD_REQUEST, f"conflicting Content-Length headers {lengths}"
+    if lengths and not (lengths[0].isascii() and lengths[0].isdigit()):
+        return HTTPStatus.BAD_REQUEST, f"malformed Content-Length {lengths[0]!r}"
+    length = int(lengths[0]) if lengths else 0
+    if method == "POST" and not lengths:
+        return (
+            HTTPStatus.BAD_REQUEST,
+            "POST needs a Content-Length header and a JSON body ({} for no parameters)",
+        )
+    if length > MAX_BODY_BYTES:
+        return (
+            HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+            f"body of {length} bytes is over the limit of {MAX_BODY_BYTES}",
+        )
+    if method in CHANGING or length > 0:
+        kind = headers.get_content_type()
+        charset = headers.get_param("charset")
+        raw = headers.get("Content-Type")
+        if (
+            raw is None
+            or kind != "application/json"
+            or (isinstance(charset, str) and charset.lower() not in ("utf-8", "utf8"))
+        ):
+            return (
+                HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
+                f"{method} needs Content-Type: application/json, not {raw!r}",
+            )
+    return None
 
 
 class ControlServer:
-    """Serves `faults` on loopback port `port` (0: any free port) from a daemon thread."""
+    """Serves `faults` on `host`:`port` (0: any free port) from a daemon thread."""
 
-    def __init__(self, faults: Faults, port: int = 0) -> None:
+    def __init__(self, faults: Faults, port: int = 0, host: str = LOOPBACK) -> None:
         self.faults = faults
+        self.host = host
         self._lock = threading.Lock()
-        self._http = ThreadingHTTPServer((LOOPBACK, port), self._handler_class())
+        self._http = ThreadingHTTPServer((host, port), self._handler_class())
         self._http.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -68,7 +160,7 @@ class ControlServer:
             checked = checked_params(action, params)
             with self._lock:  # one fault at a time: they wait for the broker to agree
                 result = perform(self.faults, action, checked)
-        except BadRequest as exc:
+        except (BadRequest, InvalidFault) as exc:
             return HTTPStatus.BAD_REQUEST, _error(str(exc))
         except BrokerError as exc:
             return HTTPStatus.CONFLICT, _error(str(exc))
@@ -99,13 +191,22 @@ class ControlServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            timeout = REQUEST_TIMEOUT_S
+
             def _serve(self) -> None:
                 status: int
-                length = int(self.headers.get("Content-Length") or 0)
-                if length > MAX_BODY_BYTES:
-                    status, answer = HTTPStatus.REQUEST_ENTITY_TOO_LARGE, _error("body too large")
+                port = int(server._http.server_address[1])
+                refused = refusal(self.command, self.headers, server.host, port)
+                if refused is not None:
+                    status, answer = refused[0], _error(refused[1])
+                    log.warning("control refused %s %s: %s", self.command, self.path, refused[1])
+                    self.close_connection = True
                 else:
+                    length = int(self.headers.get("Content-Length") or 0)
                     body = self.rfile.read(length) if length > 0 else b""
+                    if len(body) < length:
+                        self.close_connection = True
+                        return  # the client went away mid-body: nobody to answer
                     status, answer = server.handle(self.command, self.path, body)
                 data = json.dumps(answer).encode()
                 self.send_response(status)

@@ -14,6 +14,7 @@ from kafkatest.brokers.emulator import EmulatorBroker
 from kafkatest.emulator.server.faults import NoFaults
 from kafkatest.errors import UnsupportedOperation
 from kafkatest.faults.hook import InjectedFaults
+from kafkatest.faults.validation import InvalidFault
 
 
 class EmulatorControl:
@@ -39,16 +40,23 @@ class EmulatorControl:
             self.broker.advance_clock(retention_ms + 1)
         self.broker.enforce_retention()
 
-    def move_leader(self, topic: str, partition: int, to_broker: int | None) -> tuple[int, int]:
-        """Make `to_broker` (default: the next broker) lead; returns (old, new) leader."""
+    def several_brokers(self) -> list[int]:
+        """The broker ids, refusing a one-broker emulator (no leader can move)."""
         broker_ids = self.broker.call(lambda: list(self.broker.state.cluster.broker_ids))
         if len(broker_ids) < 2:
             raise UnsupportedOperation(
                 "moving a leader needs several emulated brokers: start the emulator with "
                 "brokers=2 or more (EmulatorBroker(brokers=3), `kafkatest emulator --brokers 3`)"
             )
+        return broker_ids
+
+    def move_leader(self, topic: str, partition: int, to_broker: int | None) -> tuple[int, int]:
+        """Make `to_broker` (default: the next broker) lead; returns (old, new) leader."""
+        broker_ids = self.several_brokers()
         if to_broker is not None and to_broker not in broker_ids:
-            raise UnsupportedOperation(f"there is no broker {to_broker}; brokers are {broker_ids}")
+            raise InvalidFault(
+                f"move_leader: there is no broker {to_broker}; brokers are {broker_ids}"
+            )
 
         def move() -> tuple[int, int]:
             state = self.broker.state

@@ -8,6 +8,7 @@ its `times`. Names are accepted as Kafka spells them (``Produce``,
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from typing import Any
 from kio.schema.errors import ErrorCode
 from kio.schema.index import api_key_map
 
-from kafkatest.errors import BrokerError
+from kafkatest.faults.validation import InvalidFault
 
 _ids = itertools.count(1)
 _API_BY_NAME = {name.replace("_", ""): key for key, name in api_key_map.items()}
@@ -30,11 +31,15 @@ def api_key(api: int | str) -> int:
     if isinstance(api, int) or (isinstance(api, str) and api.isdigit()):
         key = int(api)
         if key not in api_key_map:
-            raise BrokerError(f"unknown Kafka API key {key}")
+            raise InvalidFault(f"unknown Kafka API key {key} (Produce is 0, Fetch 1, Metadata 3)")
         return key
     normalized = re.sub(r"[^a-z]", "", api.lower())
     if normalized not in _API_BY_NAME:
-        raise BrokerError(f"unknown Kafka API {api!r} (e.g. Produce, Fetch, Metadata, 0, 1, 3)")
+        close = difflib.get_close_matches(normalized, _API_BY_NAME, n=1)
+        hint = f"did you mean {api_name(_API_BY_NAME[close[0]])}? " if close else ""
+        raise InvalidFault(
+            f"unknown Kafka API {api!r} ({hint}e.g. Produce, Fetch, Metadata, 0, 1, 3)"
+        )
     return _API_BY_NAME[normalized]
 
 
@@ -49,8 +54,11 @@ def error_code(error: int | str) -> ErrorCode:
             return ErrorCode(int(error))
         return ErrorCode[error.lower()]
     except (KeyError, ValueError):
-        raise BrokerError(
-            f"unknown Kafka error {error!r} (e.g. NOT_LEADER_OR_FOLLOWER, 6)"
+        names = [code.name for code in ErrorCode]
+        close = difflib.get_close_matches(str(error).lower(), names, n=1, cutoff=0.5)
+        hint = f"did you mean {close[0].upper()}? " if close else ""
+        raise InvalidFault(
+            f"unknown Kafka error {error!r} ({hint}e.g. NOT_LEADER_OR_FOLLOWER, 6)"
         ) from None
 
 
@@ -75,13 +83,13 @@ class Rule:
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
-            raise BrokerError(f"unknown fault kind {self.kind!r}; one of {', '.join(KINDS)}")
+            raise InvalidFault(f"unknown fault kind {self.kind!r}; one of {', '.join(KINDS)}")
         if self.times is not None and self.times < 1:
-            raise BrokerError(f"times must be at least 1 (or None for always), not {self.times}")
+            raise InvalidFault(f"times must be at least 1 (or None for always), not {self.times}")
         if self.delay_ms < 0:
-            raise BrokerError(f"a latency cannot be negative ({self.delay_ms} ms)")
+            raise InvalidFault(f"a latency cannot be negative ({self.delay_ms} ms)")
         if self.partition is not None and self.topic is None:
-            raise BrokerError("a partition needs its topic")
+            raise InvalidFault("a partition needs its topic")
 
     @property
     def exhausted(self) -> bool:

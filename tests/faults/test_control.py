@@ -48,7 +48,12 @@ class Standalone:
         )
 
     def http(self, method: str, path: str, body: bytes | None = None) -> tuple[int, Any]:
-        request = urllib.request.Request(f"http://{self.control}{path}", data=body, method=method)
+        request = urllib.request.Request(
+            f"http://{self.control}{path}",
+            data=body,
+            method=method,
+            headers={"Content-Type": "application/json"},
+        )
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
                 return response.status, json.loads(response.read())
@@ -196,7 +201,7 @@ def test_cli_pauses_and_resumes(standalone: Standalone) -> None:
             "POST",
             "/faults/add_latency",
             b'{"api": "Nope", "delay_ms": 1}',
-            409,
+            400,
             "unknown Kafka API 'Nope'",
         ),
         (
@@ -206,7 +211,14 @@ def test_cli_pauses_and_resumes(standalone: Standalone) -> None:
             400,
             "unknown parameter(s) ['color']",
         ),
-        ("POST", "/faults/delete_topic", b'{"topic": "never-was"}', 409, "never-was"),
+        (
+            "POST",
+            "/faults/delete_topic",
+            b'{"topic": "never-was"}',
+            400,
+            "delete_topic: topic 'never-was' does not exist",
+        ),
+        ("POST", "/faults/advance_clock", b'{"ms": -1}', 400, "ms cannot be negative (-1)"),
         ("POST", "/faults/pause", b"[1, 2]", 400, "JSON object"),
         ("GET", "/elsewhere", None, 404, "no such path"),
         ("DELETE", "/faults/abc", None, 400, "expected a fault id"),
