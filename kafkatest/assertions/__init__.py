@@ -1,4 +1,5 @@
-"""Delivery assertions (at-least-once, exactly-once, no-loss, expected loss, order).
+"""Delivery assertions (at-least-once, exactly-once, no-loss, expected loss, order), and
+`assert_query_failed` for the reason a query failed.
 
 Each returns the `DeliveryReport` when the guarantee holds and raises
 `DeliveryAssertionError` (an `AssertionError` carrying the report) when not.
@@ -13,16 +14,20 @@ from kafkatest.assertions.delivery import (
     delivery_report,
 )
 from kafkatest.assertions.frames import assert_frames_equal
+from kafkatest.assertions.query_failure import QueryFailure, assert_query_failed, query_failure
 from kafkatest.assertions.report import DeliveryAssertionError, DeliveryReport
 
 __all__ = [
     "DeliveryAssertionError",
     "DeliveryReport",
+    "QueryFailure",
     "assert_at_least_once",
     "assert_exactly_once",
     "assert_expected_loss",
     "assert_frames_equal",
     "assert_no_loss",
     "assert_order_per_key",
+    "assert_query_failed",
     "delivery_report",
+    "query_failure",
 ]

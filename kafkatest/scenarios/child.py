@@ -18,7 +18,7 @@ import traceback
 from pathlib import Path
 
 from kafkatest.scenarios.loading import load_job
-from kafkatest.scenarios.spark_errors import error_conditions
+from kafkatest.spark.errors import error_conditions
 
 
 def _die_with(parent_pid: int) -> None:

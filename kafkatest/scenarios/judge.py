@@ -21,9 +21,9 @@ from kafkatest.assertions.report import DeliveryReport
 from kafkatest.records import Record
 from kafkatest.scenarios.actions import RunContext
 from kafkatest.scenarios.result import ScenarioResult
-from kafkatest.scenarios.spark_errors import data_loss_reason, data_loss_reasons, data_loss_wording
 from kafkatest.scenarios.spec import RecordSet
 from kafkatest.sinks import topic_rows
+from kafkatest.spark.errors import data_loss_reason, data_loss_reasons, data_loss_wording
 
 RUN_FOR_OUTCOME = {"fails": "failed", "continues": "stopped", "finishes": "finished"}
 

@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kafkatest.assertions.report import DeliveryReport
-from kafkatest.scenarios.spark_errors import (
+from kafkatest.scenarios.spec import Scenario
+from kafkatest.scenarios.triggers import Firing
+from kafkatest.spark.errors import (
     DATA_LOSS_CONDITION,
     data_loss_reason,
     data_loss_reasons,
 )
-from kafkatest.scenarios.spec import Scenario
-from kafkatest.scenarios.triggers import Firing
 
 ERROR_SHOWN = 1500
 

@@ -22,7 +22,6 @@ from kafkatest.scenarios.judge import judge
 from kafkatest.scenarios.loading import load_job
 from kafkatest.scenarios.process import JobOutcome, JobProcess
 from kafkatest.scenarios.result import JobRun, ScenarioResult
-from kafkatest.scenarios.spark_errors import error_conditions
 from kafkatest.scenarios.spec import Scenario, Step
 from kafkatest.scenarios.triggers import (
     AfterBatch,
@@ -33,6 +32,7 @@ from kafkatest.scenarios.triggers import (
     WhenTrue,
 )
 from kafkatest.scenarios.watch import CheckpointFeed, ProgressFeed, TriggerWatch
+from kafkatest.spark.errors import error_conditions
 from kafkatest.tempdirs import owned_tempdir, remove
 
 if TYPE_CHECKING:

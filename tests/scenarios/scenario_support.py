@@ -10,7 +10,7 @@ import pytest
 
 from kafkatest import Broker
 from kafkatest.scenarios import Scenario, ScenarioResult, run_scenario
-from kafkatest.scenarios.spark_errors import DATA_LOSS
+from kafkatest.spark.errors import DATA_LOSS
 
 __all__ = ["DATA_LOSS", "QUICK", "checked_run", "fail_on_data_loss"]
 

@@ -6,7 +6,7 @@ import pytest
 from scenario_support import DATA_LOSS, checked_run, fail_on_data_loss
 
 from kafkatest.scenarios import Expectations, RecordSet, Scenario, SeedSpec, Step
-from kafkatest.scenarios.spark_errors import data_loss_message
+from kafkatest.spark.errors import data_loss_message
 
 pytestmark = pytest.mark.spark
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from kafkatest.scenarios import JobRun, spark_errors
-from kafkatest.scenarios.spark_errors import (
+from kafkatest.scenarios import JobRun
+from kafkatest.spark import errors as spark_errors
+from kafkatest.spark.errors import (
     DATA_LOSS,
     DATA_LOSS_WORDING,
     data_loss_message,
