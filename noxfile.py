@@ -1,5 +1,5 @@
 """Developer sessions: `nox -s tests`, `nox -s demo`, `nox -s lint`, `nox -s conformance`,
-`nox -s spark35`."""
+`nox -s spark35`, `nox -s spark40`."""
 
 import nox
 
@@ -23,9 +23,9 @@ def conformance(session: nox.Session) -> None:
     session.run("pytest", "--kafka-backend=kafka", *session.posargs)
 
 
-#: What `spark35` runs: everything that drives Spark's connector, on the emulator, and
+#: What `spark35` and `spark40` run: everything that drives Spark's connector, on the emulator, and
 #: the connector's resolution (Scala 2.12 coordinates for 3.5).
-SPARK35_TESTS = (
+SPARK_LINE_TESTS = (
     "tests/test_jars.py",
     "tests/test_sample_job.py",
     "tests/test_readme_example.py",
@@ -43,7 +43,14 @@ def spark35(session: nox.Session) -> None:
     Arguments replace the default test list: `nox -s spark35 -- tests/sinks -x`.
     """
     session.install("-c", "constraints-spark35.txt", "-e", ".[test]")
-    session.run("pytest", "--kafka-backend=emulator", *(session.posargs or SPARK35_TESTS))
+    session.run("pytest", "--kafka-backend=emulator", *(session.posargs or SPARK_LINE_TESTS))
+
+
+@nox.session
+def spark40(session: nox.Session) -> None:
+    """The Spark-facing tests on PySpark 4.0 (the previous 4.x line), in their own venv."""
+    session.install("-c", "constraints-spark40.txt", "-e", ".[test]")
+    session.run("pytest", "--kafka-backend=emulator", *(session.posargs or SPARK_LINE_TESTS))
 
 
 @nox.session

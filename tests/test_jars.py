@@ -63,6 +63,12 @@ def test_unknown_artifact_is_reported(monkeypatch: pytest.MonkeyPatch, tmp_path:
         SetupError, match=r"no Spark Kafka connector .*spark-sql-kafka-0-10_2\.1\d:0\.0\.1"
     ):
         spark_connector_jars(quiet=True)
+    # Maven's "not found" is remembered: asking again needs no Maven (a patch-release
+    # fallback such as PySpark 4.2.1 -> connector 4.2.0 would otherwise pay a Maven run
+    # at every session start).
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(SetupError, match=r"spark-sql-kafka-0-10_2\.1\d:0\.0\.1"):
+        spark_connector_jars(quiet=True)
 
 
 def test_jars_dir_override(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -99,11 +100,38 @@ def cached_jars(coordinates: Sequence[str]) -> list[Path] | None:
     return jars if all(j.is_file() for j in jars) else None
 
 
+#: How long "Maven Central has no such artifact" is believed before asking again: a
+#: patch release (PySpark 4.2.1's connector) may be published later.
+NOT_FOUND_TTL_S = 7 * 24 * 3600
+
+
+def _not_found_path(coordinates: Sequence[str]) -> Path:
+    return _manifest_path(coordinates).with_suffix(".missing")
+
+
+def _known_missing(coordinates: Sequence[str]) -> str | None:
+    """Maven's answer when it recently found no such artifact (so the fallback is instant)."""
+    marker = _not_found_path(coordinates)
+    try:
+        if time.time() - marker.stat().st_mtime > NOT_FOUND_TTL_S:
+            return None
+        return marker.read_text()
+    except OSError:
+        return None
+
+
 def resolve(coordinates: Sequence[str], *, quiet: bool = False) -> list[Path]:
-    """Jars for `coordinates` and their runtime dependencies, from cache or Maven."""
+    """Jars for `coordinates` and their runtime dependencies, from cache or Maven.
+
+    A coordinate Maven could not find is remembered for `NOT_FOUND_TTL_S`, so a
+    fallback to an earlier patch release costs no Maven run (and no network) later.
+    """
     cached = cached_jars(coordinates)
     if cached is not None:
         return cached
+    missing_answer = _known_missing(coordinates)
+    if missing_answer is not None:
+        raise ArtifactNotFound(missing_answer)
     mvn = shutil.which("mvn")
     if mvn is None:
         raise SetupError(
@@ -140,10 +168,14 @@ def resolve(coordinates: Sequence[str], *, quiet: bool = False) -> list[Path]:
             missing = [c for c in coordinates if c.split(":")[1] in log and "not found" in log]
             tail = "\n".join(log.splitlines()[-15:])
             if "Could not find artifact" in log or "was not found" in log:
-                raise ArtifactNotFound(
+                answer = (
                     f"Maven could not find {', '.join(missing or coordinates)} in the repositories "
                     f"it can reach.\n{tail}"
                 )
+                marker = _not_found_path(coordinates)
+                marker.parent.mkdir(parents=True, exist_ok=True)
+                marker.write_text(answer)
+                raise ArtifactNotFound(answer)
             raise SetupError(
                 "Maven failed to resolve "
                 f"{', '.join(coordinates)}. Check network access to Maven Central (or your "

@@ -63,7 +63,9 @@ def lookup(row: Mapping[str, Any], path: str) -> tuple[bool, Any]:
 
     Returns ``(found, value)``. ``"order_id"`` finds a column, else
     ``row["value"]["order_id"]``; ``"headers.kafkatest.id"`` finds a header whose
-    name itself has dots. This lets one column name match seeded records and
+    name itself has dots, in a dict or in Spark's headers column (a list of
+    ``{"key", "value"}`` structs, the last of a repeated name winning, as Kafka's
+    ``lastHeader``). This lets one column name match seeded records and
     sink rows of any shape.
     """
     found, got = _walk(row, path)
@@ -82,9 +84,22 @@ def _walk(node: Mapping[str, Any], path: str) -> tuple[bool, Any]:
         if path[cut] != ".":
             continue
         head = path[:cut]
-        child = node.get(head)
-        if isinstance(child, Mapping):
+        child = _as_mapping(node.get(head))
+        if child is not None:
             found, got = _walk(child, path[cut + 1 :])
             if found:
                 return True, got
     return False, None
+
+
+def _as_mapping(child: Any) -> Mapping[str, Any] | None:
+    """A dict as is; Spark's headers column (``[{"key": k, "value": v}, ...]``) as a dict."""
+    if isinstance(child, Mapping):
+        return child
+    if (
+        isinstance(child, list)
+        and child
+        and all(isinstance(item, Mapping) and set(item) == {"key", "value"} for item in child)
+    ):
+        return {item["key"]: item["value"] for item in child}
+    return None

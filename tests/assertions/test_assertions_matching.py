@@ -92,3 +92,21 @@ def test_key_columns_reach_into_json_values_and_dotted_header_names(make_seed, s
     rows = sink_rows(seed)
     assert assert_exactly_once(seed, rows, on="n").ok
     assert assert_exactly_once(seed, rows, on="headers.kafkatest.id").ok
+
+
+def test_identity_is_found_in_sparks_headers_column():
+    """A job that keeps Spark's headers column (a list of key/value structs) is traced too."""
+    from kafkatest.assertions.rows import identify, seed_candidates
+
+    row = {
+        "order_id": "o-1",
+        "headers": [
+            {"key": "source", "value": bytearray(b"web")},
+            {"key": "kafkatest.id", "value": bytearray(b"7")},
+        ],
+    }
+    assert identify(row, seed_candidates(None, "kafkatest.id")) == ("7",)
+    assert (
+        identify({"headers": [{"key": "other", "value": b"1"}]}, [("headers.kafkatest.id",)])
+        is None
+    )
