@@ -15,8 +15,9 @@ def fenced_blocks(language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", text, flags=re.S)
 
 
-def test_readme_downstream_example_is_the_tested_file() -> None:
-    example = (ROOT / "tests" / "test_readme_example.py").read_text()
+@pytest.mark.parametrize("name", ["test_readme_example.py", "test_readme_sinks_example.py"])
+def test_readme_examples_are_the_tested_files(name: str) -> None:
+    example = (ROOT / "tests" / name).read_text()
     assert example in fenced_blocks("python")
 
 
