@@ -22,6 +22,7 @@ from kafkatest.assertions.rows import (
     identify,
     to_rows,
 )
+from kafkatest.seeding.result import LogRanges, SeedResult
 from kafkatest.sinks.decode import lookup
 
 
@@ -54,6 +55,8 @@ class Analysis:
     sightings: dict[Identity, list[Sighting]] = field(default_factory=dict)
     unexpected: list[Sighting] = field(default_factory=list)
     expected_count: dict[Identity, int] = field(default_factory=dict)
+    #: Where the seeded logs are now (a `SeedResult`'s broker), for reports of missing records.
+    log_ranges: LogRanges | None = None
 
     @property
     def distinct(self) -> int:
@@ -103,7 +106,12 @@ def analyse(
 ) -> Analysis:
     """Match `actual` rows against `expected` by identity (see `rows.expected_rows`)."""
     items, candidates = expected_rows(expected, columns_of(on), ignore)
-    analysis = Analysis(expected=items, matched_on=candidates, ignore=tuple(ignore))
+    analysis = Analysis(
+        expected=items,
+        matched_on=candidates,
+        ignore=tuple(ignore),
+        log_ranges=expected.broker if isinstance(expected, SeedResult) else None,
+    )
     for item in items:
         analysis.expected_count[item.identity] = analysis.expected_count.get(item.identity, 0) + 1
         analysis.sightings.setdefault(item.identity, [])

@@ -62,6 +62,11 @@ class PartitionSummary:
     expected_loss: tuple[Span, ...]
     #: (status, first offset, last offset, records) runs, in offset order, for drawing.
     segments: tuple[tuple[str, int, int, int], ...]
+    #: The partition's log start and end offsets when the report was made (None: unknown).
+    log_start: int | None = None
+    log_end: int | None = None
+    #: Lost records whose offsets lie below the log start: the broker deleted them.
+    lost_below_log_start: int = 0
 
     def line(self) -> str:
         text = (
@@ -74,6 +79,15 @@ class PartitionSummary:
             text += f"; lost {spans_text(self.lost, SHOWN_SPANS)}"
         if self.expected_loss:
             text += f"; lost as expected {spans_text(self.expected_loss, SHOWN_SPANS)}"
+        if self.log_start is not None and self.log_end is not None:
+            text += f"; log now holds offsets [{self.log_start}, {self.log_end})"
+        if self.lost_below_log_start:
+            text += (
+                f" ({self.lost_below_log_start} lost records lie below the log start: the "
+                "broker deleted them (retention, delete_records, a recreated topic) before "
+                "the job read them, which is not the job's loss; seeded timestamps older than "
+                "retention.ms age out at once)"
+            )
         return text
 
 

@@ -23,14 +23,41 @@ def partition_summaries(analysis: Analysis, report: DeliveryReport) -> list[Part
             status = "delivered"
         place = (item.origin.topic, item.origin.partition)
         status_by_partition.setdefault(place, {})[item.origin.offset] = status
+    logs = (
+        _log_ranges(analysis, {topic for topic, _ in status_by_partition}) if report.missing else {}
+    )
     return [
-        _summary(topic, partition, statuses)
+        _summary(topic, partition, statuses, logs.get((topic, partition)))
         for (topic, partition), statuses in sorted(status_by_partition.items())
     ]
 
 
-def _summary(topic: str, partition: int, statuses: dict[int, str]) -> PartitionSummary:
+def _log_ranges(analysis: Analysis, topics: set[str]) -> dict[tuple[str, int], tuple[int, int]]:
+    """(log start, log end) of each seeded partition, asked of the broker the seed used.
+
+    Only a failing report asks, and a broker that is gone (closed, stopped by a fault)
+    just leaves the ranges out: the report must never fail for want of them.
+    """
+    broker = analysis.log_ranges
+    found: dict[tuple[str, int], tuple[int, int]] = {}
+    if broker is None:
+        return found
+    for topic in sorted(topics):
+        try:
+            starts, ends = broker.earliest_offsets(topic), broker.latest_offsets(topic)
+        except Exception:
+            continue
+        for partition, start in starts.items():
+            if partition in ends:
+                found[(topic, partition)] = (start, ends[partition])
+    return found
+
+
+def _summary(
+    topic: str, partition: int, statuses: dict[int, str], log: tuple[int, int] | None
+) -> PartitionSummary:
     universe = sorted(statuses)
+    log_start, log_end = log if log is not None else (None, None)
 
     def spans(*wanted: str) -> tuple[Span, ...]:
         return tuple(runs((o for o in universe if statuses[o] in wanted), universe))
@@ -45,6 +72,13 @@ def _summary(topic: str, partition: int, statuses: dict[int, str]) -> PartitionS
         lost=spans("lost"),
         expected_loss=spans("expected_loss"),
         segments=_segments(universe, statuses),
+        log_start=log_start,
+        log_end=log_end,
+        lost_below_log_start=sum(
+            1
+            for offset in universe
+            if statuses[offset] == "lost" and log_start is not None and offset < log_start
+        ),
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from kafkatest.records import Record, offsets_by_partition
 
@@ -20,6 +20,14 @@ class Origin(NamedTuple):
         return f"{self.topic}[{self.partition}]@{self.offset}"
 
 
+class LogRanges(Protocol):
+    """What a report asks the broker when records are missing: where each log is now."""
+
+    def earliest_offsets(self, topic: str) -> dict[int, int]: ...
+
+    def latest_offsets(self, topic: str) -> dict[int, int]: ...
+
+
 @dataclass(frozen=True)
 class SeedResult:
     """The records a seed placed, their identities and where each one landed.
@@ -33,6 +41,9 @@ class SeedResult:
     ids: tuple[str, ...]
     id_header: str | None
     id_field: str | None
+    #: The broker the records went to: a failed assertion asks it where each partition's
+    #: log starts now, to tell records the broker deleted from records the job lost.
+    broker: LogRanges | None = field(default=None, repr=False, compare=False)
     _index: dict[str, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

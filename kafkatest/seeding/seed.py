@@ -11,6 +11,7 @@ from kafkatest.errors import BrokerError
 from kafkatest.seeding.files import load_fixture
 from kafkatest.seeding.items import DEFAULT_ID_HEADER, prepare
 from kafkatest.seeding.result import SeedResult
+from kafkatest.seeding.retention import warn_if_older_than_retention
 
 
 def seed(
@@ -44,6 +45,7 @@ def seed(
         id_field=id_field,
         id_prefix=id_prefix,
     )
+    warn_if_older_than_retention(broker, topic, records)
     placed = broker.produce(records, timeout_s=timeout_s) if records else []
     if len(placed) != len(records):
         raise BrokerError(f"seeding {topic!r}: {len(records)} records sent, {len(placed)} placed")
@@ -53,4 +55,5 @@ def seed(
         ids=tuple(ids),
         id_header=id_header,
         id_field=id_field,
+        broker=broker,
     )
