@@ -23,6 +23,7 @@ TOPICS = "org.apache.kafka.tools.TopicCommand"
 CONSOLE_PRODUCER = "org.apache.kafka.tools.ConsoleProducer"
 CONSOLE_CONSUMER = "org.apache.kafka.tools.consumer.ConsoleConsumer"
 CONSUMER_GROUPS = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
+TRANSACTIONS = "org.apache.kafka.tools.TransactionsCommand"
 
 _QUIET_LOG4J2 = """\
 status = error

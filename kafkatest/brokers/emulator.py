@@ -84,8 +84,14 @@ class EmulatorBroker(Broker):
         return self._runner.call(function)
 
     def advance_clock(self, ms: int) -> None:
-        """Move the broker's clock forward (ages data for retention, LogAppendTime)."""
-        self.call(lambda: self.state.clock.advance(ms))
+        """Move the broker's clock forward (ages data for retention, LogAppendTime,
+        times transactions out: Kafka's periodic abort runs as the time passes)."""
+
+        def advance() -> None:
+            self.state.clock.advance(ms)
+            self.state.maybe_abort_timed_out_transactions()
+
+        self.call(advance)
 
     def enforce_retention(self) -> None:
         """Apply retention.ms / retention.bytes now, as Kafka's periodic check would."""

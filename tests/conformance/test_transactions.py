@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import pytest
 from confluent_kafka import (
     Consumer,
+    ConsumerGroupTopicPartitions,
     IsolationLevel,
     KafkaError,
     KafkaException,
@@ -24,6 +25,7 @@ from confluent_kafka import (
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from kafkatest import Broker
+from kafkatest.tools import TRANSACTIONS, run_kafka_tool
 
 TIMEOUT_S = 30
 
@@ -178,3 +180,155 @@ def test_a_new_producer_with_the_same_id_fences_the_zombie(
     # zombie 0, abort marker 1 (written when the successor fenced it), successor 2, commit 3
     assert read(kafka_broker, topic, "read_committed") == [(2, b"successor")]
     assert read(kafka_broker, topic, "read_uncommitted") == [(0, b"zombie"), (2, b"successor")]
+
+
+def let_time_pass(broker: Broker, faults, ms: int) -> None:
+    """The emulator's clock jumps; real Kafka's timers need the real time to pass."""
+    if broker.backend == "emulator":
+        faults.advance_clock(ms)
+    else:
+        time.sleep(ms / 1000)
+
+
+def test_a_hung_transaction_is_aborted_after_its_timeout(
+    kafka_broker: Broker, kafka_topic, kafka_faults, producers: list[Producer]
+) -> None:
+    """Past transaction.timeout.ms the coordinator fences the producer (epoch + 1) and
+    aborts: the marker frees read_committed readers, the producer's commit then fails."""
+    topic = kafka_topic()
+    hung = txn_producer(kafka_broker, **{"transaction.timeout.ms": 1000})
+    producers.append(hung)
+    hung.begin_transaction()
+    hung.produce(topic, b"hung", partition=0)
+    hung.flush(TIMEOUT_S)
+    assert latest(kafka_broker, topic, IsolationLevel.READ_COMMITTED) == 0
+
+    let_time_pass(kafka_broker, kafka_faults, 1000 + 600)
+    deadline = time.monotonic() + TIMEOUT_S
+    while latest(kafka_broker, topic, IsolationLevel.READ_COMMITTED) != 2:
+        assert time.monotonic() < deadline, "the hung transaction was never aborted"
+        time.sleep(0.1)
+    assert read(kafka_broker, topic, "read_committed") == []
+    assert read(kafka_broker, topic, "read_uncommitted") == [(0, b"hung")]
+    with pytest.raises(KafkaException) as failure:
+        hung.commit_transaction(TIMEOUT_S)
+    error = failure.value.args[0]
+    assert (error.code(), error.fatal()) == (KafkaError._FENCED, True)
+
+
+def committed_offsets(broker: Broker, group: str, topic: str, require_stable: bool) -> object:
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap_servers})
+    request = ConsumerGroupTopicPartitions(group, [TopicPartition(topic, 0)])
+    future = admin.list_consumer_group_offsets([request], require_stable=require_stable)[group]
+    partition = future.result(TIMEOUT_S).topic_partitions[0]
+    if partition.error is not None:
+        return partition.error.code()
+    return partition.offset
+
+
+def test_offsets_sent_to_a_transaction_are_committed_with_it(
+    kafka_broker: Broker, kafka_topic
+) -> None:
+    """send_offsets_to_transaction: pending (unstable to require_stable readers, absent
+    to others) until the commit; an aborted transaction's offsets never land."""
+    topic = kafka_topic()
+    group = f"txn-group-{uuid.uuid4().hex[:8]}"
+    consumer = Consumer({"bootstrap.servers": kafka_broker.bootstrap_servers, "group.id": group})
+    metadata = consumer.consumer_group_metadata()
+    producer = txn_producer(kafka_broker)
+    try:
+        producer.begin_transaction()
+        producer.produce(topic, b"out", partition=0)
+        producer.send_offsets_to_transaction([TopicPartition(topic, 0, 7)], metadata, TIMEOUT_S)
+        producer.flush(TIMEOUT_S)
+        assert committed_offsets(kafka_broker, group, topic, require_stable=False) == -1001
+        assert committed_offsets(kafka_broker, group, topic, require_stable=True) == (
+            KafkaError.UNSTABLE_OFFSET_COMMIT
+        )
+        producer.commit_transaction(TIMEOUT_S)
+        assert committed_offsets(kafka_broker, group, topic, require_stable=True) == 7
+
+        producer.begin_transaction()
+        producer.send_offsets_to_transaction([TopicPartition(topic, 0, 9)], metadata, TIMEOUT_S)
+        producer.abort_transaction(TIMEOUT_S)
+        assert committed_offsets(kafka_broker, group, topic, require_stable=True) == 7
+    finally:
+        consumer.close()
+
+
+def transactions_tool(broker: Broker, *args: str) -> list[dict[str, str]]:
+    """Run Kafka's kafka-transactions and parse its tab-separated table."""
+    result = run_kafka_tool(TRANSACTIONS, ["--bootstrap-server", broker.bootstrap_servers, *args])
+    assert result.returncode == 0, result.stderr
+    lines = [line.split("\t") for line in result.stdout.splitlines() if line.strip()]
+    header = [column.strip() for column in lines[0]]
+    return [dict(zip(header, (cell.strip() for cell in row), strict=False)) for row in lines[1:]]
+
+
+def test_kafka_transactions_tool_lists_and_describes(
+    kafka_broker: Broker, kafka_topic, producers: list[Producer]
+) -> None:
+    """kafka-transactions list / describe / describe-producers, as Kafka prints them."""
+    topic = kafka_topic()
+    open_id = f"tool-open-{uuid.uuid4().hex[:8]}"
+    done_id = f"tool-done-{uuid.uuid4().hex[:8]}"
+    hung = txn_producer(kafka_broker, open_id)
+    producers.append(hung)
+    hung.begin_transaction()
+    hung.produce(topic, b"open", partition=0)
+    hung.flush(TIMEOUT_S)
+    done = txn_producer(kafka_broker, done_id)
+    done.begin_transaction()
+    done.produce(topic, b"done", partition=0)
+    done.commit_transaction(TIMEOUT_S)
+
+    listed = {
+        row["TransactionalId"]: row
+        for row in transactions_tool(kafka_broker, "list")
+        if row["TransactionalId"] in (open_id, done_id)
+    }
+    assert {k: (v["Coordinator"], v["TransactionState"]) for k, v in listed.items()} == {
+        open_id: ("1", "Ongoing"),
+        done_id: ("1", "CompleteCommit"),
+    }
+    described = transactions_tool(kafka_broker, "describe", "--transactional-id", open_id)
+    assert [
+        (r["ProducerId"], r["ProducerEpoch"], r["TransactionState"], r["TopicPartitions"])
+        for r in described
+    ] == [(listed[open_id]["ProducerId"], "0", "Ongoing", f"{topic}-0")]
+    assert described[0]["TransactionTimeoutMs"] == "60000"
+    described = transactions_tool(kafka_broker, "describe", "--transactional-id", done_id)
+    assert [(r["TransactionState"], r["TopicPartitions"]) for r in described] == [
+        ("CompleteCommit", "")
+    ]
+    assert int(described[0]["CurrentTransactionStartTimeMs"]) > 0, "kept after the commit"
+
+    producers_table = transactions_tool(
+        kafka_broker, "describe-producers", "--topic", topic, "--partition", "0"
+    )
+    by_id = {row["ProducerId"]: row for row in producers_table}
+    assert set(by_id) == {listed[open_id]["ProducerId"], listed[done_id]["ProducerId"]}
+    # The open transaction started at offset 0 and has no marker yet; the committed
+    # one's marker carries the coordinator epoch (0).
+    assert [
+        (
+            r["ProducerEpoch"],
+            r["LatestCoordinatorEpoch"],
+            r["LastSequence"],
+            r["CurrentTransactionStartOffset"],
+        )
+        for r in (by_id[listed[open_id]["ProducerId"]], by_id[listed[done_id]["ProducerId"]])
+    ] == [("0", "-1", "0", "0"), ("0", "0", "0", "None")]
+
+    missing = run_kafka_tool(
+        TRANSACTIONS,
+        [
+            "--bootstrap-server",
+            kafka_broker.bootstrap_servers,
+            "describe",
+            "--transactional-id",
+            "nope-" + open_id,
+        ],
+    )
+    assert missing.returncode == 1
+    assert "could not be found" in missing.stderr

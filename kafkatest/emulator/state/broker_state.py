@@ -336,6 +336,11 @@ class EmulatorState:
         now = self.clock.now_ms()
         if now - self._last_retention_check_ms >= self.settings.retention_check_interval_ms:
             self.enforce_retention()
+        self.maybe_abort_timed_out_transactions()
+
+    def maybe_abort_timed_out_transactions(self) -> None:
+        """Kafka's periodic abort of transactions past their timeout, on the state's clock."""
+        now = self.clock.now_ms()
         if now - self._last_txn_check_ms >= self.settings.transaction_abort_interval_ms:
             self._last_txn_check_ms = now
             self.transactions.abort_timed_out()

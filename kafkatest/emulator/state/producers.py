@@ -53,7 +53,8 @@ PartitionKey = tuple[str, int]
 
 class ProducerRegistry:
     def __init__(self) -> None:
-        self._next_id = 1000
+        #: A fresh Kafka cluster hands out producer ids from 0.
+        self._next_id = 0
         self._epochs: dict[int, int] = {}
         self._partitions: dict[tuple[int, PartitionKey], _PartitionProducerState] = {}
 

@@ -78,7 +78,8 @@ class TransactionMetadata:
     #: The epoch before the last bump (TV2 EndTxn retries, InitProducerId retries).
     last_epoch: int = -1
     partitions: set[TopicPartition] = field(default_factory=set)
-    #: When the current transaction added its first partition; -1 when none is open.
+    #: When the last transaction added its first partition (kept after it ends, as
+    #: Kafka keeps it); -1 before the first.
     start_ms: int = -1
     last_update_ms: int = -1
     #: group -> offsets a TxnOffsetCommit made pending until the transaction ends.
@@ -300,7 +301,6 @@ class TransactionCoordinator:
         meta.pending_offsets.clear()
         meta.partitions.clear()
         meta.state = COMPLETE_COMMIT if commit else COMPLETE_ABORT
-        meta.start_ms = -1
         meta.last_update_ms = now
 
     def _fence_and_abort(self, meta: TransactionMetadata) -> None:
@@ -341,7 +341,8 @@ class TransactionCoordinator:
         min_duration_ms: int = -1,
         pattern: str | None = None,
     ) -> list[TransactionMetadata]:
-        """ListTransactions' filters (an empty filter matches everything)."""
+        """ListTransactions' filters (an empty filter matches everything). The duration
+        counts from the last transaction's start whatever the state, as Kafka's does."""
         wanted_states = set(states)
         wanted_ids = set(producer_ids)
         regex = re.compile(pattern) if pattern else None
@@ -351,7 +352,7 @@ class TransactionCoordinator:
             for m in self._transactions.values()
             if (not wanted_states or m.state in wanted_states)
             and (not wanted_ids or m.producer_id in wanted_ids)
-            and (min_duration_ms < 0 or (m.state == ONGOING and now - m.start_ms > min_duration_ms))
+            and (min_duration_ms < 0 or now - m.start_ms > min_duration_ms)
             and (regex is None or regex.fullmatch(m.transactional_id) is not None)
         ]
 

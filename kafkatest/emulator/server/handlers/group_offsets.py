@@ -97,9 +97,13 @@ async def offset_fetch(ctx: RequestContext, request: Any) -> Any:
         if request.topics is None
         else [(t.name, p) for t in request.topics for p in t.partition_indexes]
     )
+    unstable: set[TopicPartition] = set()
     if is_coordinator(ctx, request.group_id):
         error = ErrorCode.none
         fetched = coordinator_of(ctx.state).fetch_offsets(request.group_id, wanted)
+        if getattr(request, "require_stable", False):
+            # KIP-447: offsets a transaction has not committed yet are not stable.
+            unstable = ctx.state.transactions.pending_offsets(request.group_id)
     else:
         # Before v2 there is no top-level error: each partition carries it.
         error = ErrorCode.not_coordinator
@@ -108,12 +112,15 @@ async def offset_fetch(ctx: RequestContext, request: Any) -> Any:
         types.OffsetFetchResponse,
         throttle_time=NO_THROTTLE,
         error_code=error,
-        topics=_fetched_topics(types, fetched, error),
+        topics=_fetched_topics(types, fetched, error, unstable),
     )
 
 
 def _fetched_topics(
-    types: Any, fetched: Mapping[TopicPartition, CommittedOffset | None], error: ErrorCode
+    types: Any,
+    fetched: Mapping[TopicPartition, CommittedOffset | None],
+    error: ErrorCode,
+    unstable: set[TopicPartition],
 ) -> tuple[Any, ...]:
     by_topic: dict[str, list[tuple[int, CommittedOffset | None]]] = {}
     for (topic, partition), committed in fetched.items():
@@ -122,25 +129,27 @@ def _fetched_topics(
         make(
             types.OffsetFetchResponseTopic,
             name=topic,
-            partitions=_fetched_partitions(types, partitions, error),
+            partitions=tuple(
+                _fetched_partition(types, partition, committed, error)
+                if (topic, partition) not in unstable
+                else _fetched_partition(types, partition, None, ErrorCode.unstable_offset_commit)
+                for partition, committed in partitions
+            ),
         )
         for topic, partitions in by_topic.items()
     )
 
 
-def _fetched_partitions(
-    types: Any, partitions: Iterable[tuple[int, CommittedOffset | None]], error: ErrorCode
-) -> tuple[Any, ...]:
-    return tuple(
-        make(
-            types.OffsetFetchResponsePartition,
-            partition_index=partition,
-            committed_offset=committed.offset if committed else NO_OFFSET,
-            committed_leader_epoch=committed.leader_epoch if committed else NO_LEADER_EPOCH,
-            metadata=(committed.metadata or "") if committed else "",
-            error_code=error,
-        )
-        for partition, committed in partitions
+def _fetched_partition(
+    types: Any, partition: int, committed: CommittedOffset | None, error: ErrorCode
+) -> Any:
+    return make(
+        types.OffsetFetchResponsePartition,
+        partition_index=partition,
+        committed_offset=committed.offset if committed else NO_OFFSET,
+        committed_leader_epoch=committed.leader_epoch if committed else NO_LEADER_EPOCH,
+        metadata=(committed.metadata or "") if committed else "",
+        error_code=error,
     )
 
 

@@ -22,7 +22,6 @@ from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordinator
 from kafkatest.emulator.server.responses import (
     NO_THROTTLE,
-    datetime_from_ms,
     error_code_of,
     make,
     response_types,
@@ -43,6 +42,14 @@ def _fenced_for(ctx: RequestContext, code: ErrorCode, first_version: int) -> Err
 
 def _timeout(ms: int) -> datetime.timedelta:
     return datetime.timedelta(milliseconds=ms)
+
+
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def _timestamp(ms: int) -> datetime.datetime:
+    """A non-nullable timestamp field; -1 (none) is written as -1 too."""
+    return _EPOCH + datetime.timedelta(milliseconds=ms)
 
 
 # -- InitProducerId -------------------------------------------------------------------
@@ -327,7 +334,7 @@ async def describe_transactions(ctx: RequestContext, request: Any) -> Any:
                     transactional_id=transactional_id,
                     transaction_state="",
                     transaction_timeout=_timeout(0),
-                    transaction_start_time=None,
+                    transaction_start_time=_timestamp(-1),
                     producer_id=-1,
                     producer_epoch=-1,
                     topics=(),
@@ -344,7 +351,7 @@ async def describe_transactions(ctx: RequestContext, request: Any) -> Any:
                 transactional_id=transactional_id,
                 transaction_state=meta.state,
                 transaction_timeout=_timeout(meta.timeout_ms),
-                transaction_start_time=datetime_from_ms(meta.start_ms),
+                transaction_start_time=_timestamp(meta.start_ms),
                 producer_id=meta.producer_id,
                 producer_epoch=meta.epoch,
                 topics=tuple(
