@@ -37,6 +37,12 @@ TEST_SETTINGS: dict[str, str] = {
     "share.coordinator.state.topic.replication.factor": "1",
     "share.coordinator.state.topic.min.isr": "1",
     "group.initial.rebalance.delay.ms": "0",
+    # KIP-848 consumer groups: Kafka's 5 s heartbeats and 45 s sessions made short
+    # (the emulator's BrokerSettings use the same values).
+    "group.consumer.heartbeat.interval.ms": "500",
+    "group.consumer.min.heartbeat.interval.ms": "500",
+    "group.consumer.session.timeout.ms": "10000",
+    "group.consumer.min.session.timeout.ms": "10000",
     "log.retention.check.interval.ms": "500",
     "transaction.abort.timed.out.transaction.cleanup.interval.ms": "500",
     "log.initial.task.delay.ms": "0",

@@ -59,6 +59,11 @@ class BrokerSettings:
     #: Kafka's default is 10 s; kafkatest runs real Kafka with 500 ms too, so a timed-out
     #: transaction is aborted as promptly on both backends. On the state's clock.
     transaction_abort_interval_ms: int = 500
+    #: Kafka's group.consumer.heartbeat.interval.ms / session.timeout.ms (defaults
+    #: 5000 / 45000): kafkatest runs real Kafka with these shorter ones (and the
+    #: matching minimums, see kafka_process.TEST_SETTINGS) so consumer groups settle fast.
+    group_consumer_heartbeat_interval_ms: int = 500
+    group_consumer_session_timeout_ms: int = 10000
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +98,8 @@ class EmulatorState:
         #: Slot for the group coordinator (see `state.groups`), set by its handlers.
         self.groups: Any = None
         self.transactions = TransactionCoordinator(self)
+        #: Slot for the KIP-848 consumer group coordinator (`state.consumer_groups`).
+        self.consumer_groups: Any = None
         self._last_retention_check_ms = self.clock.now_ms()
         self._last_txn_check_ms = self._last_retention_check_ms
 

@@ -12,7 +12,7 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
-from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordinator
+from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordinator, namespace_of
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state.group_model import GroupDescription, GroupState
 
@@ -21,29 +21,43 @@ _OPERATIONS_OMITTED = -(2**31)
 #: READ, DELETE and DESCRIBE (AclOperation codes 3, 6, 8): all a group allows
 #: when no authorizer is configured.
 _GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8)
-#: Every group here speaks the classic protocol (ListGroups v5 "group type").
+#: ListGroups v5 "group type"s (and the consumer protocol type of a consumer group).
 _CLASSIC = "classic"
+_CONSUMER = "consumer"
 #: DescribeGroups v6 reports unknown groups as an error instead of a Dead group.
 _NOT_FOUND_ERROR_SINCE = 6
 
 
 @handles(16, 0, 5)
 async def list_groups(ctx: RequestContext, request: Any) -> Any:
+    """Both group types; ListGroups v5 names each one's type and filters by it."""
     types = response_types(ctx)
     types_filter = {t.lower() for t in getattr(request, "types_filter", ())}
-    listings = coordinator_of(ctx.state).list_groups(getattr(request, "states_filter", None))
-    if types_filter and _CLASSIC not in types_filter:
-        listings = []
+    states = getattr(request, "states_filter", None)
+    namespace = namespace_of(ctx.state)
+    listed: list[tuple[str, str, str, str]] = []
+    if not types_filter or _CLASSIC in types_filter:
+        listed += [
+            (g.group_id, g.protocol_type, g.state.value, _CLASSIC)
+            for g in coordinator_of(ctx.state).list_groups(states)
+            if not namespace.is_consumer_group(g.group_id)
+        ]
+    if not types_filter or _CONSUMER in types_filter:
+        wanted = {s.lower() for s in states} if states else None
+        listed += [
+            (group_id, _CONSUMER, state, group_type)
+            for group_id, group_type, state in namespace.listings(wanted)
+        ]
     groups = tuple(
         make(
             types.ListedGroup,
-            group_id=g.group_id,
-            protocol_type=g.protocol_type,
-            group_state=g.state.value,
-            group_type=_CLASSIC,
+            group_id=group_id,
+            protocol_type=protocol_type,
+            group_state=state,
+            group_type=group_type,
         )
-        for g in listings
-        if is_coordinator(ctx, g.group_id)
+        for group_id, protocol_type, state, group_type in listed
+        if is_coordinator(ctx, group_id)
     )
     return make(
         types.ListGroupsResponse,
@@ -66,14 +80,21 @@ async def describe_groups(ctx: RequestContext, request: Any) -> Any:
 
 
 def _describe(ctx: RequestContext, types: Any, group_id: str, operations: int) -> Any:
+    message: str | None = f"Group {group_id} not found."
     if not is_coordinator(ctx, group_id):
         described = GroupDescription(ErrorCode.not_coordinator, group_id, GroupState.DEAD, "", "")
+    elif namespace_of(ctx.state).is_consumer_group(group_id):
+        # Kafka describes only classic groups here; admin clients use ConsumerGroupDescribe.
+        described = GroupDescription(ErrorCode.none, group_id, GroupState.DEAD, "", "")
+        message = f"Group {group_id} is not a classic group."
     else:
         described = coordinator_of(ctx.state).describe_group(group_id)
-    error, message = described.error, None
+    error = described.error
     unknown = described.state == GroupState.DEAD and error == ErrorCode.none
-    if unknown and ctx.api_version >= _NOT_FOUND_ERROR_SINCE:
-        error, message = ErrorCode.group_id_not_found, f"Group {group_id} not found."
+    if not unknown or ctx.api_version < _NOT_FOUND_ERROR_SINCE:
+        message = None
+    elif unknown:
+        error = ErrorCode.group_id_not_found
     members = tuple(
         make(
             types.DescribedGroupMember,
@@ -103,7 +124,12 @@ def _describe(ctx: RequestContext, types: Any, group_id: str, operations: int) -
 async def delete_groups(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
     coordinated = [g for g in request.groups_names if is_coordinator(ctx, g)]
-    outcomes = coordinator_of(ctx.state).delete_groups(coordinated)
+    namespace = namespace_of(ctx.state)
+    consumer = [g for g in coordinated if namespace.is_consumer_group(g)]
+    outcomes = coordinator_of(ctx.state).delete_groups(
+        [g for g in coordinated if g not in consumer]
+    )
+    outcomes.update((g, namespace.delete(g)) for g in consumer)
     results = tuple(
         make(
             types.DeletableGroupResult,

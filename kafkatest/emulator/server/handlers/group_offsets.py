@@ -14,7 +14,7 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
-from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordinator
+from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordinator, namespace_of
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state import EmulatorState
 from kafkatest.emulator.state.offsets import CommittedOffset
@@ -48,21 +48,35 @@ async def offset_commit(ctx: RequestContext, request: Any) -> Any:
                 metadata=p.committed_metadata or "",
                 commit_timestamp_ms=-1,
             )
-        if valid:
-            errors.update(
-                coordinator_of(ctx.state).commit_offsets(
-                    request.group_id,
-                    valid,
-                    generation_id=request.generation_id_or_member_epoch,
-                    member_id=request.member_id,
-                    group_instance_id=getattr(request, "group_instance_id", None),
-                )
-            )
+        errors.update(_commit(ctx, request, valid))
     types = response_types(ctx)
     topics = _partition_errors(
         types.OffsetCommitResponseTopic, types.OffsetCommitResponsePartition, request.topics, errors
     )
     return make(types.OffsetCommitResponse, throttle_time=NO_THROTTLE, topics=topics)
+
+
+def _commit(
+    ctx: RequestContext, request: Any, valid: Mapping[TopicPartition, CommittedOffset]
+) -> dict[TopicPartition, ErrorCode]:
+    """A consumer group judges the member epoch itself, then stores like a simple commit."""
+    namespace = namespace_of(ctx.state)
+    generation = request.generation_id_or_member_epoch
+    member_id, instance_id = request.member_id, getattr(request, "group_instance_id", None)
+    if namespace.is_consumer_group(request.group_id):
+        refusal = namespace.commit_error(request.group_id, member_id, generation, ctx.api_version)
+        if refusal is not None:
+            return dict.fromkeys(valid, refusal)
+        generation, member_id, instance_id = -1, "", None
+    if not valid:
+        return {}
+    return coordinator_of(ctx.state).commit_offsets(
+        request.group_id,
+        valid,
+        generation_id=generation,
+        member_id=member_id,
+        group_instance_id=instance_id,
+    )
 
 
 def _partition_errors(
@@ -165,7 +179,12 @@ async def offset_delete(ctx: RequestContext, request: Any) -> Any:
     if not is_coordinator(ctx, request.group_id):
         error = ErrorCode.not_coordinator
     else:
-        error, deleted = coordinator_of(ctx.state).delete_offsets(request.group_id, known)
+        subscribed = namespace_of(ctx.state).subscribed_topics(request.group_id) or frozenset()
+        for topic, partition in known:
+            if topic in subscribed:
+                outcomes[(topic, partition)] = ErrorCode.group_subscribed_to_topic
+        deletable = [tp for tp in known if tp[0] not in subscribed]
+        error, deleted = coordinator_of(ctx.state).delete_offsets(request.group_id, deletable)
         outcomes.update(deleted)
     # A group-level error comes alone, without partitions (as Kafka answers).
     topics = _partition_errors(

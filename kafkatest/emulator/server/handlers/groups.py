@@ -17,6 +17,7 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state import EmulatorState
+from kafkatest.emulator.state.consumer_groups import ConsumerGroupConfig, ConsumerGroupCoordinator
 from kafkatest.emulator.state.group_clock import PolledClock
 from kafkatest.emulator.state.group_model import (
     JoinRequest,
@@ -25,6 +26,7 @@ from kafkatest.emulator.state.group_model import (
     Protocol,
     SyncResult,
 )
+from kafkatest.emulator.state.group_namespace import GroupNamespace
 from kafkatest.emulator.state.groups import GroupCoordinator
 
 #: JoinGroup v4 introduced MEMBER_ID_REQUIRED for members without an id.
@@ -38,6 +40,21 @@ def coordinator_of(state: EmulatorState) -> GroupCoordinator:
         state.groups = GroupCoordinator(PolledClock(state.clock.now_ms), offsets=state.offsets)
     coordinator: GroupCoordinator = state.groups
     return coordinator
+
+
+def namespace_of(state: EmulatorState) -> GroupNamespace:
+    """Both group coordinators of this broker state behind one group id namespace."""
+    classic = coordinator_of(state)
+    if state.consumer_groups is None:
+        settings = state.settings
+        config = ConsumerGroupConfig(
+            heartbeat_interval_ms=settings.group_consumer_heartbeat_interval_ms,
+            session_timeout_ms=settings.group_consumer_session_timeout_ms,
+        )
+        clock = PolledClock(state.clock.now_ms)
+        state.consumer_groups = ConsumerGroupCoordinator(clock, state.topics, config)
+    consumer: ConsumerGroupCoordinator = state.consumer_groups
+    return GroupNamespace(classic, consumer, state.offsets)
 
 
 def is_coordinator(ctx: RequestContext, group_id: str) -> bool:
@@ -59,6 +76,9 @@ async def join_group(ctx: RequestContext, request: Any) -> Any:
     if not is_coordinator(ctx, request.group_id):
         result = JoinResult(ErrorCode.not_coordinator, request.member_id)
         return _join_response(ctx, result)
+    refusal = namespace_of(ctx.state).join_error(request.group_id)
+    if refusal is not None:
+        return _join_response(ctx, JoinResult(refusal, request.member_id))
     session_ms = millis(request.session_timeout)
     rebalance = getattr(request, "rebalance_timeout", None)
     join = JoinRequest(

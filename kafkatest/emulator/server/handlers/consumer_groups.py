@@ -1,0 +1,168 @@
+"""ConsumerGroupHeartbeat and ConsumerGroupDescribe: the KIP-848 consumer group protocol.
+
+Handlers translate kio entities to `state.consumer_groups` calls through the group
+namespace (`state.group_namespace`), which decides whether an id is a classic or a
+consumer group. The coordinator is created on first use, on the broker's clock.
+"""
+
+from __future__ import annotations
+
+import datetime
+import uuid
+from typing import Any
+
+from kio.schema.errors import ErrorCode
+
+from kafkatest.emulator.server.context import RequestContext
+from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.handlers.groups import client_host, is_coordinator, namespace_of
+from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.state.consumer_group_model import (
+    HeartbeatRequest,
+    HeartbeatResult,
+    Partitions,
+)
+
+#: Kafka's "authorized operations not requested".
+_OPERATIONS_OMITTED = -(2**31)
+#: READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS (AclOperation 3, 6, 8, 10, 11):
+#: what a group allows when no authorizer is configured.
+_GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11)
+#: ConsumerGroupDescribe v1 MemberType of a member speaking the consumer protocol.
+_CONSUMER_MEMBER = 1
+
+
+def _owned(request: Any) -> Partitions | None:
+    if request.topic_partitions is None:
+        return None
+    owned: dict[uuid.UUID, frozenset[int]] = {}
+    for topic in request.topic_partitions:
+        if topic.topic_id is not None:
+            owned[topic.topic_id] = owned.get(topic.topic_id, frozenset()) | set(topic.partitions)
+    return owned
+
+
+@handles(68, 0, 1)
+async def consumer_group_heartbeat(ctx: RequestContext, request: Any) -> Any:
+    if not is_coordinator(ctx, request.group_id):
+        result = HeartbeatResult(error=ErrorCode.not_coordinator)
+    else:
+        names = request.subscribed_topic_names
+        heartbeat = HeartbeatRequest(
+            group_id=request.group_id,
+            member_id=request.member_id,
+            member_epoch=request.member_epoch,
+            instance_id=request.instance_id,
+            rack_id=request.rack_id,
+            rebalance_timeout_ms=request.rebalance_timeout // datetime.timedelta(milliseconds=1),
+            subscribed_topic_names=None if names is None else tuple(names),
+            subscribed_topic_regex=getattr(request, "subscribed_topic_regex", None),
+            server_assignor=request.server_assignor,
+            owned=_owned(request),
+            client_id=ctx.client_id or "",
+            client_host=client_host(ctx),
+            version=ctx.api_version,
+        )
+        result = namespace_of(ctx.state).heartbeat(heartbeat)
+    types = response_types(ctx)
+    assignment = None
+    if result.assignment is not None:
+        assignment = make(
+            types.Assignment,
+            topic_partitions=tuple(
+                make(types.TopicPartitions, topic_id=topic_id, partitions=tuple(sorted(parts)))
+                for topic_id, parts in result.assignment.items()
+            ),
+        )
+    return make(
+        types.ConsumerGroupHeartbeatResponse,
+        throttle_time=NO_THROTTLE,
+        error_code=result.error,
+        error_message=result.message,
+        member_id=result.member_id,
+        member_epoch=result.member_epoch,
+        heartbeat_interval=datetime.timedelta(milliseconds=result.heartbeat_interval_ms),
+        assignment=assignment,
+    )
+
+
+@handles(69, 0, 1)
+async def consumer_group_describe(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    operations = _GROUP_OPERATIONS if request.include_authorized_operations else _OPERATIONS_OMITTED
+    groups = tuple(_describe(ctx, types, group_id, operations) for group_id in request.group_ids)
+    return make(types.ConsumerGroupDescribeResponse, throttle_time=NO_THROTTLE, groups=groups)
+
+
+def _describe(ctx: RequestContext, types: Any, group_id: str, operations: int) -> Any:
+    def refused(error: ErrorCode, message: str | None = None) -> Any:
+        return make(
+            types.DescribedGroup,
+            error_code=error,
+            error_message=message,
+            group_id=group_id,
+            group_state="",
+            group_epoch=0,
+            assignment_epoch=0,
+            assignor_name="",
+            members=(),
+            authorized_operations=_OPERATIONS_OMITTED,
+        )
+
+    if not is_coordinator(ctx, group_id):
+        return refused(ErrorCode.not_coordinator)
+    if not group_id:
+        return refused(ErrorCode.invalid_group_id)
+    namespace = namespace_of(ctx.state)
+    group = namespace.consumer_group(group_id)
+    if group is None:
+        if namespace.classic_state(group_id) is not None:
+            return refused(
+                ErrorCode.group_id_not_found, f"Group {group_id} is not a consumer group."
+            )
+        return refused(ErrorCode.group_id_not_found, f"Group {group_id} not found.")
+    consumer = namespace.consumer
+
+    def partitions(assigned: Partitions) -> Any:
+        return make(
+            types.Assignment,
+            topic_partitions=tuple(
+                make(
+                    types.TopicPartitions,
+                    topic_id=topic_id,
+                    topic_name=name,
+                    partitions=tuple(sorted(parts)),
+                )
+                for topic_id, name, parts in consumer.known_partitions(assigned)
+            ),
+        )
+
+    members = tuple(
+        make(
+            types.Member,
+            member_id=m.member_id,
+            instance_id=m.instance_id,
+            rack_id=m.rack_id,
+            member_epoch=m.member_epoch,
+            client_id=m.client_id,
+            client_host=m.client_host,
+            subscribed_topic_names=m.subscribed_topic_names,
+            subscribed_topic_regex=m.subscribed_topic_regex,
+            assignment=partitions(m.assigned),
+            target_assignment=partitions(group.targets.get(m.member_id, {})),
+            member_type=_CONSUMER_MEMBER,
+        )
+        for m in group.members.values()
+    )
+    return make(
+        types.DescribedGroup,
+        error_code=ErrorCode.none,
+        error_message=None,
+        group_id=group_id,
+        group_state=group.state.value,
+        group_epoch=group.group_epoch,
+        assignment_epoch=group.assignment_epoch,
+        assignor_name=group.preferred_assignor(consumer.config.assignors[0]),
+        members=members,
+        authorized_operations=operations,
+    )

@@ -1,0 +1,254 @@
+"""The nouns of KIP-848 consumer groups (ConsumerGroupHeartbeat), free of the wire.
+
+A consumer group's assignment is the broker's decision: the group epoch moves
+when membership, subscriptions or subscribed topics change, the target
+assignment is recomputed for it, and each member is walked towards its target by
+`reconcile` (Kafka's `CurrentAssignmentBuilder`), which never grants a partition
+another member has not yet released.
+"""
+
+from __future__ import annotations
+
+import enum
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from kio.schema.errors import ErrorCode
+
+from kafkatest.emulator.state.group_clock import TimerHandle
+
+#: topic id -> partitions; the protocol names topics by id.
+Partitions = dict[uuid.UUID, frozenset[int]]
+
+JOIN_EPOCH = 0
+LEAVE_EPOCH = -1
+#: A static member leaving for a while: it keeps its assignment until its session ends.
+STATIC_LEAVE_EPOCH = -2
+
+
+class ConsumerGroupState(str, enum.Enum):
+    """Values are what ConsumerGroupDescribe and ListGroups report."""
+
+    EMPTY = "Empty"
+    ASSIGNING = "Assigning"
+    RECONCILING = "Reconciling"
+    STABLE = "Stable"
+    DEAD = "Dead"
+
+
+class MemberState(enum.Enum):
+    STABLE = "stable"
+    #: Waits for the member to stop reporting partitions it must give up.
+    UNREVOKED_PARTITIONS = "unrevoked_partitions"
+    #: Waits for other members to release partitions of its target.
+    UNRELEASED_PARTITIONS = "unreleased_partitions"
+
+
+class HeartbeatError(Exception):
+    """A refusal with Kafka's error code and message."""
+
+    def __init__(self, error: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.error = error
+        self.message = message
+
+
+@dataclass(frozen=True)
+class HeartbeatRequest:
+    group_id: str
+    member_id: str
+    member_epoch: int
+    instance_id: str | None = None
+    rack_id: str | None = None
+    #: -1: unchanged since the last heartbeat.
+    rebalance_timeout_ms: int = -1
+    #: None fields are "unchanged since the last heartbeat".
+    subscribed_topic_names: tuple[str, ...] | None = None
+    subscribed_topic_regex: str | None = None
+    server_assignor: str | None = None
+    owned: Partitions | None = None
+    client_id: str = ""
+    client_host: str = ""
+    #: v1 (KIP-1082): the client makes its member id; v0 lets the broker make one.
+    version: int = 1
+
+
+@dataclass(frozen=True)
+class HeartbeatResult:
+    error: ErrorCode = ErrorCode.none
+    message: str | None = None
+    member_id: str | None = None
+    member_epoch: int = 0
+    heartbeat_interval_ms: int = 0
+    #: None: unchanged (only sent when it changed or the request was a full one).
+    assignment: Partitions | None = None
+
+
+@dataclass
+class ConsumerMember:
+    member_id: str
+    instance_id: str | None = None
+    rack_id: str | None = None
+    client_id: str = ""
+    client_host: str = ""
+    member_epoch: int = 0
+    previous_epoch: int = -1
+    state: MemberState = MemberState.STABLE
+    rebalance_timeout_ms: int = -1
+    subscribed_topic_names: tuple[str, ...] = ()
+    subscribed_topic_regex: str | None = None
+    server_assignor: str | None = None
+    assigned: Partitions = field(default_factory=dict)
+    pending_revocation: Partitions = field(default_factory=dict)
+    session_deadline_ms: int = 0
+    rebalance_timer: TimerHandle | None = None
+
+    def reconciled_to(self, epoch: int) -> bool:
+        return self.state is MemberState.STABLE and self.member_epoch == epoch
+
+    def with_epoch(self, epoch: int) -> None:
+        self.previous_epoch, self.member_epoch = self.member_epoch, epoch
+
+
+@dataclass
+class ConsumerGroup:
+    group_id: str
+    group_epoch: int = 0
+    assignment_epoch: int = 0
+    members: dict[str, ConsumerMember] = field(default_factory=dict)
+    #: instance id -> member id of a static member.
+    static_members: dict[str, str] = field(default_factory=dict)
+    targets: dict[str, Partitions] = field(default_factory=dict)
+    #: (topic id, partition) -> epoch of the member that holds it until it revokes it.
+    partition_epochs: dict[tuple[uuid.UUID, int], int] = field(default_factory=dict)
+    #: regex -> topic names it matched at the last refresh.
+    resolved_regexes: dict[str, frozenset[str]] = field(default_factory=dict)
+    regex_refreshed_ms: int | None = None
+    regex_topic_ids: frozenset[uuid.UUID] = frozenset()
+    #: Subscribed topics' (name, id, partition count) when the epoch last moved.
+    metadata: tuple[tuple[str, uuid.UUID, int], ...] = ()
+
+    @property
+    def state(self) -> ConsumerGroupState:
+        if not self.members:
+            return ConsumerGroupState.EMPTY
+        if self.group_epoch > self.assignment_epoch:
+            return ConsumerGroupState.ASSIGNING
+        if all(m.reconciled_to(self.assignment_epoch) for m in self.members.values()):
+            return ConsumerGroupState.STABLE
+        return ConsumerGroupState.RECONCILING
+
+    def regex_subscribers(self, regex: str, ignoring: str | None = None) -> int:
+        return sum(
+            1
+            for m in self.members.values()
+            if m.subscribed_topic_regex == regex and m.member_id != ignoring
+        )
+
+    def put_member(self, member: ConsumerMember) -> None:
+        """Insert a member, or store one changed after `release`, holding its partitions."""
+        self.members[member.member_id] = member
+        if member.instance_id is not None:
+            self.static_members[member.instance_id] = member.member_id
+        for topic, parts in (*member.assigned.items(), *member.pending_revocation.items()):
+            for partition in parts:
+                self.partition_epochs[(topic, partition)] = member.member_epoch
+
+    def remove_member(self, member_id: str) -> ConsumerMember | None:
+        member = self.members.pop(member_id, None)
+        if member is None:
+            return None
+        self.release(member)
+        self.targets.pop(member_id, None)
+        instance = member.instance_id
+        if instance is not None and self.static_members.get(instance) == member_id:
+            del self.static_members[instance]
+        if member.rebalance_timer is not None:
+            member.rebalance_timer.cancel()
+        return member
+
+    def release(self, member: ConsumerMember) -> None:
+        """Forget which partitions `member` holds, before its assignment changes."""
+        for topic, parts in (*member.assigned.items(), *member.pending_revocation.items()):
+            for partition in parts:
+                if self.partition_epochs.get((topic, partition)) == member.member_epoch:
+                    del self.partition_epochs[(topic, partition)]
+
+    def preferred_assignor(self, default: str) -> str:
+        """The assignor most members name (Kafka's `computePreferredServerAssignor`)."""
+        counts: dict[str, int] = {}
+        for member in self.members.values():
+            if member.server_assignor:
+                counts[member.server_assignor] = counts.get(member.server_assignor, 0) + 1
+        return max(counts, key=lambda name: counts[name]) if counts else default
+
+
+def owns_any(owned: Partitions | None, partitions: Mapping[uuid.UUID, Iterable[int]]) -> bool:
+    """Whether the reported owned partitions still include any of `partitions`;
+    unreported (None) means the member still owns everything."""
+    if owned is None:
+        return True
+    return any(p in set(partitions.get(topic, ())) for topic, parts in owned.items() for p in parts)
+
+
+def is_subset(owned: Partitions | None, assigned: Partitions) -> bool:
+    if owned is None:
+        return False
+    return all(topic in assigned and parts <= assigned[topic] for topic, parts in owned.items())
+
+
+def reconcile(
+    member: ConsumerMember,
+    target_epoch: int,
+    target: Partitions,
+    partition_epoch: Callable[[uuid.UUID, int], int | None],
+    owned: Partitions | None,
+) -> None:
+    """Move `member` towards `target`, as Kafka's CurrentAssignmentBuilder: revoke
+    first at the current epoch, then take the target epoch and the free partitions."""
+    if member.state is MemberState.STABLE:
+        if member.member_epoch != target_epoch:
+            _next_assignment(
+                member, member.member_epoch, target_epoch, target, partition_epoch, owned
+            )
+    elif member.state is MemberState.UNREVOKED_PARTITIONS:
+        if not owns_any(owned, member.pending_revocation):
+            epoch = member.member_epoch + 1
+            _next_assignment(member, epoch, target_epoch, target, partition_epoch, owned)
+    else:
+        _next_assignment(member, member.member_epoch, target_epoch, target, partition_epoch, owned)
+
+
+def _next_assignment(
+    member: ConsumerMember,
+    epoch: int,
+    target_epoch: int,
+    target: Partitions,
+    partition_epoch: Callable[[uuid.UUID, int], int | None],
+    owned: Partitions | None,
+) -> None:
+    assigned: dict[uuid.UUID, frozenset[int]] = {}
+    revoking: dict[uuid.UUID, frozenset[int]] = {}
+    pending: dict[uuid.UUID, frozenset[int]] = {}
+    unreleased = False
+    for topic in set(target) | set(member.assigned):
+        wanted = target.get(topic, frozenset())
+        current = member.assigned.get(topic, frozenset())
+        kept = current & wanted
+        to_assign = wanted - kept
+        free = frozenset(p for p in to_assign if partition_epoch(topic, p) is None)
+        unreleased = unreleased or free != to_assign
+        for into, parts in ((assigned, kept), (revoking, current - kept), (pending, free)):
+            if parts:
+                into[topic] = parts
+    if revoking and owns_any(owned, revoking):
+        member.state = MemberState.UNREVOKED_PARTITIONS
+        member.with_epoch(epoch)
+        member.assigned, member.pending_revocation = assigned, revoking
+        return
+    for topic, parts in pending.items():
+        assigned[topic] = assigned.get(topic, frozenset()) | parts
+    member.state = MemberState.UNRELEASED_PARTITIONS if unreleased else MemberState.STABLE
+    member.with_epoch(target_epoch)
+    member.assigned, member.pending_revocation = assigned, {}

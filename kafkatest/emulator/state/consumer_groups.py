@@ -1,0 +1,485 @@
+"""The KIP-848 consumer group coordinator: ConsumerGroupHeartbeat and its bookkeeping.
+
+It follows Kafka's `GroupMetadataManager.consumerGroupHeartbeat`: validate, get or
+create the group and member, bump the group epoch when subscriptions or subscribed
+topics change, recompute the target assignment for a newer group epoch with the
+server-side assignor, reconcile the member, and answer with its epoch and (when it
+changed) its assignment. Regular expressions are resolved against the topics after
+the answer, as Kafka's asynchronous refresh does. Sessions and revocation deadlines
+are timers on the broker clock. Which group ids are consumer groups rather than
+classic ones is decided by `state.group_namespace`, which calls in here.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from kio.schema.errors import ErrorCode
+
+from kafkatest.emulator.state.consumer_assignors import ASSIGNORS, AssignorMember, assign
+from kafkatest.emulator.state.consumer_group_model import (
+    JOIN_EPOCH,
+    LEAVE_EPOCH,
+    STATIC_LEAVE_EPOCH,
+    ConsumerGroup,
+    ConsumerMember,
+    HeartbeatError,
+    HeartbeatRequest,
+    HeartbeatResult,
+    MemberState,
+    Partitions,
+    is_subset,
+    reconcile,
+)
+from kafkatest.emulator.state.group_clock import Clock
+from kafkatest.emulator.state.topics import TopicRegistry
+
+#: KIP-1082: from v1 the client makes its own member id.
+_CLIENT_MEMBER_ID_SINCE = 1
+#: Consumer-protocol members must commit with OffsetCommit v9+ (member epochs).
+_MEMBER_EPOCH_COMMIT_SINCE = 9
+#: Kafka's GroupMetadataManager.REGEX_BATCH_REFRESH_MIN_INTERVAL_MS.
+_REGEX_MIN_REFRESH_MS = 10_000
+#: Java-only syntax RE2J rejects: look-around, backreferences, possessive and atomic groups.
+_NOT_RE2 = re.compile(r"\(\?<?[=!]|\\[1-9]|\(\?P=|\(\?>|[*+?}]\+")
+
+
+@dataclass(frozen=True)
+class ConsumerGroupConfig:
+    """Kafka's group.consumer.* broker settings."""
+
+    heartbeat_interval_ms: int = 5000
+    session_timeout_ms: int = 45000
+    assignors: tuple[str, ...] = ASSIGNORS
+    regex_refresh_interval_ms: int = 600_000
+
+
+def validate_regex(regex: str) -> None:
+    """INVALID_REGULAR_EXPRESSION for what RE2J (Kafka's regex engine) cannot compile."""
+    problem = None
+    if _NOT_RE2.search(regex):
+        problem = "syntax RE2J does not support (look-around, backreference or possessive)"
+    else:
+        try:
+            re.compile(regex)
+        except re.error as exc:
+            problem = str(exc)
+    if problem is not None:
+        raise HeartbeatError(
+            ErrorCode.invalid_regular_expression,
+            f"SubscribedTopicRegex `{regex}` is not a valid regular expression: {problem}.",
+        )
+
+
+class ConsumerGroupCoordinator:
+    def __init__(self, clock: Clock, topics: TopicRegistry, config: ConsumerGroupConfig) -> None:
+        self._clock = clock
+        self._topics = topics
+        self.config = config
+        self.groups: dict[str, ConsumerGroup] = {}
+
+    # -- ConsumerGroupHeartbeat ------------------------------------------------------
+
+    def validate(self, request: HeartbeatRequest) -> None:
+        """Kafka's GroupCoordinatorService checks, before any group is looked at."""
+        epoch = request.member_epoch
+        if not request.member_id and (
+            request.version >= _CLIENT_MEMBER_ID_SINCE or epoch > 0 or epoch == LEAVE_EPOCH
+        ):
+            raise HeartbeatError(ErrorCode.invalid_request, "MemberId can't be empty.")
+        for value, name in (
+            (request.group_id, "GroupId"),
+            (request.instance_id, "InstanceId"),
+            (request.rack_id, "RackId"),
+        ):
+            if value is not None and not value:
+                raise HeartbeatError(ErrorCode.invalid_request, f"{name} can't be empty.")
+        if epoch == JOIN_EPOCH:
+            if request.rebalance_timeout_ms == -1:
+                raise HeartbeatError(
+                    ErrorCode.invalid_request,
+                    "RebalanceTimeoutMs must be provided in first request.",
+                )
+            if request.owned is None or request.owned:
+                raise HeartbeatError(
+                    ErrorCode.invalid_request, "TopicPartitions must be empty when (re-)joining."
+                )
+            if request.subscribed_topic_names is None and request.subscribed_topic_regex is None:
+                raise HeartbeatError(
+                    ErrorCode.invalid_request,
+                    "Either SubscribedTopicNames or SubscribedTopicRegex must be non-null "
+                    "when (re-)joining.",
+                )
+        elif epoch == STATIC_LEAVE_EPOCH:
+            if request.instance_id is None:
+                raise HeartbeatError(ErrorCode.invalid_request, "InstanceId can't be null.")
+        elif epoch < STATIC_LEAVE_EPOCH:
+            raise HeartbeatError(ErrorCode.invalid_request, "MemberEpoch is invalid.")
+        assignor = request.server_assignor
+        if assignor is not None and assignor not in self.config.assignors:
+            raise HeartbeatError(
+                ErrorCode.unsupported_assignor,
+                f"ServerAssignor {assignor} is not supported. "
+                f"Supported assignors: {', '.join(self.config.assignors)}.",
+            )
+
+    def heartbeat(self, request: HeartbeatRequest, group: ConsumerGroup) -> HeartbeatResult:
+        """One validated heartbeat to `group` (new and not yet registered when joining)."""
+        if request.member_epoch in (LEAVE_EPOCH, STATIC_LEAVE_EPOCH):
+            return self._leave(group, request)
+        joining = request.member_epoch == JOIN_EPOCH
+        regex = request.subscribed_topic_regex
+        if regex and not group.regex_subscribers(regex):
+            validate_regex(regex)
+        member_id = request.member_id or str(uuid.uuid4())
+        old, member = self._member(group, request, member_id, joining)
+        names_before = old.subscribed_topic_names if old else ()
+        regex_before = old.subscribed_topic_regex if old else None
+        self.groups[group.group_id] = group
+        group.release(member)
+        self._update(member, request)
+        group.put_member(member)
+        bump = group.group_epoch == 0 or member.subscribed_topic_names != names_before
+        new_regex = member.subscribed_topic_regex
+        if new_regex != regex_before and new_regex and new_regex in group.resolved_regexes:
+            bump = True
+        metadata = self._metadata(group)
+        if metadata != group.metadata:
+            group.metadata = metadata
+            bump = True
+        if bump:
+            group.group_epoch += 1
+        if group.group_epoch > group.assignment_epoch:
+            self._assign(group)
+        before = (member.member_epoch, member.state, member.assigned, member.pending_revocation)
+        group.release(member)
+        reconcile(
+            member,
+            group.assignment_epoch,
+            group.targets.get(member.member_id, {}),
+            lambda topic, p: group.partition_epochs.get((topic, p)),
+            request.owned,
+        )
+        group.put_member(member)
+        after = (member.member_epoch, member.state, member.assigned, member.pending_revocation)
+        if after != before or old is None:
+            self._watch_revocation(group, member)
+        self._watch_session(group, member)
+        full = (
+            request.rebalance_timeout_ms != -1
+            and (
+                request.subscribed_topic_names is not None
+                or request.subscribed_topic_regex is not None
+            )
+            and request.owned is not None
+        )
+        changed = joining or full or member.assigned != before[2]
+        result = HeartbeatResult(
+            member_id=member.member_id,
+            member_epoch=member.member_epoch,
+            heartbeat_interval_ms=self.config.heartbeat_interval_ms,
+            assignment=dict(member.assigned) if changed else None,
+        )
+        self._refresh_regexes(group)
+        return result
+
+    def _member(
+        self, group: ConsumerGroup, request: HeartbeatRequest, member_id: str, joining: bool
+    ) -> tuple[ConsumerMember | None, ConsumerMember]:
+        """(the member as it was, the member to update): Kafka's getOrMaybeSubscribe*Member."""
+        instance_id = request.instance_id
+        if instance_id is None:
+            existing = group.members.get(member_id)
+            if existing is None:
+                if not joining:
+                    raise HeartbeatError(
+                        ErrorCode.unknown_member_id,
+                        f"Member {member_id} is not a member of group {group.group_id}.",
+                    )
+                return None, ConsumerMember(member_id)
+            _check_epoch(existing, request)
+            return _copy(existing), existing
+        static_id = group.static_members.get(instance_id)
+        static = group.members.get(static_id) if static_id is not None else None
+        if joining:
+            if static is None:
+                existing = group.members.get(member_id)
+                if existing is not None:
+                    _check_epoch(existing, request)
+                    return _copy(existing), existing
+                return None, ConsumerMember(member_id)
+            if static.member_epoch != STATIC_LEAVE_EPOCH:
+                raise HeartbeatError(
+                    ErrorCode.unreleased_instance_id,
+                    f"Static member {member_id} with instance id {instance_id} cannot join the "
+                    f"group because the instance id is owned by {static.member_id} member.",
+                )
+            # The returning instance takes over the old member's assignment under its new id.
+            replacement = _copy(static)
+            replacement.member_id = member_id
+            replacement.member_epoch = replacement.previous_epoch = 0
+            target = group.targets.pop(static.member_id, None)
+            group.remove_member(static.member_id)
+            if target is not None:
+                group.targets[member_id] = target
+            return _copy(static), replacement
+        if static is None:
+            raise HeartbeatError(
+                ErrorCode.unknown_member_id, f"Instance id {instance_id} is unknown."
+            )
+        if static.member_id != member_id:
+            raise HeartbeatError(
+                ErrorCode.fenced_instance_id,
+                f"Static member {member_id} with instance id {instance_id} was fenced by member "
+                f"{static.member_id}.",
+            )
+        _check_epoch(static, request)
+        return _copy(static), static
+
+    def _update(self, member: ConsumerMember, request: HeartbeatRequest) -> None:
+        if request.instance_id is not None:
+            member.instance_id = request.instance_id
+        if request.rack_id is not None:
+            member.rack_id = request.rack_id
+        if request.rebalance_timeout_ms != -1:
+            member.rebalance_timeout_ms = request.rebalance_timeout_ms
+        if request.server_assignor is not None:
+            member.server_assignor = request.server_assignor
+        if request.subscribed_topic_names is not None:
+            member.subscribed_topic_names = tuple(sorted(set(request.subscribed_topic_names)))
+        if request.subscribed_topic_regex is not None:
+            member.subscribed_topic_regex = request.subscribed_topic_regex
+        member.client_id = request.client_id
+        member.client_host = request.client_host
+
+    def _leave(self, group: ConsumerGroup, request: HeartbeatRequest) -> HeartbeatResult:
+        """Epoch -1 leaves for good; -2 (static members) keeps the seat until the session ends."""
+        instance_id = request.instance_id
+        if instance_id is None:
+            member = group.members.get(request.member_id)
+            if member is None:
+                raise HeartbeatError(
+                    ErrorCode.unknown_member_id,
+                    f"Member {request.member_id} is not a member of group {group.group_id}.",
+                )
+        else:
+            static_id = group.static_members.get(instance_id)
+            member = group.members.get(static_id) if static_id is not None else None
+            if member is None:
+                raise HeartbeatError(
+                    ErrorCode.unknown_member_id, f"Instance id {instance_id} is unknown."
+                )
+            if member.member_id != request.member_id:
+                raise HeartbeatError(
+                    ErrorCode.fenced_instance_id,
+                    f"Static member {request.member_id} with instance id {instance_id} was "
+                    f"fenced by member {member.member_id}.",
+                )
+            if request.member_epoch == STATIC_LEAVE_EPOCH:
+                group.release(member)
+                member.member_epoch = STATIC_LEAVE_EPOCH
+                member.pending_revocation = {}
+                group.put_member(member)
+                return HeartbeatResult(member_id=member.member_id, member_epoch=STATIC_LEAVE_EPOCH)
+        self.fence(group, member.member_id)
+        return HeartbeatResult(member_id=request.member_id, member_epoch=request.member_epoch)
+
+    def fence(self, group: ConsumerGroup, member_id: str) -> None:
+        """Remove a member (left, session expired, revocation too slow): the epoch moves on."""
+        if group.remove_member(member_id) is None:
+            return
+        group.metadata = self._metadata(group)
+        group.group_epoch += 1
+        for regex in [r for r in group.resolved_regexes if not group.regex_subscribers(r)]:
+            del group.resolved_regexes[regex]
+
+    # -- assignment --------------------------------------------------------------------
+
+    def _subscribed_names(self, group: ConsumerGroup, member: ConsumerMember) -> set[str]:
+        names = set(member.subscribed_topic_names)
+        if member.subscribed_topic_regex:
+            names |= group.resolved_regexes.get(member.subscribed_topic_regex, frozenset())
+        return names
+
+    def _metadata(self, group: ConsumerGroup) -> tuple[tuple[str, uuid.UUID, int], ...]:
+        """What Kafka's metadata hash covers: the subscribed topics that exist, and their size."""
+        names: set[str] = set()
+        for member in group.members.values():
+            names |= self._subscribed_names(group, member)
+        found = [(name, self._topics.find(name)) for name in sorted(names)]
+        return tuple((n, t.topic_id, len(t.partitions)) for n, t in found if t is not None)
+
+    def _assign(self, group: ConsumerGroup) -> None:
+        counts = {topic_id: count for _, topic_id, count in group.metadata}
+        order = [topic_id for _, topic_id, _ in group.metadata]
+        ids = {name: topic_id for name, topic_id, _ in group.metadata}
+        members = [
+            AssignorMember(
+                member.member_id,
+                member.instance_id,
+                frozenset(ids[n] for n in self._subscribed_names(group, member) if n in ids),
+                group.targets.get(member.member_id, {}),
+            )
+            for member in group.members.values()
+        ]
+        assignor = group.preferred_assignor(self.config.assignors[0])
+        group.targets = assign(assignor, members, counts, order)
+        group.assignment_epoch = group.group_epoch
+
+    def _refresh_regexes(self, group: ConsumerGroup) -> None:
+        """Resolve the group's regexes when one is new or topics were created, at most
+        every 10 s (Kafka's batch refresh), and bump the epoch if the topics changed."""
+        regexes = {m.subscribed_topic_regex for m in group.members.values()} - {None, ""}
+        if not regexes:
+            return
+        now = self._clock.now_ms()
+        last = group.regex_refreshed_ms
+        if last is not None and now <= last + _REGEX_MIN_REFRESH_MS:
+            return
+        topic_ids = frozenset(t.topic_id for t in self._topics)
+        due = (
+            last is None
+            or any(r not in group.resolved_regexes for r in regexes)
+            or not topic_ids <= group.regex_topic_ids
+            or now > last + self.config.regex_refresh_interval_ms
+        )
+        if not due:
+            return
+        names = [t.name for t in self._topics]
+        resolved: dict[str, frozenset[str]] = {}
+        for regex in sorted(r for r in regexes if r is not None):
+            pattern = re.compile(regex)
+            resolved[regex] = frozenset(n for n in names if pattern.fullmatch(n))
+        group.regex_refreshed_ms = now
+        group.regex_topic_ids = topic_ids
+        changed = any(resolved[r] != group.resolved_regexes.get(r, frozenset()) for r in resolved)
+        group.resolved_regexes = resolved
+        metadata = self._metadata(group)
+        if changed or metadata != group.metadata:
+            group.metadata = metadata
+            group.group_epoch += 1
+
+    # -- timers ------------------------------------------------------------------------
+
+    def _watch_session(self, group: ConsumerGroup, member: ConsumerMember) -> None:
+        """A lazy timer per member: heartbeats only move the deadline."""
+        first = member.session_deadline_ms == 0
+        member.session_deadline_ms = self._clock.now_ms() + self.config.session_timeout_ms
+        if not first:
+            return
+
+        def check() -> None:
+            if group.members.get(member.member_id) is not member:
+                return
+            if self._clock.now_ms() < member.session_deadline_ms:
+                self._clock.call_at(member.session_deadline_ms, check)
+            else:
+                self.fence(group, member.member_id)
+
+        self._clock.call_at(member.session_deadline_ms, check)
+
+    def _watch_revocation(self, group: ConsumerGroup, member: ConsumerMember) -> None:
+        """A member must revoke within its rebalance timeout or be fenced."""
+        if member.rebalance_timer is not None:
+            member.rebalance_timer.cancel()
+            member.rebalance_timer = None
+        if member.state is not MemberState.UNREVOKED_PARTITIONS:
+            return
+        epoch = member.member_epoch
+
+        def expire() -> None:
+            if (
+                group.members.get(member.member_id) is member
+                and member.state is MemberState.UNREVOKED_PARTITIONS
+                and member.member_epoch == epoch
+            ):
+                self.fence(group, member.member_id)
+
+        deadline = self._clock.now_ms() + max(member.rebalance_timeout_ms, 0)
+        member.rebalance_timer = self._clock.call_at(deadline, expire)
+
+    # -- offsets and admin --------------------------------------------------------------
+
+    def commit_error(
+        self, group: ConsumerGroup, member_id: str, epoch: int, api_version: int
+    ) -> ErrorCode | None:
+        """Kafka's ConsumerGroup.validateOffsetCommit (OffsetCommit carries no message)."""
+        if epoch < 0 and not group.members:
+            return None
+        member = group.members.get(member_id)
+        if member is None:
+            return ErrorCode.unknown_member_id
+        if api_version < _MEMBER_EPOCH_COMMIT_SINCE:
+            return ErrorCode.unsupported_version
+        if epoch != member.member_epoch:
+            return ErrorCode.stale_member_epoch
+        return None
+
+    def fetch_error(
+        self, group: ConsumerGroup, member_id: str | None, epoch: int
+    ) -> ErrorCode | None:
+        """Kafka's ConsumerGroup.validateOffsetFetch (OffsetFetch v9 names the member)."""
+        if member_id is None and epoch < 0:
+            return None
+        member = group.members.get(member_id or "")
+        if member is None:
+            return ErrorCode.unknown_member_id
+        if epoch != member.member_epoch:
+            return ErrorCode.stale_member_epoch
+        return None
+
+    def subscribed_topics(self, group: ConsumerGroup) -> frozenset[str]:
+        names: set[str] = set()
+        for member in group.members.values():
+            names |= self._subscribed_names(group, member)
+        return frozenset(names)
+
+    def topic_name(self, topic_id: uuid.UUID) -> str | None:
+        for topic in self._topics:
+            if topic.topic_id == topic_id:
+                return topic.name
+        return None
+
+    def known_partitions(
+        self, partitions: Partitions
+    ) -> Iterable[tuple[uuid.UUID, str, frozenset[int]]]:
+        """(id, name, partitions) of the topics that still exist, for describing."""
+        by_id = {t.topic_id: t.name for t in self._topics}
+        for topic_id, parts in partitions.items():
+            if topic_id in by_id:
+                yield topic_id, by_id[topic_id], parts
+
+    def shutdown(self) -> None:
+        for group in self.groups.values():
+            for member in group.members.values():
+                if member.rebalance_timer is not None:
+                    member.rebalance_timer.cancel()
+
+
+def _check_epoch(member: ConsumerMember, request: HeartbeatRequest) -> None:
+    """Kafka's throwIfConsumerGroupMemberEpochIsInvalid, with its lost-response tolerance."""
+    received = request.member_epoch
+    if received > member.member_epoch:
+        raise HeartbeatError(
+            ErrorCode.fenced_member_epoch,
+            f"The consumer group member has a greater member epoch ({received}) than the one "
+            f"known by the group coordinator ({member.member_epoch}). The member must abandon "
+            "all its partitions and rejoin.",
+        )
+    if received < member.member_epoch and (
+        received != member.previous_epoch or not is_subset(request.owned, member.assigned)
+    ):
+        raise HeartbeatError(
+            ErrorCode.fenced_member_epoch,
+            f"The consumer group member has a smaller member epoch ({received}) than the one "
+            f"known by the group coordinator ({member.member_epoch}). The member must abandon "
+            "all its partitions and rejoin.",
+        )
+
+
+def _copy(member: ConsumerMember) -> ConsumerMember:
+    """A detached copy: no timers of its own yet."""
+    return replace(member, rebalance_timer=None, session_deadline_ms=0)

@@ -1,0 +1,147 @@
+"""One group id namespace for classic and KIP-848 consumer groups, as Kafka keeps it.
+
+A group id names one group of one type. Kafka converts an *empty* group of one
+type when the other protocol arrives (a ConsumerGroupHeartbeat that joins an empty
+classic group, a JoinGroup to an empty consumer group) and otherwise refuses with
+the answers below; committed offsets belong to the id and survive conversion.
+Every path that could see both types (heartbeats, joins, offsets, admin) asks here
+first, so the classic coordinator (`state.groups`) and the consumer one
+(`state.consumer_groups`) each only ever see groups of their own type.
+"""
+
+from __future__ import annotations
+
+from kio.schema.errors import ErrorCode
+
+from kafkatest.emulator.state.consumer_group_model import (
+    JOIN_EPOCH,
+    LEAVE_EPOCH,
+    STATIC_LEAVE_EPOCH,
+    ConsumerGroup,
+    ConsumerGroupState,
+    HeartbeatError,
+    HeartbeatRequest,
+    HeartbeatResult,
+)
+from kafkatest.emulator.state.consumer_groups import ConsumerGroupCoordinator
+from kafkatest.emulator.state.group_model import GroupState
+from kafkatest.emulator.state.groups import GroupCoordinator
+from kafkatest.emulator.state.offsets import OffsetStore
+
+CLASSIC = "classic"
+CONSUMER = "consumer"
+
+
+class GroupNamespace:
+    def __init__(
+        self, classic: GroupCoordinator, consumer: ConsumerGroupCoordinator, offsets: OffsetStore
+    ) -> None:
+        self.classic = classic
+        self.consumer = consumer
+        self._offsets = offsets
+
+    def consumer_group(self, group_id: str) -> ConsumerGroup | None:
+        return self.consumer.groups.get(group_id)
+
+    def _classic_in_use(self, group_id: str) -> bool:
+        """A classic group with members (an empty one is taken over by either protocol)."""
+        group = self.classic.group(group_id)
+        return group is not None and bool(group.members or group.pending_members)
+
+    # -- ConsumerGroupHeartbeat -------------------------------------------------------
+
+    def heartbeat(self, request: HeartbeatRequest) -> HeartbeatResult:
+        try:
+            self.consumer.validate(request)
+            group = self._group_for_heartbeat(request)
+            return self.consumer.heartbeat(request, group)
+        except HeartbeatError as refusal:
+            return HeartbeatResult(error=refusal.error, message=refusal.message)
+
+    def _group_for_heartbeat(self, request: HeartbeatRequest) -> ConsumerGroup:
+        """Kafka's getOrMaybeCreateConsumerGroup (joins) and consumerGroup (the rest)."""
+        group_id = request.group_id
+        existing = self.consumer.groups.get(group_id)
+        if existing is not None:
+            return existing
+        classic = self.classic.group(group_id)
+        in_use = self._classic_in_use(group_id)
+        if request.member_epoch in (LEAVE_EPOCH, STATIC_LEAVE_EPOCH):
+            message = f"Group {group_id} is not a consumer group." if in_use else None
+            raise HeartbeatError(
+                ErrorCode.group_id_not_found, message or f"Group {group_id} not found."
+            )
+        if request.member_epoch != JOIN_EPOCH:
+            if in_use:
+                message = f"Group {group_id} is not a consumer group."
+            else:
+                message = f"Consumer group {group_id} not found."
+            raise HeartbeatError(ErrorCode.group_id_not_found, message)
+        if classic is not None and in_use:
+            if classic.protocol_type != CONSUMER:
+                reason = "the group does not use the consumer embedded protocol"
+            else:
+                # Kafka upgrades such a group online; the emulator does not (README).
+                reason = "online upgrade is disabled"
+            raise HeartbeatError(
+                ErrorCode.group_id_not_found,
+                f"Cannot upgrade classic group {group_id} to consumer group because {reason}.",
+            )
+        return ConsumerGroup(group_id)
+
+    # -- classic protocol against a consumer group -----------------------------------
+
+    def join_error(self, group_id: str) -> ErrorCode | None:
+        """JoinGroup: an empty consumer group becomes classic; a live one refuses."""
+        group = self.consumer.groups.get(group_id)
+        if group is None:
+            return None
+        if group.members:
+            # Kafka lets classic members join a consumer group; the emulator does not (README).
+            return ErrorCode.inconsistent_group_protocol
+        del self.consumer.groups[group_id]
+        return None
+
+    # -- offsets ---------------------------------------------------------------------
+
+    def commit_error(
+        self, group_id: str, member_id: str, epoch: int, api_version: int
+    ) -> ErrorCode | None:
+        """A consumer group's refusal of an OffsetCommit; None lets the commit go on to
+        the store (through the classic rules, which see such an id as an empty group)."""
+        group = self.consumer.groups.get(group_id)
+        if group is None:
+            return None
+        return self.consumer.commit_error(group, member_id, epoch, api_version)
+
+    def subscribed_topics(self, group_id: str) -> frozenset[str] | None:
+        """OffsetDelete on a consumer group: the topics it may not lose (None: not one)."""
+        group = self.consumer.groups.get(group_id)
+        if group is None:
+            return None
+        return self.consumer.subscribed_topics(group)
+
+    # -- admin -----------------------------------------------------------------------
+
+    def listings(self, states: set[str] | None) -> list[tuple[str, str, str]]:
+        """(group id, group type, state) of consumer groups, by ListGroups' state filter."""
+        return [
+            (group_id, CONSUMER, group.state.value)
+            for group_id, group in self.consumer.groups.items()
+            if states is None or group.state.value.lower() in states
+        ]
+
+    def is_consumer_group(self, group_id: str) -> bool:
+        return group_id in self.consumer.groups
+
+    def delete(self, group_id: str) -> ErrorCode:
+        group = self.consumer.groups[group_id]
+        if group.state is not ConsumerGroupState.EMPTY:
+            return ErrorCode.non_empty_group
+        del self.consumer.groups[group_id]
+        self._offsets.delete_group(group_id)
+        return ErrorCode.none
+
+    def classic_state(self, group_id: str) -> GroupState | None:
+        group = self.classic.group(group_id)
+        return None if group is None else group.state

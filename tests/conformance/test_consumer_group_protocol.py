@@ -1,0 +1,151 @@
+"""KIP-848 consumer groups (``group.protocol=consumer``) as clients see them, on every backend.
+
+Run with ``--kafka-backend=emulator,kafka``. The broker assigns partitions
+(ConsumerGroupHeartbeat), so these tests drive librdkafka (2.16, whose consumer
+protocol is GA) and Kafka's own Java console consumer and kafka-consumer-groups
+tool, and expect real Kafka 4.1's answers. Both backends run with 500 ms consumer
+group heartbeats and 10 s sessions (kafkatest's test settings), so groups settle in
+a second or two.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from confluent_kafka import Consumer, ConsumerGroupState, ConsumerGroupType
+
+from kafkatest import Broker, Record
+from kafkatest.tools import CONSOLE_CONSUMER, CONSUMER_GROUPS, run_kafka_tool
+
+SETTLE_S = 60.0
+
+
+def group_name(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def eventually(
+    check: Callable[[], bool], what: str, pump: Callable[[], None] = lambda: None
+) -> None:
+    """Poll `check` (calling `pump` between tries) until it holds; fail with `what`."""
+    deadline = time.monotonic() + SETTLE_S
+    while not check():
+        assert time.monotonic() < deadline, f"never: {what}"
+        pump()
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def consumers(kafka_broker: Broker) -> Iterator[Callable[..., Consumer]]:
+    """Makes consumer-protocol librdkafka consumers, closed at the end of the test."""
+    made: list[Consumer] = []
+
+    def make(group: str, **overrides: Any) -> Consumer:
+        consumer = Consumer(
+            {
+                "bootstrap.servers": kafka_broker.bootstrap_servers,
+                "group.id": group,
+                "group.protocol": "consumer",
+                "auto.offset.reset": "earliest",
+                "enable.auto.commit": False,
+                **overrides,
+            }
+        )
+        made.append(consumer)
+        return consumer
+
+    yield make
+    for consumer in made:
+        with contextlib.suppress(RuntimeError):  # closed by the test
+            consumer.close()
+
+
+def owned(consumer: Consumer) -> set[int]:
+    return {tp.partition for tp in consumer.assignment()}
+
+
+def read(consumer: Consumer, count: int) -> list[str]:
+    values: list[str] = []
+
+    def pump() -> None:
+        message = consumer.poll(0.1)
+        if message is not None:
+            assert message.error() is None, message.error()
+            values.append(message.value().decode())
+
+    eventually(lambda: len(values) >= count, f"{count} records (got {values})", pump)
+    return values
+
+
+def describe(broker: Broker, group: str) -> Any:
+    return broker.admin().describe_consumer_groups([group])[group].result(timeout=30)
+
+
+def test_one_consumer_gets_every_partition_and_the_group_is_a_consumer_group(
+    kafka_broker: Broker, kafka_topic, consumers
+) -> None:
+    topic, group = kafka_topic(partitions=3), group_name("kip848-one")
+    kafka_broker.produce(Record(topic, f"v{p}".encode(), partition=p) for p in range(3))
+    consumer = consumers(group)
+    consumer.subscribe([topic])
+    assert sorted(read(consumer, 3)) == ["v0", "v1", "v2"]
+    assert owned(consumer) == {0, 1, 2}
+    consumer.commit(asynchronous=False)
+
+    described = describe(kafka_broker, group)
+    assert described.type == ConsumerGroupType.CONSUMER
+    assert described.state == ConsumerGroupState.STABLE
+    assert described.partition_assignor == "uniform"
+    (member,) = described.members
+    assert {tp.partition for tp in member.assignment.topic_partitions} == {0, 1, 2}
+    listed = kafka_broker.admin().list_consumer_groups().result(timeout=30).valid
+    assert [(g.type, g.state) for g in listed if g.group_id == group] == [
+        (ConsumerGroupType.CONSUMER, ConsumerGroupState.STABLE)
+    ]
+
+
+def test_java_console_consumer_with_the_consumer_protocol(
+    kafka_broker: Broker, kafka_topic
+) -> None:
+    """Kafka's own Java client (4.1) joins with ConsumerGroupHeartbeat, reads, commits
+    (OffsetCommit with its member epoch) and leaves; kafka-consumer-groups then shows
+    the committed offsets of the now empty consumer group."""
+    topic, group = kafka_topic(partitions=2), group_name("kip848-java")
+    kafka_broker.produce(Record(topic, f"v{i}".encode(), partition=i % 2) for i in range(4))
+    consumed = run_kafka_tool(
+        CONSOLE_CONSUMER,
+        [
+            "--bootstrap-server", kafka_broker.bootstrap_servers, "--topic", topic,
+            "--group", group, "--consumer-property", "group.protocol=consumer",
+            "--from-beginning", "--max-messages", "4", "--timeout-ms", "60000",
+        ],
+        timeout_s=120,
+    )  # fmt: skip
+    assert consumed.returncode == 0, consumed.stderr
+    assert sorted(consumed.stdout.split()) == ["v0", "v1", "v2", "v3"]
+    assert "Processed a total of 4 messages" in consumed.stderr
+
+    described = run_kafka_tool(
+        CONSUMER_GROUPS,
+        ["--bootstrap-server", kafka_broker.bootstrap_servers, "--describe", "--group", group],
+        timeout_s=90,
+    )
+    assert described.returncode == 0, described.stderr
+    assert f"Consumer group '{group}' has no active members." in described.stderr
+    rows = [line.split() for line in described.stdout.splitlines() if line.startswith(group)]
+    assert sorted((r[2], r[3], r[4]) for r in rows) == [("0", "2", "2"), ("1", "2", "2")]
+    state = run_kafka_tool(
+        CONSUMER_GROUPS,
+        [
+            "--bootstrap-server", kafka_broker.bootstrap_servers, "--describe", "--group",
+            group, "--state",
+        ],
+        timeout_s=90,
+    )  # fmt: skip
+    header, row = [line.split() for line in state.stdout.splitlines() if line.strip()][-2:]
+    assert dict(zip(header, row, strict=False))["STATE"] == "Empty"
