@@ -107,7 +107,19 @@ def kafka_broker(request: pytest.FixtureRequest) -> Iterator[Broker]:
         yield broker
     finally:
         config.stash[_BROKERS_KEY].remove(broker)
+        _release_spark_clients()
         broker.close()
+
+
+def _release_spark_clients() -> None:
+    """Spark's cached Kafka clients go before the broker does (no reconnect warnings)."""
+    import sys
+
+    if "pyspark" in sys.modules:  # never import (let alone start) Spark just for this
+        from kafkatest.spark import release_kafka_clients
+
+        with contextlib.suppress(Exception):
+            release_kafka_clients()
 
 
 @pytest.fixture

@@ -1,6 +1,16 @@
 """Local PySpark with the real Kafka connector attached, and helpers to run queries."""
 
 from kafkatest.spark.queries import QueryTimeout, wait_for_query
-from kafkatest.spark.session import kafka_spark_session, stop_spark_session
+from kafkatest.spark.session import (
+    kafka_spark_session,
+    release_kafka_clients,
+    stop_spark_session,
+)
 
-__all__ = ["QueryTimeout", "kafka_spark_session", "stop_spark_session", "wait_for_query"]
+__all__ = [
+    "QueryTimeout",
+    "kafka_spark_session",
+    "release_kafka_clients",
+    "stop_spark_session",
+    "wait_for_query",
+]

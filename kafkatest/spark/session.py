@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kafkatest.tempdirs import owned_tempdir, remove
 
@@ -84,6 +84,40 @@ def kafka_spark_session(
     return session
 
 
+#: The connector's executor-side producer cache (a Scala object): producers stay open for
+#: ``spark.kafka.producer.cache.timeout`` (10 min) after a query, reconnecting to a
+#: broker that went away and logging a warning each time.
+_PRODUCER_POOL = "org.apache.spark.sql.kafka010.producer.InternalKafkaProducerPool$"
+
+
+def release_kafka_clients() -> bool:
+    """Stop running queries and close the connector's cached producers, if Spark runs.
+
+    Call it before a broker stops, so Spark's clients do not outlive it and print
+    "Connection to node 1 could not be established" for minutes. It never starts
+    Spark; it returns whether a running local session was found. With executors in
+    other JVMs (a cluster) only the driver's queries are stopped.
+    """
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    context = SparkContext._active_spark_context
+    session = SparkSession.getActiveSession()
+    if context is None or session is None:
+        return False
+    for query in session.streams.active:
+        query.stop()
+    jvm: Any = context._jvm
+    try:
+        pool_class = (
+            jvm.java.lang.Thread.currentThread().getContextClassLoader().loadClass(_PRODUCER_POOL)
+        )
+        pool_class.getField("MODULE$").get(None).reset()
+    except Exception:  # another connector build: leave its cache to its own timeout
+        return True
+    return True
+
+
 def stop_spark_session(session: SparkSession | None = None) -> None:
     """Stop queries and the session, and remove the session's scratch space."""
     global _scratch
@@ -91,6 +125,7 @@ def stop_spark_session(session: SparkSession | None = None) -> None:
 
     session = session or SparkSession.getActiveSession()
     if session is not None:
+        release_kafka_clients()  # the producer cache outlives session.stop() in this JVM
         for query in session.streams.active:
             query.stop()
         session.stop()
