@@ -26,6 +26,7 @@ from kio.serial._introspect import (
 )
 from kio.static.protocol import Entity, RequestPayload, ResponsePayload
 
+from kafkatest.emulator.protocol.guard import checked_frame
 from kafkatest.emulator.protocol.primitives import DecodeError, read_uvarint
 
 #: kio's reader shape: (buffer, offset) -> (value, bytes consumed).
@@ -56,7 +57,13 @@ def is_flexible_request(api_key: int, version: int) -> bool:
 
 
 def decode_request(schema: type[RequestPayload], frame: bytes, offset: int) -> Any:
-    """Decode the request body starting at `offset`."""
+    """Decode the request body starting at `offset`.
+
+    `guard.checked_frame` runs first: kio's readers size allocations by the counts
+    they read, so no count reaches them before it is checked against the frame, and
+    encodings Kafka reads differently from kio are rewritten to what Kafka reads.
+    """
+    frame = checked_frame(schema, frame, offset)
     try:
         entity, _ = entity_reader(schema)(frame, offset)
         return entity
