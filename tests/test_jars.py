@@ -88,15 +88,27 @@ def test_patch_fallback_stays_in_the_minor_line(monkeypatch: pytest.MonkeyPatch)
     assert connector_version_candidates(build) == ["4.1.0"]
 
 
-def test_first_resolution_shows_progress(tmp_path: Path) -> None:
+def test_concurrent_first_resolutions_run_maven_once_and_show_one_summary(tmp_path: Path) -> None:
+    """Two processes (as two xdist workers) resolve into one empty cache at once.
+
+    One runs Maven and prints one progress line and one summary (the class path's
+    jars, never Maven's own plugins); the other waits on the lock and reads the
+    finished manifest.
+    """
     env = {**os.environ, "KAFKATEST_CACHE_DIR": str(tmp_path / "cache")}
-    result = subprocess.run(
-        [sys.executable, "-m", "kafkatest.cli", "jars", "spark"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert "resolving org.apache.spark:spark-sql-kafka-0-10" in result.stderr
-    assert "kafka-clients" in result.stderr  # one progress line per downloaded jar
+    command = [sys.executable, "-m", "kafkatest.cli", "jars", "kafka"]
+    runs = [
+        subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        )
+        for _ in range(2)
+    ]
+    outputs = [run.communicate(timeout=600) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], outputs[0][1][-2000:] + outputs[1][1][-2000:]
+    assert outputs[0][0] == outputs[1][0]  # the same jar list
+    resolvers = [err for _, err in outputs if "resolving org.apache.kafka:kafka_2.13" in err]
+    assert len(resolvers) == 1, [err[-500:] for _, err in outputs]
+    (err,) = resolvers
+    summary = [line for line in err.splitlines() if line.startswith("kafkatest: resolved ")]
+    assert len(summary) == 1 and " jars (" in summary[0] and "MB) on the class path" in summary[0]
+    assert "maven-" not in err and "plexus" not in err

@@ -7,12 +7,12 @@ resulting list is written to a manifest so later runs need neither Maven nor net
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -20,6 +20,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 from kafkatest.errors import SetupError
+from kafkatest.jars.progress import DownloadProgress
 
 
 class ArtifactNotFound(SetupError):
@@ -125,10 +126,27 @@ def resolve(coordinates: Sequence[str], *, quiet: bool = False) -> list[Path]:
 
     A coordinate Maven could not find is remembered for `NOT_FOUND_TTL_S`, so a
     fallback to an earlier patch release costs no Maven run (and no network) later.
+    Processes that resolve at once (pytest-xdist workers) take turns on a lock file:
+    one runs Maven, the others then find its manifest, which is written whole or not
+    at all.
     """
     cached = cached_jars(coordinates)
     if cached is not None:
         return cached
+    lock_path = _manifest_path(coordinates).with_suffix(".lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            cached = cached_jars(coordinates)  # another process may have finished meanwhile
+            if cached is not None:
+                return cached
+            return _resolve_with_maven(coordinates, quiet=quiet)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _resolve_with_maven(coordinates: Sequence[str], *, quiet: bool) -> list[Path]:
     missing_answer = _known_missing(coordinates)
     if missing_answer is not None:
         raise ArtifactNotFound(missing_answer)
@@ -158,12 +176,8 @@ def resolve(coordinates: Sequence[str], *, quiet: bool = False) -> list[Path]:
             "-Dmdep.includeScope=runtime",
             f"-Dmdep.outputFile={out}",
         ]
-        if not quiet:
-            print(
-                f"kafkatest: resolving {', '.join(coordinates)} with Maven (first run only)",
-                file=sys.stderr,
-            )
-        log = _run_showing_downloads(command, quiet=quiet)
+        progress = DownloadProgress(", ".join(coordinates), quiet=quiet)
+        log = _run_maven(command, progress)
         if not out.exists():
             missing = [c for c in coordinates if c.split(":")[1] in log and "not found" in log]
             tail = "\n".join(log.splitlines()[-15:])
@@ -172,9 +186,7 @@ def resolve(coordinates: Sequence[str], *, quiet: bool = False) -> list[Path]:
                     f"Maven could not find {', '.join(missing or coordinates)} in the repositories "
                     f"it can reach.\n{tail}"
                 )
-                marker = _not_found_path(coordinates)
-                marker.parent.mkdir(parents=True, exist_ok=True)
-                marker.write_text(answer)
+                _write_whole(_not_found_path(coordinates), answer)
                 raise ArtifactNotFound(answer)
             raise SetupError(
                 "Maven failed to resolve "
@@ -182,27 +194,30 @@ def resolve(coordinates: Sequence[str], *, quiet: bool = False) -> list[Path]:
                 f"settings.xml mirror), or set KAFKATEST_JARS_DIR.\n{tail}"
             )
         jars = [Path(p) for p in out.read_text().strip().split(os.pathsep) if p.endswith(".jar")]
-    manifest = _manifest_path(coordinates)
-    manifest.parent.mkdir(parents=True, exist_ok=True)
-    manifest.write_text(
-        json.dumps({"coordinates": list(coordinates), "jars": [str(j) for j in jars]})
+    _write_whole(
+        _manifest_path(coordinates),
+        json.dumps({"coordinates": list(coordinates), "jars": [str(j) for j in jars]}),
     )
+    progress.done(jars, cache_dir())
     return jars
 
 
-def _run_showing_downloads(command: list[str], *, quiet: bool) -> str:
-    """Run Maven, echoing one line per downloaded artifact so a first run shows progress."""
+def _write_whole(path: Path, text: str) -> None:
+    """Write `text` so that a reader sees the old file or the new one, never half of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    partial.write_text(text)
+    os.replace(partial, path)
+
+
+def _run_maven(command: list[str], progress: DownloadProgress) -> str:
+    """Run Maven, feeding its output to `progress`; return the output for error messages."""
     lines: list[str] = []
     with subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     ) as process:
         assert process.stdout is not None
-        count = 0
         for line in process.stdout:
             lines.append(line.rstrip())
-            if "Downloaded from" in line and ".jar " in line:
-                count += 1
-                if not quiet:
-                    name = line.split(".jar ")[0].rsplit("/", 1)[-1] + ".jar"
-                    print(f"kafkatest:   [{count}] {name}", file=sys.stderr)
+            progress.feed(line)
     return "\n".join(lines)
