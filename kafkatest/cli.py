@@ -42,6 +42,12 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _doctor(args: argparse.Namespace) -> int:
+    from kafkatest.doctor import run_doctor
+
+    return run_doctor(resolve=args.resolve)
+
+
 def _repro(args: argparse.Namespace) -> int:
     from kafkatest.scenarios.repro import run_repro
 
@@ -65,6 +71,14 @@ def build_parser() -> argparse.ArgumentParser:
     repro.add_argument("--backend", default=None, help="emulator, kafka, container or external")
     repro.add_argument("--bootstrap", default=None, help="host:port for --backend external")
     repro.set_defaults(run=_repro)
+
+    doctor = commands.add_parser(
+        "doctor", help="check Java, PySpark, the jar cache, Maven and ports; say what to fix"
+    )
+    doctor.add_argument(
+        "--resolve", action="store_true", help="download the jars that are not cached yet"
+    )
+    doctor.set_defaults(run=_doctor)
 
     jars = commands.add_parser("jars", help="print resolved jar paths, one per line")
     jars.add_argument("which", choices=["spark", "kafka"])
