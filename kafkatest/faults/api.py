@@ -4,9 +4,9 @@ A test says what should go wrong (a topic deleted under a running job, records
 aged out, the broker paused, a produce acknowledgement lost) and the backend
 that can do it does it; a backend that cannot raises `UnsupportedOperation`
 saying what it would need, rather than a test passing without its fault.
-Ongoing faults (pause, a stopped broker, rules, moved leaders) are listed by
-`active()` and undone by `clear()`, which the `kafka_faults` fixture calls after
-every test so one test's fault never leaks into the next.
+Ongoing faults (pause, a stopped broker, rules, moved leaders, transactions left
+open) are listed by `active()` and undone by `clear()`, which the `kafka_faults`
+fixture calls after every test so one test's fault never leaks into the next.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from kafkatest.brokers.client import DEFAULT_TIMEOUT_S
 from kafkatest.emulator.state.errors import StateError
 from kafkatest.errors import BrokerError, UnsupportedOperation
 from kafkatest.faults import topics
+from kafkatest.faults import transactions as open_transactions
 from kafkatest.faults import validation as check
 from kafkatest.faults.backends import BackendControl, KafkaProcessControl, UnpausableControl
 from kafkatest.faults.rules import Rule
@@ -58,6 +59,8 @@ class Faults:
             self._control = UnpausableControl(broker)
         self._paused = False
         self._stopped = False
+        #: Transactions a fault left open, ended (aborted) by `clear`.
+        self._open_transactions: list[open_transactions.OpenTransaction] = []
         #: (topic, partition) -> the leader before the first move.
         self._moved: dict[tuple[str, int], tuple[int, int]] = {}
 
@@ -169,6 +172,75 @@ class Faults:
         if self._paused:
             self._control.resume()
             self._paused = False
+
+    # -- transactions (every backend) ------------------------------------------------------
+
+    def hung_transaction(
+        self,
+        topic: str,
+        partition: int = 0,
+        records: int = 1,
+        transaction_timeout_ms: int = open_transactions.MAX_TRANSACTION_TIMEOUT_MS,
+    ) -> str:
+        """A producer writes `records` records in a transaction and then hangs: the
+        partition's last stable offset stays at the first of them, so read_committed
+        readers stall there until the transaction times out or `clear` aborts it.
+        Returns the transactional id."""
+        return self._open_transaction(
+            "hung_transaction", topic, partition, records, transaction_timeout_ms, crash=False
+        )
+
+    def crash_producer_mid_transaction(
+        self,
+        topic: str,
+        partition: int = 0,
+        records: int = 1,
+        transaction_timeout_ms: int = open_transactions.MAX_TRANSACTION_TIMEOUT_MS,
+    ) -> str:
+        """As `hung_transaction`, but the producer is killed (SIGKILL) once its records
+        are written: nothing ever ends the transaction but its timeout, a new producer
+        with the same transactional id, or `clear`. Returns the transactional id."""
+        return self._open_transaction(
+            "crash_producer_mid_transaction",
+            topic,
+            partition,
+            records,
+            transaction_timeout_ms,
+            crash=True,
+        )
+
+    def _open_transaction(
+        self,
+        action: str,
+        topic: str,
+        partition: int,
+        records: int,
+        timeout_ms: int,
+        crash: bool,
+    ) -> str:
+        count = check.count(action, "records", records)
+        check.at_most(
+            action, "records", count, open_transactions.MAX_RECORDS, "a few records show the stall"
+        )
+        timeout = check.count(
+            action,
+            "transaction_timeout_ms",
+            timeout_ms,
+            open_transactions.MIN_TRANSACTION_TIMEOUT_MS,
+        )
+        check.at_most(
+            action,
+            "transaction_timeout_ms",
+            timeout,
+            open_transactions.MAX_TRANSACTION_TIMEOUT_MS,
+            "Kafka refuses longer transactions (transaction.max.timeout.ms)",
+        )
+        check.target(self.broker, action, topic, partition)
+        opened = open_transactions.open_transaction(
+            self.broker, topic, partition, count, timeout, crash
+        )
+        self._open_transactions.append(opened)
+        return opened.transactional_id
 
     # -- emulator only ------------------------------------------------------------------
 
@@ -283,6 +355,7 @@ class Faults:
             out.append({"kind": "stopped"})
         if self._emulator is not None:
             out.extend(rule.describe() for rule in self._emulator.hook.rules())
+        out.extend(transaction.describe() for transaction in self._open_transactions)
         for (topic, partition), (original, now) in sorted(self._moved.items()):
             out.append(
                 {
@@ -300,10 +373,14 @@ class Faults:
         return self._emulator is not None and bool(self._emulator.hook.remove(fault_id))
 
     def clear(self) -> None:
-        """Undo every ongoing fault: resume, start, drop rules, put leaders back."""
+        """Undo every ongoing fault: resume, start, drop rules, put leaders back,
+        abort transactions left open."""
         self.resume()
         if self._stopped:
             self.start()
+        opened, self._open_transactions = self._open_transactions, []
+        for transaction in opened:
+            open_transactions.end(self.broker, transaction)
         if self._emulator is not None:
             self._emulator.hook.clear_rules()
             for (topic, partition), (original, _now) in self._moved.items():

@@ -37,6 +37,18 @@ ACTIONS: dict[str, dict[str, Any]] = {
     "inject_error": {"api": _TEXT_OR_NUMBER, "error": _TEXT_OR_NUMBER, "times?": int, **_TARGET},
     "lose_produce_acks": {"times?": int, **_TARGET},
     "move_leader": {"topic": str, "partition?": int, "to_broker?": int},
+    "hung_transaction": {
+        "topic": str,
+        "partition?": int,
+        "records?": int,
+        "transaction_timeout_ms?": int,
+    },
+    "crash_producer_mid_transaction": {
+        "topic": str,
+        "partition?": int,
+        "records?": int,
+        "transaction_timeout_ms?": int,
+    },
     "advance_clock": {"ms": int},
     "enforce_retention": {},
 }

@@ -33,7 +33,7 @@ TIMEOUT_S = 30
 def txn_producer(broker: Broker, transactional_id: str | None = None, **config: object) -> Producer:
     producer = Producer(
         {
-            "bootstrap.servers": broker.bootstrap_servers,
+            **broker.client_config(),
             "transactional.id": transactional_id or f"txn-{uuid.uuid4().hex[:8]}",
             **config,
         }
