@@ -12,7 +12,8 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar, cast
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from confluent_kafka import (
     Consumer,
@@ -32,8 +33,11 @@ from confluent_kafka.admin import (
     OffsetSpec,
 )
 
-from kafkatest.errors import BrokerError
+from kafkatest.errors import BrokerError, UnsupportedOperation
 from kafkatest.records import Header, Record
+
+if TYPE_CHECKING:
+    from kafkatest.brokers.security import BrokerSecurity
 
 T = TypeVar("T")
 DEFAULT_TIMEOUT_S = 30.0
@@ -93,6 +97,8 @@ class ClientOperations(ABC):
     _admin_client: AdminClient | None = None
     _producer: Producer | None = None
     _client_lock = threading.Lock()
+    #: Set by a backend started with security; None is a PLAINTEXT listener.
+    security_runtime: BrokerSecurity | None = None
 
     @property
     @abstractmethod
@@ -101,15 +107,67 @@ class ClientOperations(ABC):
 
     # -- clients -----------------------------------------------------------------
 
-    def client_config(self) -> dict[str, Any]:
-        """librdkafka settings shared by the helpers' clients."""
+    def client_config(
+        self, user: str | None = None, mechanism: str | None = None
+    ) -> dict[str, Any]:
+        """confluent-kafka (librdkafka) settings to reach this broker as `user`.
+
+        Without a user: the harness's own settings (its admin user on a secured
+        broker), which the helpers, seeding, sink readers and faults use. On a
+        secured broker the dict carries ``security.protocol``, the SASL login
+        (`mechanism` defaults to the broker's first) and the CA file to trust.
+        """
         # librdkafka's own log lines go to Python logging, so pytest shows them only
         # for a failing test instead of spraying stderr during broker restarts.
-        return {
-            "bootstrap.servers": self.bootstrap_servers,
-            "client.id": "kafkatest",
-            "logger": _LIBRDKAFKA_LOG,
-        }
+        config: dict[str, Any] = {"bootstrap.servers": self.bootstrap_servers}
+        if user is None:
+            config["client.id"] = "kafkatest"
+        config["logger"] = _LIBRDKAFKA_LOG
+        if self.security_runtime is not None:
+            config.update(self.security_runtime.librdkafka(user, mechanism))
+        return config
+
+    def spark_options(
+        self, user: str | None = None, mechanism: str | None = None
+    ) -> dict[str, str]:
+        """The ``kafka.``-prefixed source and sink options that reach this broker as `user`.
+
+        Pass them to ``.options(**...)`` of a Kafka source or sink exactly as a
+        production job carries them (``kafka.security.protocol``,
+        ``kafka.sasl.jaas.config``, ``kafka.ssl.truststore.location``, ...).
+        """
+        options = {"kafka.bootstrap.servers": self.bootstrap_servers}
+        if self.security_runtime is not None:
+            java = self.security_runtime.kafka_clients(user, mechanism)
+            options.update({f"kafka.{key}": value for key, value in java.items()})
+        return options
+
+    def java_client_properties(
+        self, path: Path, user: str | None = None, mechanism: str | None = None
+    ) -> Path:
+        """Write a kafka-clients properties file (a tool's ``--command-config``) for `user`."""
+        text = f"bootstrap.servers={self.bootstrap_servers}\n"
+        if self.security_runtime is not None:
+            from kafkatest.security import properties_text
+
+            text += properties_text(self.security_runtime.kafka_clients(user, mechanism))
+        path.write_text(text)
+        path.chmod(0o600)
+        return path
+
+    def add_user(self, name: str, password: str, mechanism: str | None = None) -> None:
+        """Let `name` log in with `password` (every enabled mechanism unless one is named)."""
+        raise UnsupportedOperation(f"{type(self).__name__} cannot add users")
+
+    def _sasl_runtime(self) -> BrokerSecurity:
+        runtime = self.security_runtime
+        if runtime is None or not runtime.security.sasl:
+            protocol = runtime.security.protocol if runtime is not None else "PLAINTEXT"
+            raise BrokerError(
+                f"users log in over SASL and this broker's listener is {protocol}: start it with "
+                'security_protocol="SASL_PLAINTEXT" or "SASL_SSL"'
+            )
+        return runtime
 
     def admin(self) -> AdminClient:
         with self._client_lock:

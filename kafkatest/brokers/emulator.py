@@ -12,11 +12,13 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from kafkatest.brokers.base import Broker
+from kafkatest.brokers.security import BrokerSecurity, tls_hosts
 from kafkatest.emulator.exposure import ExposedEmulatorWarning, exposure_warning
 from kafkatest.emulator.runner import EmulatorRunner
 from kafkatest.emulator.server.faults import FaultHook
 from kafkatest.emulator.state import BrokerSettings, EmulatorState
 from kafkatest.errors import BrokerError
+from kafkatest.security import Security
 
 T = TypeVar("T")
 
@@ -30,11 +32,29 @@ class EmulatorBroker(Broker):
         host: str = "127.0.0.1",
         port: int = 0,
         settings: BrokerSettings | None = None,
+        security: Security | None = None,
     ) -> None:
         warning = exposure_warning(host)
         if warning is not None:
             warnings.warn(warning, ExposedEmulatorWarning, stacklevel=2)
-        self._runner = EmulatorRunner(brokers, host, port, settings)
+        listener = None
+        if security is not None and security.secured:
+            self.security_runtime = BrokerSecurity(security, tls_hosts(host))
+            listener = self.security_runtime.listener_security()
+        self._runner = EmulatorRunner(brokers, host, port, settings, security=listener)
+        if security is not None and security.sasl:
+            for user, password in security.users.items():
+                self.state.credentials.add_user(user, password, security.mechanisms)
+
+    def add_user(self, name: str, password: str, mechanism: str | None = None) -> None:
+        """Let `name` log in with `password`: over `mechanism`, or every enabled one.
+
+        As Kafka keeps them: PLAIN in the listener's user list, SCRAM as a
+        credential (what ``kafka-configs --add-config SCRAM-SHA-512=[...]`` makes).
+        """
+        runtime = self._sasl_runtime()
+        mechanisms = runtime.add_user(name, password, mechanism)
+        self.call(lambda: self.state.credentials.add_user(name, password, mechanisms))
 
     @property
     def state(self) -> EmulatorState:
@@ -78,6 +98,8 @@ class EmulatorBroker(Broker):
         if self._runner.running:
             self.close_clients()
         self._runner.close()
+        if self.security_runtime is not None:
+            self.security_runtime.close()
 
     def call(self, function: Callable[[], T]) -> T:
         """Run `function` on the emulator's thread (the safe way to touch `state`)."""

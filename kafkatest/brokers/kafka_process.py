@@ -8,6 +8,7 @@ rebalance delay, replication factor 1 for internal topics, frequent retention ch
 from __future__ import annotations
 
 import base64
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -21,7 +22,9 @@ from confluent_kafka.admin import AdminClient
 from kafkatest import tempdirs
 from kafkatest.brokers import process
 from kafkatest.brokers.base import Broker
+from kafkatest.brokers.security import BrokerSecurity
 from kafkatest.errors import BrokerError, SetupError
+from kafkatest.security import ADMIN_USER, Security, jaas_config
 from kafkatest.tempdirs import owned_tempdir
 
 #: Broker settings for fast, single-node tests. Users may override any of them.
@@ -77,8 +80,10 @@ class KafkaProcessBroker(Broker):
         settings: Mapping[str, object] | None = None,
         heap: str = "1g",
         startup_timeout_s: float = 90.0,
+        security: Security | None = None,
     ) -> None:
         self.version = version
+        self._security = security if security is not None and security.secured else None
         self.settings = {**TEST_SETTINGS, **{k: str(v) for k, v in (settings or {}).items()}}
         self.heap = heap
         self.startup_timeout_s = startup_timeout_s
@@ -95,6 +100,11 @@ class KafkaProcessBroker(Broker):
         if self._port is None:
             raise BrokerError("the kafka backend is not started")
         return f"127.0.0.1:{self._port}"
+
+    @property
+    def listener_name(self) -> str:
+        """The client listener's name (its security protocol's name, as Kafka's default map)."""
+        return self._security.protocol if self._security is not None else "PLAINTEXT"
 
     @property
     def pid(self) -> int | None:
@@ -125,6 +135,12 @@ class KafkaProcessBroker(Broker):
             self._workdir = owned_tempdir("kafkatest-kafka-")
             self._port = process.free_port()
             self._controller_port = process.free_port()
+            if self._security is not None:
+                self.security_runtime = BrokerSecurity(
+                    self._security
+                    if self._security.tls_dir
+                    else _with_tls_dir(self._security, self._workdir / "tls")
+                )
             self._write_config()
             self._format_storage(java)
         self._launch(java)
@@ -148,6 +164,9 @@ class KafkaProcessBroker(Broker):
             tempdirs.remove(self._workdir)
             self._workdir = None
             self._port = None
+        if self.security_runtime is not None:
+            self.security_runtime.close()
+            self.security_runtime = None
 
     def diagnostics(self) -> str:
         if self.log_path is None:
@@ -162,12 +181,13 @@ class KafkaProcessBroker(Broker):
             "process.roles": "broker,controller",
             "node.id": "1",
             "controller.quorum.voters": f"1@127.0.0.1:{self._controller_port}",
-            "listeners": f"PLAINTEXT://127.0.0.1:{self._port},CONTROLLER://127.0.0.1:{self._controller_port}",
-            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self._port}",
+            "listeners": f"{self.listener_name}://127.0.0.1:{self._port},CONTROLLER://127.0.0.1:{self._controller_port}",
+            "advertised.listeners": f"{self.listener_name}://127.0.0.1:{self._port}",
             "controller.listener.names": "CONTROLLER",
-            "inter.broker.listener.name": "PLAINTEXT",
-            "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+            "inter.broker.listener.name": self.listener_name,
+            "listener.security.protocol.map": f"CONTROLLER:PLAINTEXT,{self.listener_name}:{self.listener_name}",
             "log.dirs": str(self._workdir / "data"),
+            **self._security_properties(),
             **self.settings,
         }
         text = "".join(f"{key}={value}\n" for key, value in properties.items())
@@ -175,6 +195,102 @@ class KafkaProcessBroker(Broker):
         (self._workdir / "log4j2.properties").write_text(
             LOG4J2.format(log=self._workdir / "broker.log")
         )
+
+    def _security_properties(self) -> dict[str, str]:
+        """The client listener's TLS and SASL settings, the harness's user as inter-broker login."""
+        runtime = self.security_runtime
+        if runtime is None:
+            return {}
+        security = runtime.security
+        prefix = f"listener.name.{self.listener_name.lower()}."
+        properties: dict[str, str] = {}
+        if runtime.server is not None and runtime.ca is not None:
+            properties.update(
+                {
+                    "ssl.keystore.type": "PEM",
+                    "ssl.keystore.location": str(runtime.server.keystore_pem),
+                    "ssl.truststore.type": "PEM",
+                    "ssl.truststore.location": str(runtime.ca.ca_pem),
+                    "ssl.client.auth": security.client_auth,
+                }
+            )
+        if security.sasl:
+            properties["sasl.enabled.mechanisms"] = ",".join(security.mechanisms)
+            properties["sasl.mechanism.inter.broker.protocol"] = security.mechanisms[0]
+            for mechanism in security.mechanisms:
+                login = jaas_config(mechanism, ADMIN_USER, security.users[ADMIN_USER])
+                if mechanism == "PLAIN":
+                    # PLAIN's users live in the listener's JAAS entry, as user_<name>="<password>".
+                    users = " ".join(f'user_{u}="{pw}"' for u, pw in security.users.items())
+                    login = login.rstrip(";") + f" {users};"
+                properties[f"{prefix}{mechanism.lower()}.sasl.jaas.config"] = login
+        return properties
+
+    def _scram_format_args(self) -> list[str]:
+        """SCRAM credentials known before the first start go in with the storage format."""
+        runtime = self.security_runtime
+        if runtime is None or not runtime.security.sasl:
+            return []
+        return [
+            f"--add-scram={mechanism}=[name={user},password={password}]"
+            for mechanism in runtime.security.mechanisms
+            if mechanism != "PLAIN"
+            for user, password in runtime.security.users.items()
+        ]
+
+    def add_user(self, name: str, password: str, mechanism: str | None = None) -> None:
+        """Let `name` log in with `password`: over `mechanism`, or every enabled one.
+
+        SCRAM users are added as Kafka adds them at run time
+        (AlterUserScramCredentials, what ``kafka-configs --add-config`` sends) and
+        this returns once the broker accepts the login. PLAIN users live in the
+        listener's JAAS configuration, which Kafka reads at start-up only, so adding
+        one restarts the broker (data kept), as an operator would have to.
+        """
+        runtime = self._sasl_runtime()
+        mechanisms = runtime.add_user(name, password, mechanism)
+        scram = [m for m in mechanisms if m != "PLAIN"]
+        if scram:
+            from confluent_kafka.admin import (
+                ScramCredentialInfo,
+                ScramMechanism,
+                UserScramCredentialAlteration,
+                UserScramCredentialUpsertion,
+            )
+
+            upserts: list[UserScramCredentialAlteration] = [
+                UserScramCredentialUpsertion(
+                    name,
+                    ScramCredentialInfo(getattr(ScramMechanism, m.replace("-", "_")), 4096),
+                    password.encode(),
+                )
+                for m in scram
+            ]
+            for future in self.admin().alter_user_scram_credentials(upserts).values():
+                future.result(30)
+            for m in scram:
+                self._wait_for_login(name, m)
+        if "PLAIN" in mechanisms and self._workdir is not None:
+            self.close_clients()
+            self.stop()
+            self._write_config()
+            self.start()
+
+    def _wait_for_login(self, user: str, mechanism: str, timeout_s: float = 30.0) -> None:
+        """The controller accepts a credential before the broker's cache has it."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            admin = AdminClient(self.client_config(user, mechanism))
+            try:
+                admin.list_topics(timeout=2.0)
+                return
+            except Exception:
+                if time.monotonic() > deadline:
+                    raise BrokerError(
+                        f"user {user!r} could not log in with {mechanism} {timeout_s:.0f}s after "
+                        f"its credential was added.\n{self.diagnostics()}"
+                    ) from None
+                time.sleep(0.2)
 
     def _java_command(self, java: str, main: str, *args: str) -> list[str]:
         assert self._workdir is not None and self._classpath is not None
@@ -202,6 +318,7 @@ class KafkaProcessBroker(Broker):
             f"--cluster-id={cluster_id}",
             "-c",
             str(self._workdir / "server.properties"),
+            *self._scram_format_args(),
         )
         result = subprocess.run(command, capture_output=True, text=True, timeout=120)
         if result.returncode != 0:
@@ -241,3 +358,8 @@ class KafkaProcessBroker(Broker):
                     f"\n{self.diagnostics()}"
                 )
             time.sleep(0.1)
+
+
+def _with_tls_dir(security: Security, directory: Path) -> Security:
+    """`security` writing its certificates into the broker's own work directory."""
+    return dataclasses.replace(security, tls_dir=directory)

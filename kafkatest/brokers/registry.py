@@ -21,8 +21,14 @@ def default_backend() -> str:
 def make_broker(
     backend: str | None = None, bootstrap: str | None = None, **options: object
 ) -> Broker:
-    """A not-yet-started broker of the named backend."""
+    """A not-yet-started broker of the named backend.
+
+    Security is asked for with `security` (a `kafkatest.security.Security`) or the
+    keywords `security_protocol`, `sasl_mechanisms`, `users`, `ssl_client_auth`
+    and `tls_dir`, on the emulator and kafka backends.
+    """
     backend = backend or default_backend()
+    options = _with_security(backend, options)
     if backend == "emulator":
         from kafkatest.brokers.emulator import EmulatorBroker
 
@@ -55,3 +61,34 @@ def start_broker(
         broker.close()
         raise
     return broker
+
+
+_SECURITY_KEYWORDS = ("security_protocol", "sasl_mechanisms", "users", "ssl_client_auth", "tls_dir")
+
+
+def _with_security(backend: str, options: dict[str, object]) -> dict[str, object]:
+    """Fold the security keywords into one `Security` the backend is given."""
+    given = {key: options.pop(key) for key in _SECURITY_KEYWORDS if key in options}
+    security = options.get("security")
+    if given:
+        from kafkatest.security import Security
+
+        if security is not None:
+            raise BrokerError(f"pass either security= or {', '.join(given)}, not both")
+        security = Security.of(
+            protocol=str(given.get("security_protocol") or "PLAINTEXT"),
+            mechanisms=given.get("sasl_mechanisms"),  # type: ignore[arg-type]
+            users=given.get("users"),  # type: ignore[arg-type]
+            client_auth=str(given.get("ssl_client_auth") or "none"),
+            tls_dir=given.get("tls_dir"),  # type: ignore[arg-type]
+        )
+    if security is None or not getattr(security, "secured", False):
+        options.pop("security", None)
+        return options
+    if backend not in ("emulator", "kafka"):
+        raise BrokerError(
+            f"the {backend} backend cannot be started with security "
+            f"({security.protocol}); use the emulator or kafka backend"  # type: ignore[attr-defined]
+        )
+    options["security"] = security
+    return options

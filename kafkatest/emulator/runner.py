@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from kafkatest.emulator.server import EmulatorServer
 from kafkatest.emulator.server.faults import FaultHook
 from kafkatest.emulator.server.handlers import load_handlers
+from kafkatest.emulator.server.security import ListenerSecurity
 from kafkatest.emulator.state import BrokerSettings, EmulatorState
 
 T = TypeVar("T")
@@ -35,9 +36,10 @@ class EmulatorRunner:
         first_port: int = 0,
         settings: BrokerSettings | None = None,
         faults: FaultHook | None = None,
+        security: ListenerSecurity | None = None,
     ) -> None:
         self.state = EmulatorState(brokers, settings)
-        self.server = EmulatorServer(self.state, host, first_port, faults)
+        self.server = EmulatorServer(self.state, host, first_port, faults, security=security)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
 

@@ -24,7 +24,9 @@ class FrameDecoder:
     """Accumulates bytes and hands back complete frame payloads in order."""
 
     def __init__(self, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None:
-        self._max_frame_bytes = max_frame_bytes
+        #: The largest frame accepted; may change between reads (a SASL listener
+        #: allows unauthenticated clients less).
+        self.max_frame_bytes = max_frame_bytes
         self._buffer = bytearray()
 
     @property
@@ -43,9 +45,9 @@ class FrameDecoder:
             (size,) = _SIZE.unpack_from(buffer, start)
             if size < 0:
                 raise FrameError(f"negative frame size {size}")
-            if size > self._max_frame_bytes:
+            if size > self.max_frame_bytes:
                 raise FrameError(
-                    f"frame of {size} bytes exceeds the limit of {self._max_frame_bytes} bytes"
+                    f"frame of {size} bytes exceeds the limit of {self.max_frame_bytes} bytes"
                 )
             if end - start - 4 < size:
                 break

@@ -14,6 +14,12 @@ import logging
 from kafkatest.emulator.protocol.framing import FrameDecoder, FrameError
 from kafkatest.emulator.server.context import ANONYMOUS
 from kafkatest.emulator.server.dispatch import CloseConnection, Dispatcher
+from kafkatest.emulator.server.sasl import (
+    SASL_MAX_RECEIVE_BYTES,
+    AuthenticationFailed,
+    SaslAuthenticator,
+)
+from kafkatest.emulator.server.security import ListenerSecurity, tls_principal
 
 log = logging.getLogger("kafkatest.emulator")
 
@@ -26,12 +32,25 @@ async def serve_connection(
     dispatcher: Dispatcher,
     connection_id: int,
     max_frame_bytes: int,
+    security: ListenerSecurity | None = None,
 ) -> None:
     peername = writer.get_extra_info("peername")
     peer = f"{peername[0]}:{peername[1]}" if peername else "?"
     decoder = FrameDecoder(max_frame_bytes)
     principal = ANONYMOUS
     try:
+        if security is not None:
+            authenticated = await _authenticate(
+                reader, writer, dispatcher, connection_id, peer, security, decoder
+            )
+            if authenticated is None:
+                return
+            principal, early = authenticated
+            for request_frame in early:
+                response = await dispatcher.handle(request_frame, peer, connection_id, principal)
+                if response is not None:
+                    writer.write(response)
+                    await writer.drain()
         while True:
             data = await reader.read(_READ_SIZE)
             if not data:
@@ -47,6 +66,8 @@ async def serve_connection(
                 if response is not None:
                     writer.write(response)
                     await writer.drain()
+    except AuthenticationFailed as exc:
+        log.info("authentication of %s failed: %s", peer, exc)
     except FrameError as exc:
         log.warning("closing connection from %s: %s", peer, exc)
     except CloseConnection as exc:
@@ -58,3 +79,54 @@ async def serve_connection(
         log.exception("closing connection from %s after an unexpected error", peer)
     finally:
         writer.close()
+
+
+async def _authenticate(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    dispatcher: Dispatcher,
+    connection_id: int,
+    peer: str,
+    security: ListenerSecurity,
+    decoder: FrameDecoder,
+) -> tuple[str, list[bytes]] | None:
+    """The connection's principal and any frames that followed the exchange in the
+    same read, or None if the client left before authenticating.
+
+    TLS is already done (asyncio completed the handshake before calling us); on a
+    SASL listener, frames go to the SASL exchange until it succeeds, with Kafka's
+    smaller frame limit for unauthenticated clients.
+    """
+    if not security.sasl:
+        return tls_principal(writer), []
+    authenticator = SaslAuthenticator(
+        security.advertised_mechanisms,
+        dispatcher.state.credentials,
+        dispatcher,
+        peer,
+        connection_id,
+    )
+    limit = decoder.max_frame_bytes
+    decoder.max_frame_bytes = min(limit, SASL_MAX_RECEIVE_BYTES)
+    try:
+        while authenticator.principal is None:
+            data = await reader.read(_READ_SIZE)
+            if not data:
+                return None
+            frames = decoder.feed(data)
+            for index, request_frame in enumerate(frames):
+                if authenticator.principal is not None:
+                    return authenticator.principal, frames[index:]
+                try:
+                    reply = await authenticator.on_frame(request_frame)
+                except AuthenticationFailed as exc:
+                    if exc.reply is not None:
+                        writer.write(exc.reply)
+                        await writer.drain()
+                    raise
+                if reply is not None:
+                    writer.write(reply)
+                    await writer.drain()
+    finally:
+        decoder.max_frame_bytes = limit
+    return authenticator.principal, []

@@ -19,6 +19,7 @@ from kafkatest.emulator.server.connection import serve_connection
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.dispatch import Dispatcher
 from kafkatest.emulator.server.faults import FaultDecision, FaultHook, NoFaults
+from kafkatest.emulator.server.security import ListenerSecurity
 from kafkatest.emulator.state import EmulatorState
 
 log = logging.getLogger("kafkatest.emulator")
@@ -32,8 +33,13 @@ class EmulatorServer:
         first_port: int = 0,
         faults: FaultHook | None = None,
         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
+        security: ListenerSecurity | None = None,
     ) -> None:
         self.state = state
+        #: None (PLAINTEXT) keeps the request loop free of any security step.
+        self.security = (
+            security if security is not None and security.protocol != "PLAINTEXT" else None
+        )
         self.host = host
         self.faults: FaultHook = faults or NoFaults()
         self.max_frame_bytes = max_frame_bytes
@@ -60,7 +66,11 @@ class EmulatorServer:
         try:
             for broker_id, port in self.ports.items():
                 server = await asyncio.start_server(
-                    self._connection_handler(broker_id), self.host, port, reuse_address=True
+                    self._connection_handler(broker_id),
+                    self.host,
+                    port,
+                    reuse_address=True,
+                    ssl=self.security.ssl_context if self.security is not None else None,
                 )
                 self._servers.append(server)
                 bound = server.sockets[0].getsockname()[1]
@@ -95,7 +105,12 @@ class EmulatorServer:
             self._connections.add(task)
             try:
                 await serve_connection(
-                    reader, writer, dispatcher, next(self._connection_ids), self.max_frame_bytes
+                    reader,
+                    writer,
+                    dispatcher,
+                    next(self._connection_ids),
+                    self.max_frame_bytes,
+                    self.security,
                 )
             except asyncio.CancelledError:
                 # stop() cancels connections; ending quietly keeps asyncio from

@@ -21,6 +21,7 @@ from kafkatest.emulator.protocol.batches import (
 from kafkatest.emulator.protocol.control_batches import marker_batch
 from kafkatest.emulator.state.clock import Clock
 from kafkatest.emulator.state.cluster import Cluster
+from kafkatest.emulator.state.credentials import CredentialStore
 from kafkatest.emulator.state.errors import (
     CorruptMessage,
     InvalidConfig,
@@ -95,6 +96,8 @@ class EmulatorState:
         self.offsets = OffsetStore()
         self.clock = Clock()
         self.appends = AppendSignal()
+        #: PLAIN users and SCRAM credentials (used only by SASL listeners).
+        self.credentials = CredentialStore()
         #: Slot for the group coordinator (see `state.groups`), set by its handlers.
         self.groups: Any = None
         self.transactions = TransactionCoordinator(self)

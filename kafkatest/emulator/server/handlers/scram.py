@@ -1,0 +1,68 @@
+"""DescribeUserScramCredentials and AlterUserScramCredentials (KIP-554).
+
+What `kafka-configs --entity-type users --alter --add-config SCRAM-SHA-512=[...]`
+sends: the client salts the password itself, so the broker stores only what it
+derives from the salted password. Authorization (DESCRIBE / ALTER on the cluster)
+is dispatch's business, as for every API.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kio.schema.errors import ErrorCode
+
+from kafkatest.emulator.server.context import RequestContext
+from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+
+
+@handles(50, 0, 0)
+async def describe_user_scram_credentials(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    users = None if request.users is None else [u.name for u in request.users]
+    results = tuple(
+        make(
+            types.DescribeUserScramCredentialsResult,
+            user=user,
+            error_code=ErrorCode[error],
+            error_message=message,
+            credential_infos=tuple(
+                make(types.CredentialInfo, mechanism=mechanism, iterations=iterations)
+                for mechanism, iterations in infos
+            ),
+        )
+        for user, error, message, infos in ctx.state.credentials.describe(users)
+    )
+    return make(
+        types.DescribeUserScramCredentialsResponse,
+        throttle_time=NO_THROTTLE,
+        error_code=ErrorCode.none,
+        error_message=None,
+        results=results,
+    )
+
+
+@handles(51, 0, 0)
+async def alter_user_scram_credentials(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    results = ctx.state.credentials.alter(
+        [(d.name, d.mechanism) for d in request.deletions],
+        [
+            (u.name, u.mechanism, u.iterations, bytes(u.salt), bytes(u.salted_password))
+            for u in request.upsertions
+        ],
+    )
+    return make(
+        types.AlterUserScramCredentialsResponse,
+        throttle_time=NO_THROTTLE,
+        results=tuple(
+            make(
+                types.AlterUserScramCredentialsResult,
+                user=user,
+                error_code=ErrorCode[error],
+                error_message=message,
+            )
+            for user, error, message in results
+        ),
+    )

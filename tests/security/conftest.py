@@ -1,0 +1,60 @@
+"""Secured brokers for the security tests, one per (backend, listener) and session.
+
+Each test names the listener it needs; the broker is started on first use for
+every backend given to ``--kafka-backend`` (a real Kafka JVM takes seconds, so
+they are shared) and closed at the end of the session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from kafkatest import Broker
+from kafkatest.brokers.registry import start_broker
+from kafkatest.pytest_plugin import selected_backends
+
+ALICE = ("alice", "alice-secret")
+#: The listeners the tests use (few: each is a broker JVM on the kafka backend).
+LISTENERS: dict[str, dict[str, object]] = {
+    "sasl_plaintext": {
+        "security_protocol": "SASL_PLAINTEXT",
+        "sasl_mechanisms": ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"],
+        "users": dict([ALICE]),
+    },
+    "sasl_ssl": {
+        "security_protocol": "SASL_SSL",
+        "sasl_mechanisms": ["SCRAM-SHA-512", "PLAIN"],
+        "users": dict([ALICE]),
+    },
+    "mtls": {"security_protocol": "SSL", "ssl_client_auth": "required"},
+}
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "backend" in metafunc.fixturenames:
+        metafunc.parametrize("backend", selected_backends(metafunc.config), scope="session")
+
+
+@pytest.fixture(scope="session")
+def _secured_brokers() -> Iterator[dict[tuple[str, str], Broker]]:
+    brokers: dict[tuple[str, str], Broker] = {}
+    yield brokers
+    for broker in brokers.values():
+        broker.close()
+
+
+@pytest.fixture
+def secured(
+    backend: str, _secured_brokers: dict[tuple[str, str], Broker]
+) -> Callable[[str], Broker]:
+    """secured("sasl_ssl") -> the session's broker of this backend with that listener."""
+
+    def get(listener: str) -> Broker:
+        key = (backend, listener)
+        if key not in _secured_brokers:
+            _secured_brokers[key] = start_broker(backend, **LISTENERS[listener])
+        return _secured_brokers[key]
+
+    return get
