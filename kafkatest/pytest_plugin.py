@@ -52,6 +52,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="directory for the reports of failed delivery assertions (default kafkatest-reports)",
     )
     group.addoption(
+        "--kafka-log-level",
+        default=None,
+        help=(
+            "what Spark prints on the console: ERROR (default), WARN, INFO, DEBUG; the full "
+            "log goes to a file named in failing tests' reports (env KAFKATEST_LOG_LEVEL)"
+        ),
+    )
+    group.addoption(
         "--kafka-bootstrap",
         default=None,
         help="host:port of an existing cluster, for --kafka-backend=external",
@@ -60,8 +68,28 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     selected_backends(config)  # a misspelt backend stops the run before anything starts
+    _set_log_level(config)
     for marker in ("kafka_backends(*names): run this test only on these broker backends",):
         config.addinivalue_line("markers", marker)
+
+
+def _set_log_level(config: pytest.Config) -> None:
+    """--kafka-log-level becomes KAFKATEST_LOG_LEVEL before Spark (or Kafka) starts."""
+    import os
+
+    from kafkatest.spark.logs import LEVELS, console_level
+
+    level = config.getoption("--kafka-log-level")
+    if level and level.upper().replace("WARNING", "WARN") not in LEVELS:
+        raise pytest.UsageError(
+            f"--kafka-log-level={level!r} is not a log level: use one of {', '.join(LEVELS)}"
+        )
+    if level:
+        os.environ["KAFKATEST_LOG_LEVEL"] = level.upper()
+    try:
+        console_level()
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def selected_backends(config: pytest.Config) -> list[str]:
@@ -244,6 +272,12 @@ def pytest_runtest_makereport(
     report: pytest.TestReport = yield
     if report.failed and call.excinfo is not None:
         _save_delivery_report(item, call.excinfo.value, report)
+    if report.failed and "spark" in getattr(item, "fixturenames", ()):
+        from kafkatest.spark.logs import spark_log_file
+
+        log_file = spark_log_file()
+        if log_file is not None:
+            report.sections.append(("kafkatest spark log", f"Spark's full log: {log_file}"))
     if report.failed:
         for broker in item.config.stash.get(_BROKERS_KEY, []):
             with contextlib.suppress(Exception):

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kafkatest.spark.logs import log4j2_options
 from kafkatest.tempdirs import owned_tempdir, remove
 
 if TYPE_CHECKING:
@@ -72,15 +73,20 @@ def kafka_spark_session(
         **TEST_CONF,
         "spark.sql.warehouse.dir": str(_scratch / "warehouse"),
         "spark.local.dir": str(_scratch / "local"),
-        "spark.driver.extraJavaOptions": f"-Dderby.system.home={_scratch / 'derby'}",
+        "spark.driver.extraJavaOptions": (
+            f"-Dderby.system.home={_scratch / 'derby'} {log4j2_options(_scratch)}"
+        ),
         **connector_conf(jars_mode),
         **(conf or {}),
     }
     builder = SparkSession.builder.master(master).appName(app_name)
     for key, value in settings.items():
         builder = builder.config(key, value)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # no "resolves to loopback" warning
     session = builder.getOrCreate()
-    session.sparkContext.setLogLevel(os.environ.get("KAFKATEST_SPARK_LOG_LEVEL", "WARN"))
+    explicit = os.environ.get("KAFKATEST_SPARK_LOG_LEVEL")
+    if explicit:  # the old knob: sets the root level, the file's included
+        session.sparkContext.setLogLevel(explicit)
     return session
 
 

@@ -1,0 +1,70 @@
+"""Spark's log: errors on the console, everything to a file a failing run can name.
+
+Spark's start-up prints a screen of warnings (the log4j profile, the loopback host
+name, native Hadoop, spark.local.dir) that a newcomer takes for problems. kafkatest
+gives the driver JVM its own log4j2 configuration instead: the console shows
+`console_level()` and up (ERROR unless ``KAFKATEST_LOG_LEVEL`` or pytest's
+``--kafka-log-level`` says otherwise), and a file keeps INFO and up for when a test
+fails. The file outlives the session on purpose, in the system temp dir.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF")
+DEFAULT_CONSOLE_LEVEL = "ERROR"
+
+_log_file: Path | None = None
+
+
+def console_level() -> str:
+    """The console's level: KAFKATEST_LOG_LEVEL, else ERROR; a bad name is refused."""
+    level = os.environ.get("KAFKATEST_LOG_LEVEL", DEFAULT_CONSOLE_LEVEL).upper()
+    if level == "WARNING":
+        level = "WARN"
+    if level not in LEVELS:
+        raise ValueError(
+            f"KAFKATEST_LOG_LEVEL={level!r} is not a log level: use one of {', '.join(LEVELS)}"
+        )
+    return level
+
+
+def spark_log_file() -> Path | None:
+    """The file this process's Spark driver logs to (None before Spark started)."""
+    return _log_file
+
+
+def log4j2_options(scratch: Path) -> str:
+    """Java options that point the driver's log4j2 at kafkatest's configuration."""
+    global _log_file
+    logs = Path(tempfile.gettempdir()) / "kafkatest-logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    _log_file = logs / f"spark-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
+    config = scratch / "log4j2.properties"
+    config.write_text(_configuration(_log_file, console_level()))
+    return f"-Dlog4j2.configurationFile=file:{config}"
+
+
+def _configuration(log_file: Path, console: str) -> str:
+    return f"""\
+status = error
+rootLogger.level = info
+rootLogger.appenderRef.console.ref = console
+rootLogger.appenderRef.file.ref = file
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{{HH:mm:ss}} %p %c{{1}}: %m%n%ex
+appender.console.filter.threshold.type = ThresholdFilter
+appender.console.filter.threshold.level = {console.lower()}
+appender.file.type = File
+appender.file.name = file
+appender.file.fileName = {log_file}
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = %d{{yy/MM/dd HH:mm:ss.SSS}} %p %t %c: %m%n%ex
+"""
