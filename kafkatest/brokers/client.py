@@ -28,6 +28,7 @@ from confluent_kafka.admin import (
     AlterConfigOpType,
     ConfigEntry,
     ConfigResource,
+    ConfigSource,
     NewPartitions,
     NewTopic,
     OffsetSpec,
@@ -274,6 +275,30 @@ class ClientOperations(ABC):
         futures = self.admin().incremental_alter_configs([resource])
         for future in futures.values():
             _result(future, f"altering config of {topic!r}")
+
+    def topic_config_overrides(self, topic: str) -> dict[str, str]:
+        """Only the configs set on the topic itself (not defaults nor broker settings)."""
+        resource = ConfigResource(ConfigResource.Type.TOPIC, topic)
+        futures = self.admin().describe_configs([resource])
+        entries = _result(futures[resource], f"describing config of {topic!r}")
+        dynamic = ConfigSource.DYNAMIC_TOPIC_CONFIG.value
+        return {
+            name: e.value
+            for name, e in entries.items()
+            if getattr(e.source, "value", e.source) == dynamic
+        }
+
+    def reset_topic_config(self, topic: str, names: Iterable[str]) -> None:
+        """Remove configs from the topic, so their defaults apply again."""
+        entries = [
+            ConfigEntry(name, None, incremental_operation=AlterConfigOpType.DELETE)
+            for name in names
+        ]
+        if not entries:
+            return
+        resource = ConfigResource(ConfigResource.Type.TOPIC, topic, incremental_configs=entries)
+        for future in self.admin().incremental_alter_configs([resource]).values():
+            _result(future, f"resetting config of {topic!r}")
 
     def topic_config(self, topic: str) -> dict[str, str]:
         resource = ConfigResource(ConfigResource.Type.TOPIC, topic)

@@ -119,6 +119,11 @@ class EmulatorBroker(Broker):
         """Apply retention.ms / retention.bytes now, as Kafka's periodic check would."""
         self.call(self.state.enforce_retention)
 
+    def compact_now(self, topic: str, roll: bool = True) -> dict[int, int]:
+        """Roll each partition with a marker record (unless not `roll`) and run the log
+        cleaner now (see `Faults.compact_now`); the offset it reached per partition."""
+        return self.call(lambda: self.state.compact_now(topic, roll))
+
     def diagnostics(self) -> str:
         if not self._runner.running:
             return "emulator stopped"

@@ -146,6 +146,34 @@ class Faults:
         (librdkafka refreshes metadata every 5 min); seeding must see the new one."""
         self.broker.close_clients()
 
+    def compact_now(
+        self,
+        topic: str,
+        until: int | Mapping[int, int] | None = None,
+        roll: bool = True,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> dict[int, int]:
+        """Compact what has been written to `topic` so far, as Kafka's cleaner would.
+
+        Each partition gets one marker record (a tombstone keyed `COMPACT_NOW_KEY`)
+        that rolls its active segment, which the cleaner never touches; then the
+        cleaner runs over everything below it (the emulator at once, real Kafka with
+        `segment.ms=1` and `min.cleanable.dirty.ratio=0` set until it is done). The
+        topic's min.compaction.lag.ms and delete.retention.ms still apply. Returns
+        where the cleaner got to per partition; raises BrokerError if that is short
+        of `until` (default: the marker).
+
+        With `roll=False` no marker is written: the cleaner runs over the segments
+        already closed (by segment.ms / segment.bytes), and `until` (required) says
+        how far that is.
+        """
+        if not roll and until is None:
+            raise ValueError(
+                "compact_now(roll=False) needs until=: the offset where the active segment "
+                "starts, which the cleaner stops at"
+            )
+        return self._control.compact(topic, until, roll, timeout_s)
+
     # -- the broker (emulator, kafka) ---------------------------------------------------
 
     def stop(self) -> None:

@@ -11,11 +11,13 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
 from kafkatest.brokers.base import Broker
 from kafkatest.errors import UnsupportedOperation
+from kafkatest.faults.compaction import compact_on_kafka
 
 
 class BackendControl(Protocol):
@@ -23,6 +25,12 @@ class BackendControl(Protocol):
     def resume(self) -> None: ...
     def run_retention(self, retention_ms: int, first: bool) -> None:
         """Make retention happen (or wait for the broker's own periodic check)."""
+        ...
+
+    def compact(
+        self, topic: str, until: int | Mapping[int, int] | None, roll: bool, timeout_s: float
+    ) -> dict[int, int]:
+        """Compact what `topic` holds now (see `Faults.compact_now`)."""
         ...
 
 
@@ -50,6 +58,14 @@ class KafkaProcessControl:
 
     def run_retention(self, retention_ms: int, first: bool) -> None:
         """Nothing to do: kafkatest's broker checks retention every 500 ms."""
+
+    def compact(
+        self, topic: str, until: int | Mapping[int, int] | None, roll: bool, timeout_s: float
+    ) -> dict[int, int]:
+        checkpoints = getattr(self.broker, "cleaner_checkpoints", None)
+        if checkpoints is None:
+            raise UnsupportedOperation("this kafka broker does not expose its cleaner checkpoints")
+        return compact_on_kafka(self.broker, topic, checkpoints, until, roll, timeout_s)
 
 
 def _wait_until_stopped(pid: int, timeout_s: float = 5.0) -> None:
@@ -89,3 +105,12 @@ class UnpausableControl:
 
     def run_retention(self, retention_ms: int, first: bool) -> None:
         """The broker's own log.retention.check.interval.ms decides when."""
+
+    def compact(
+        self, topic: str, until: int | Mapping[int, int] | None, roll: bool, timeout_s: float
+    ) -> dict[int, int]:
+        raise UnsupportedOperation(
+            f"compact_now on the {self.broker.backend!r} backend cannot see when the broker's "
+            "cleaner has run (kafkatest reads it from the log directory of a broker it runs): "
+            "use the emulator or kafka backend"
+        )

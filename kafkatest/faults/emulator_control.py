@@ -10,9 +10,13 @@ request.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from kafkatest.brokers.emulator import EmulatorBroker
 from kafkatest.emulator.server.faults import NoFaults
-from kafkatest.errors import UnsupportedOperation
+from kafkatest.emulator.state.errors import StateError
+from kafkatest.errors import BrokerError, UnsupportedOperation
+from kafkatest.faults.compaction import check_compacted, targets
 from kafkatest.faults.hook import InjectedFaults
 from kafkatest.faults.validation import InvalidFault
 
@@ -39,6 +43,18 @@ class EmulatorControl:
         if first:
             self.broker.advance_clock(retention_ms + 1)
         self.broker.enforce_retention()
+
+    def compact(
+        self, topic: str, until: int | Mapping[int, int] | None, roll: bool, timeout_s: float
+    ) -> dict[int, int]:
+        """Roll with a marker and clean at once; nothing to wait for."""
+        try:
+            reached = self.broker.compact_now(topic, roll)
+        except StateError as exc:
+            raise BrokerError(f"cannot compact {topic!r}: {exc}") from exc
+        ends = self.broker.latest_offsets(topic)
+        check_compacted(topic, reached, targets({p: ends[p] - roll for p in reached}, until))
+        return reached
 
     def several_brokers(self) -> list[int]:
         """The broker ids, refusing a one-broker emulator (no leader can move)."""

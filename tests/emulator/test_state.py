@@ -52,7 +52,9 @@ def test_timestamp_lookups_decode_only_the_batch_they_need() -> None:
 
 def test_retention_waits_for_the_check_interval_on_the_clock() -> None:
     state = EmulatorState(settings=BrokerSettings(retention_check_interval_ms=1000))
-    state.create_topic("t", configs={"retention.ms": "60000"})
+    # segment.ms puts the two batches (120 s apart) in two segments, which retention
+    # deletes one by one.
+    state.create_topic("t", configs={"retention.ms": "60000", "segment.ms": "60000"})
     now = state.clock.now_ms()
     _append(state, "t", build_batch([b"old"], timestamps=[now - 120_000]))
     _append(state, "t", build_batch([b"new"], timestamps=[now]))
@@ -67,10 +69,13 @@ def test_retention_waits_for_the_check_interval_on_the_clock() -> None:
     assert (log.log_start_offset, log.log_end_offset, log.batch_count) == (2, 2, 0)
 
 
-def test_retention_by_bytes_keeps_the_newest_batches() -> None:
+def test_retention_by_bytes_keeps_the_newest_segments() -> None:
     state = EmulatorState()
     batch = build_batch([b"x" * 100], timestamps=[state.clock.now_ms()])
-    state.create_topic("t", configs={"retention.bytes": str(2 * len(batch))})
+    state.create_topic(
+        "t",
+        configs={"retention.bytes": str(2 * len(batch)), "internal.segment.bytes": str(len(batch))},
+    )
     for _ in range(5):
         _append(state, "t", batch)
     state.enforce_retention()

@@ -16,9 +16,14 @@ from kafkatest.emulator.protocol.batches import (
     BatchError,
     BatchHeader,
     place,
+    read_header,
     validate,
 )
+from kafkatest.emulator.protocol.compression import DecompressionError
 from kafkatest.emulator.protocol.control_batches import marker_batch
+from kafkatest.emulator.protocol.primitives import DecodeError
+from kafkatest.emulator.protocol.record_rewrite import decode_records, single_record_batch
+from kafkatest.emulator.state import cleaner
 from kafkatest.emulator.state.clock import Clock
 from kafkatest.emulator.state.cluster import Cluster
 from kafkatest.emulator.state.credentials import CredentialStore
@@ -32,6 +37,7 @@ from kafkatest.emulator.state.errors import (
     InvalidTxnState,
     MessageTooLarge,
     ProducerFenced,
+    RecordsRejected,
     TopicDeletionDisabled,
     TransactionAbortable,
 )
@@ -39,7 +45,11 @@ from kafkatest.emulator.state.log import PartitionLog
 from kafkatest.emulator.state.notify import AppendSignal
 from kafkatest.emulator.state.offsets import OffsetStore
 from kafkatest.emulator.state.producers import AppendedBatch, ProducerRegistry
-from kafkatest.emulator.state.topic_configs import TOPIC_CONFIGS, validate_topic_config
+from kafkatest.emulator.state.topic_configs import (
+    INTERNAL_TOPIC_CONFIGS,
+    TOPIC_CONFIGS,
+    validate_topic_config,
+)
 from kafkatest.emulator.state.topics import Topic, TopicRegistry
 from kafkatest.emulator.state.transactions import TransactionCoordinator
 
@@ -56,6 +66,9 @@ class BrokerSettings:
     #: kafka_process.TEST_SETTINGS), so aged-out data vanishes alike on both backends.
     #: Measured on the state's clock.
     retention_check_interval_ms: int = 500
+    #: Kafka's log.cleaner.backoff.ms is 15 s; kafkatest runs real Kafka with 500 ms
+    #: too (kafka_process.TEST_SETTINGS), so compaction comes as soon on both backends.
+    log_cleaner_backoff_ms: int = 500
     delete_topic_enable: bool = True
     #: Kafka's default is 10 s; kafkatest runs real Kafka with 500 ms too, so a timed-out
     #: transaction is aborted as promptly on both backends. On the state's clock.
@@ -105,6 +118,7 @@ class EmulatorState:
         self.consumer_groups: Any = None
         self._last_retention_check_ms = self.clock.now_ms()
         self._last_txn_check_ms = self._last_retention_check_ms
+        self._last_cleaner_run_ms = self._last_retention_check_ms
 
     # -- topics ---------------------------------------------------------------------
 
@@ -184,12 +198,14 @@ class EmulatorState:
     def set_topic_config(self, name: str, key: str, value: str | None) -> None:
         """Set (or with None, reset to default) one config of topic `name`."""
         topic = self.topics.get(name)
+        overrides = dict(topic.overrides)  # a new dict: see Topic.roll_limits
         if value is None:
-            if key not in TOPIC_CONFIGS:
+            if key not in TOPIC_CONFIGS and key not in INTERNAL_TOPIC_CONFIGS:
                 raise InvalidConfig(f"Unknown topic config name: {key}")
-            topic.overrides.pop(key, None)
+            overrides.pop(key, None)
         else:
-            topic.overrides[key] = validate_topic_config(key, value)
+            overrides[key] = validate_topic_config(key, value)
+        topic.overrides = overrides
 
     def broker_configs(self) -> dict[str, tuple[str, str]]:
         """Broker configs as DescribeConfigs shows them: name -> (value, type)."""
@@ -230,6 +246,8 @@ class EmulatorState:
             raise MessageTooLarge(
                 f"The batch of {header.size} bytes is larger than max.message.bytes={max_bytes}"
             )
+        if topic.compacted:
+            _refuse_keyless(topic.name, partition, header, batch, log.log_start_offset)
         key = (topic.name, partition)
         if header.is_transactional:
             self._check_transaction(header, key, transaction)
@@ -246,10 +264,11 @@ class EmulatorState:
                 return AppendResult(
                     earlier.base_offset, earlier.log_append_time, log.log_start_offset, True
                 )
+        now = self.clock.now_ms()
         log_append_time = -1
         max_timestamp = header.max_timestamp
         if topic.config("message.timestamp.type") == "LogAppendTime":
-            log_append_time = max_timestamp = self.clock.now_ms()
+            log_append_time = max_timestamp = now
         placed = place(
             batch,
             log.log_end_offset,
@@ -258,10 +277,17 @@ class EmulatorState:
         )
         if header.is_transactional:
             base_offset = log.append_transactional(
-                placed, header.record_count, max_timestamp, header.producer_id
+                placed,
+                header.record_count,
+                max_timestamp,
+                header.producer_id,
+                now,
+                topic.roll_limits,
             )
         else:
-            base_offset = log.append(placed, header.record_count, max_timestamp)
+            base_offset = log.append(
+                placed, header.record_count, max_timestamp, now, topic.roll_limits
+            )
         if idempotent:
             self.producers.record(
                 header.producer_id,
@@ -326,7 +352,7 @@ class EmulatorState:
             coordinator_epoch,
             now,
         )
-        target.log.append_marker(batch, now, producer_id, commit)
+        target.log.append_marker(batch, now, producer_id, commit, now, found.roll_limits)
         self.producers.record_marker(
             producer_id, producer_epoch, (topic, partition), coordinator_epoch, now
         )
@@ -338,14 +364,17 @@ class EmulatorState:
         log.delete_before(log.high_watermark if before_offset == -1 else before_offset)
         return log.log_start_offset
 
-    # -- retention --------------------------------------------------------------------
+    # -- retention and compaction -----------------------------------------------------
 
     def maybe_enforce_retention(self) -> None:
-        """Apply retention, and abort timed-out transactions, if Kafka's check
-        intervals have passed on the state's clock."""
+        """Apply retention, run the log cleaner and abort timed-out transactions when
+        their intervals have passed on the state's clock (Produce, Fetch and ListOffsets
+        call this)."""
         now = self.clock.now_ms()
         if now - self._last_retention_check_ms >= self.settings.retention_check_interval_ms:
             self.enforce_retention()
+        if now - self._last_cleaner_run_ms >= self.settings.log_cleaner_backoff_ms:
+            self.run_cleaner()
         self.maybe_abort_timed_out_transactions()
 
     def maybe_abort_timed_out_transactions(self) -> None:
@@ -356,7 +385,7 @@ class EmulatorState:
             self.transactions.abort_timed_out()
 
     def enforce_retention(self) -> None:
-        """Delete every batch that breaks its topic's retention.ms / retention.bytes now."""
+        """Delete every segment that breaks its topic's retention.ms / retention.bytes now."""
         now = self.clock.now_ms()
         self._last_retention_check_ms = now
         for topic in self.topics:
@@ -367,5 +396,65 @@ class EmulatorState:
             for partition in topic.partitions:
                 partition.log.apply_retention(now, retention_ms, retention_bytes)
 
+    def run_cleaner(self, only: str | None = None, force: bool = False) -> None:
+        """One cleaner pass over every compacted log that Kafka's cleaner would pick now
+        (or, with `force`, every compacted log with something cleanable)."""
+        now = self.clock.now_ms()
+        self._last_cleaner_run_ms = now
+        for topic in self.topics:
+            if not topic.compacted or (only is not None and topic.name != only):
+                continue
+            config = topic.cleaner_config()
+            for partition in topic.partitions:
+                log = partition.log
+                part = cleaner.cleanable(log, config, now, log.last_stable_offset)
+                if part is None or part.cleanable_bytes == 0:
+                    continue
+                if force or part.due(config.min_cleanable_ratio):
+                    last_offsets = self.producers.last_offsets((topic.name, partition.index))
+                    cleaner.clean(log, config, part, now, last_offsets)
+
+    def compact_now(self, name: str, roll: bool = True) -> dict[int, int]:
+        """Roll every partition's active segment with a marker record (unless not
+        `roll`) and clean what is cleanable, as `Faults.compact_now` makes real Kafka
+        do; returns, per partition, the offset the cleaner reached (the marker's,
+        unless something held it back)."""
+        topic = self.topics.get(name)
+        if not topic.compacted:
+            raise InvalidConfig(
+                f"topic {name} has cleanup.policy={topic.config('cleanup.policy')}: "
+                "set cleanup.policy=compact (or compact,delete) to compact it"
+            )
+        now = self.clock.now_ms()
+        marker = single_record_batch(cleaner.COMPACT_NOW_KEY, None, now)
+        header = read_header(marker)
+        for partition in topic.partitions if roll else ():
+            partition.log.roll(now, topic.roll_limits)
+            self.append(topic, partition.index, header, marker)
+        self.run_cleaner(only=name, force=True)
+        reached = {}
+        for partition in topic.partitions:
+            checkpoint = partition.log.cleaner_checkpoint
+            reached[partition.index] = (
+                partition.log.log_start_offset if checkpoint is None else checkpoint
+            )
+        return reached
+
     def log_of(self, topic: str, partition: int) -> PartitionLog:
         return self.topics.get(topic).partition(partition).log
+
+
+def _refuse_keyless(
+    topic: str, partition: int, header: BatchHeader, batch: bytes, log_start_offset: int
+) -> None:
+    """Kafka's `LogValidator.validateKey`: a compacted topic needs a key on every record."""
+    try:
+        records = decode_records(header, batch)
+    except (DecodeError, DecompressionError) as exc:
+        raise CorruptMessage(f"record batch does not decode: {exc}") from exc
+    message = (
+        f"Compacted topic cannot accept message without key in topic partition {topic}-{partition}"
+    )
+    errors = [(index, message) for index, record in enumerate(records) if record.key is None]
+    if errors:
+        raise RecordsRejected(errors, log_start_offset)

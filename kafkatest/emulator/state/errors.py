@@ -57,6 +57,26 @@ class InvalidRecord(StateError):
     error_name = "invalid_record"
 
 
+class RecordsRejected(InvalidRecord):
+    """Kafka's RecordValidationException: named records of a batch were refused.
+
+    The produce response carries `record_errors` (index in the batch, message)
+    and the log start offset beside the error message.
+    """
+
+    def __init__(self, record_errors: list[tuple[int, str]], log_start_offset: int) -> None:
+        shown = ", ".join(
+            f"RecordError(batchIndex={index}, message='{message}')"
+            for index, message in record_errors[:3]
+        )
+        super().__init__(
+            f"One or more records have been rejected due to {len(record_errors)} record errors "
+            f"in total, and only showing the first three errors at most: [{shown}]"
+        )
+        self.record_errors = record_errors
+        self.log_start_offset = log_start_offset
+
+
 class InvalidTimestamp(StateError):
     error_name = "invalid_timestamp"
 

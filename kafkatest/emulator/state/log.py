@@ -1,9 +1,11 @@
-"""One partition's log: stored batches, offsets, timestamp lookups, retention.
+"""One partition's log: stored batches, segments, offsets, timestamp lookups, retention.
 
 Batches are kept whole, exactly as placed (see `protocol.batches.place`), with
-per-batch base offset, last offset and max timestamp beside them: reads locate
-batches by bisecting offsets, and only by-timestamp lookups decode records.
-Retention deletes whole batches from the front, as Kafka deletes whole segments.
+per-batch last offset and max timestamp beside them: reads locate batches by
+bisecting offsets, and only by-timestamp lookups decode records. Segments
+(`state.segments`) cut the batches into runs as Kafka's log does: a new one is
+rolled on append by Kafka's rule, retention deletes whole segments from the
+front, and the cleaner (`state.cleaner`) rewrites closed ones.
 The log also keeps its leader-epoch history, as Kafka's log does, so that deleting
 records moves the first epoch's start with the log start, and (once a transaction
 touches it) its transaction index, from which the last stable offset follows.
@@ -12,11 +14,13 @@ touches it) its transaction index, from which the last stable offset follows.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Callable, Sequence
 
 from kafkatest.emulator.protocol.batches import BatchHeader, read_header
 from kafkatest.emulator.protocol.record_timestamps import record_timestamps
 from kafkatest.emulator.state.errors import OffsetOutOfRange
 from kafkatest.emulator.state.leader_epochs import LeaderEpochCache
+from kafkatest.emulator.state.segments import UNLIMITED, RollLimits, Segment
 from kafkatest.emulator.state.txn_index import AbortedTxn, TxnIndex
 
 
@@ -27,9 +31,14 @@ class PartitionLog:
         self._max_timestamps: list[int] = []
         #: Running maximum of max timestamps: non-decreasing, so it can be bisected.
         self._max_timestamp_prefix: list[int] = []
+        #: Oldest first; the last one is the active segment. Never empty.
+        self.segments: list[Segment] = [Segment(0, created_ms=-1)]
         self.log_start_offset = 0
         self.log_end_offset = 0
         self.size_bytes = 0
+        #: Where the cleaner's next pass starts (Kafka's cleaner-offset-checkpoint);
+        #: None until the first pass.
+        self.cleaner_checkpoint: int | None = None
         self.epochs = LeaderEpochCache()
         #: Open and aborted transactions; None until a transactional batch arrives.
         self.txns: TxnIndex | None = None
@@ -53,33 +62,60 @@ class PartitionLog:
     def batch_count(self) -> int:
         return len(self._batches)
 
-    def append(self, batch: bytes, record_count: int, max_timestamp: int) -> int:
-        """Store an already placed batch; returns its base offset."""
+    def append(
+        self,
+        batch: bytes,
+        record_count: int,
+        max_timestamp: int,
+        now_ms: int = 0,
+        limits: RollLimits = UNLIMITED,
+    ) -> int:
+        """Store an already placed batch, rolling a new segment first if Kafka would;
+        returns its base offset."""
         base = self.log_end_offset
+        size = len(batch)
+        active = self.segments[-1]
+        if active.should_roll(limits, size, max_timestamp, now_ms):
+            active = self.roll(now_ms, limits)
+        elif active.created_ms < 0:
+            active.created_ms = now_ms
+        active.add(size, max_timestamp, now_ms)
         self._batches.append(batch)
         self._last_offsets.append(base + record_count - 1)
         self._max_timestamps.append(max_timestamp)
         prefix = self._max_timestamp_prefix
         prefix.append(max(max_timestamp, prefix[-1]) if prefix else max_timestamp)
         self.log_end_offset = base + record_count
-        self.size_bytes += len(batch)
+        self.size_bytes += size
         return base
 
     def append_transactional(
-        self, batch: bytes, record_count: int, max_timestamp: int, producer_id: int
+        self,
+        batch: bytes,
+        record_count: int,
+        max_timestamp: int,
+        producer_id: int,
+        now_ms: int = 0,
+        limits: RollLimits = UNLIMITED,
     ) -> int:
         """Store a transactional data batch; it opens the producer's transaction here."""
-        base = self.append(batch, record_count, max_timestamp)
+        base = self.append(batch, record_count, max_timestamp, now_ms, limits)
         if self.txns is None:
             self.txns = TxnIndex()
         self.txns.begin(producer_id, base)
         return base
 
     def append_marker(
-        self, batch: bytes, max_timestamp: int, producer_id: int, commit: bool
+        self,
+        batch: bytes,
+        max_timestamp: int,
+        producer_id: int,
+        commit: bool,
+        now_ms: int = 0,
+        limits: RollLimits = UNLIMITED,
     ) -> AbortedTxn | None:
         """Store a commit or abort marker (one offset) ending the producer's transaction."""
-        offset = self.append(batch, 1, max_timestamp)
+        offset = self.append(batch, 1, max_timestamp, now_ms, limits)
         if self.txns is None:
             return None
         return self.txns.end(producer_id, offset, commit)
@@ -90,6 +126,21 @@ class PartitionLog:
             return []
         return self.txns.aborted_overlapping(start, end)
 
+    def roll(self, now_ms: int, limits: RollLimits = UNLIMITED) -> Segment:
+        """Close the active segment and start a new one at the log end (an empty
+        active segment is kept instead, as Kafka replaces it by an identical one)."""
+        active = self.segments[-1]
+        if active.size == 0:
+            return active
+        segment = Segment(
+            self.log_end_offset,
+            created_ms=now_ms,
+            last_modified_ms=now_ms,
+            roll_jitter_ms=limits.new_jitter(),
+        )
+        self.segments.append(segment)
+        return segment
+
     def check_offset(self, offset: int) -> None:
         if offset < self.log_start_offset or offset > self.log_end_offset:
             raise OffsetOutOfRange(
@@ -99,7 +150,8 @@ class PartitionLog:
     def read(
         self, offset: int, max_bytes: int, at_least_one: bool, below: int | None = None
     ) -> list[bytes]:
-        """Whole batches from the one holding `offset`, up to `max_bytes`.
+        """Whole batches from the one holding `offset` (or the next after a gap the
+        cleaner left), up to `max_bytes`.
 
         With `at_least_one`, the first batch is returned even if larger, so that
         a consumer can always progress (Kafka's KIP-74 rule). With `below` (the
@@ -130,6 +182,39 @@ class PartitionLog:
             used += len(batch)
             index += 1
         return out, stop
+
+    # -- segments --------------------------------------------------------------------
+
+    def segment_batches(self, index: int) -> list[bytes]:
+        """The stored batches of segment `index`."""
+        start, end = self._batch_range(index)
+        return self._batches[start:end]
+
+    def _batch_range(self, index: int) -> tuple[int, int]:
+        segments = self.segments
+        start = bisect_left(self._last_offsets, segments[index].base_offset)
+        if index + 1 == len(segments):
+            return start, len(self._batches)
+        return start, bisect_left(self._last_offsets, segments[index + 1].base_offset)
+
+    def replace_segments(self, count: int, cleaned: Sequence[tuple[Segment, list[bytes]]]) -> None:
+        """Swap the first `count` segments for `cleaned` ones (the cleaner's output).
+
+        Batches keep their offsets, so the flat per-batch lists are rebuilt from the
+        batch headers; the log start and end do not move.
+        """
+        _, end = self._batch_range(count - 1)
+        batches = [batch for _, group in cleaned for batch in group] + self._batches[end:]
+        headers = [read_header(batch) for batch in batches]
+        self._batches = batches
+        self._last_offsets = [h.base_offset + h.last_offset_delta for h in headers]
+        self._max_timestamps = [h.max_timestamp for h in headers]
+        prefix: list[int] = []
+        for ts in self._max_timestamps:
+            prefix.append(max(ts, prefix[-1]) if prefix else ts)
+        self._max_timestamp_prefix = prefix
+        self.segments[:count] = [segment for segment, _ in cleaned]
+        self.size_bytes = sum(segment.size for segment in self.segments)
 
     # -- timestamps --------------------------------------------------------------
 
@@ -165,7 +250,12 @@ class PartitionLog:
     # -- deletion ------------------------------------------------------------------
 
     def delete_before(self, offset: int) -> None:
-        """Advance the log start to `offset` (DeleteRecords), dropping whole batches below it."""
+        """Advance the log start to `offset` (DeleteRecords).
+
+        Segments wholly below the new start go at once (Kafka's next retention check
+        deletes them); the segment holding `offset` keeps its earlier batches, which
+        reads below the log start never reach.
+        """
         if offset > self.log_end_offset:
             raise OffsetOutOfRange(
                 f"cannot delete up to {offset}: the log ends at {self.log_end_offset}"
@@ -173,36 +263,65 @@ class PartitionLog:
         if offset <= self.log_start_offset:
             return
         self.log_start_offset = offset
-        self._drop_batches(bisect_left(self._last_offsets, offset))
         self.epochs.truncate_from_start(offset)
         if self.txns is not None:
             self.txns.forget_before(offset)
+        self._delete_segments_below_start()
+
+    def _delete_segments_below_start(self) -> None:
+        segments = self.segments
+        count = 0
+        while (
+            count + 1 < len(segments) and segments[count + 1].base_offset <= self.log_start_offset
+        ):
+            count += 1
+        self._delete_segments(count)
 
     def apply_retention(self, now_ms: int, retention_ms: int, retention_bytes: int) -> None:
-        """Delete the oldest batches that break time or size retention (-1 = unlimited)."""
-        drop = 0
-        if retention_ms >= 0:
-            cutoff = now_ms - retention_ms
-            while drop < len(self._batches) and self._max_timestamps[drop] < cutoff:
-                drop += 1
-        if retention_bytes >= 0:
-            size = self.size_bytes - sum(len(b) for b in self._batches[:drop])
-            while drop < len(self._batches) and size - len(self._batches[drop]) >= retention_bytes:
-                size -= len(self._batches[drop])
-                drop += 1
-        if drop:
-            new_start = self._last_offsets[drop - 1] + 1
-            self._drop_batches(drop)
-            self.log_start_offset = max(self.log_start_offset, new_start)
-            self.epochs.truncate_from_start(self.log_start_offset)
-            if self.txns is not None:
-                self.txns.forget_before(self.log_start_offset)
+        """Delete the oldest whole segments that break size, then time retention
+        (-1 = unlimited), as Kafka's `UnifiedLog.deleteOldSegments` does."""
+        if retention_bytes >= 0 and self.size_bytes >= retention_bytes:
+            excess = self.size_bytes - retention_bytes
 
-    def _drop_batches(self, count: int) -> None:
+            def over_size(segment: Segment) -> bool:
+                nonlocal excess
+                if excess - segment.size < 0:
+                    return False
+                excess -= segment.size
+                return True
+
+            self._delete_while(over_size, now_ms)
+        if retention_ms >= 0:
+            self._delete_while(lambda s: now_ms - s.largest_timestamp > retention_ms, now_ms)
+
+    def _delete_while(self, deletable: Callable[[Segment], bool], now_ms: int) -> None:
+        """Delete segments from the front while `deletable`; an empty active segment
+        stays, and deleting every segment rolls a new empty one first."""
+        segments = self.segments
+        count = 0
+        while count < len(segments):
+            segment = segments[count]
+            last_and_empty = count == len(segments) - 1 and segment.size == 0
+            if not deletable(segment) or last_and_empty:
+                break
+            count += 1
+        if count == len(segments):
+            self.roll(now_ms)
+        self._delete_segments(count)
+
+    def _delete_segments(self, count: int) -> None:
         if count <= 0:
             return
-        self.size_bytes -= sum(len(b) for b in self._batches[:count])
-        del self._batches[:count]
-        del self._last_offsets[:count]
-        del self._max_timestamps[:count]
-        del self._max_timestamp_prefix[:count]
+        start, _ = self._batch_range(count)
+        self.size_bytes -= sum(segment.size for segment in self.segments[:count])
+        del self.segments[:count]
+        del self._batches[:start]
+        del self._last_offsets[:start]
+        del self._max_timestamps[:start]
+        del self._max_timestamp_prefix[:start]
+        new_start = self.segments[0].base_offset
+        if new_start > self.log_start_offset:
+            self.log_start_offset = new_start
+            self.epochs.truncate_from_start(new_start)
+            if self.txns is not None:
+                self.txns.forget_before(new_start)

@@ -176,6 +176,17 @@ class ProducerRegistry:
             if key == partition
         ]
 
+    def last_offsets(self, partition: PartitionKey) -> dict[int, int]:
+        """Producer id -> offset of the last record each producer wrote to `partition`
+        (the log cleaner keeps that batch so the producer's sequence survives)."""
+        out: dict[int, int] = {}
+        for (producer_id, key), state in self._partitions.items():
+            if key == partition and state.batches:
+                last = state.batches[-1]
+                span = (last.last_sequence - last.first_sequence) % _SEQUENCE_SPACE
+                out[producer_id] = last.base_offset + span
+        return out
+
     def forget_topic(self, topic: str) -> None:
         """A deleted topic's partitions start afresh if the name is reused."""
         for key in [k for k in self._partitions if k[1][0] == topic]:

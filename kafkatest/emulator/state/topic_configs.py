@@ -20,6 +20,9 @@ class ConfigDefinition:
     #: Kafka's ConfigType names: BOOLEAN, STRING, INT, LONG, DOUBLE, LIST.
     kind: str
     choices: tuple[str, ...] = ()
+    #: Kafka's `atLeast` / `between` bounds, for numeric configs.
+    at_least: float | None = None
+    at_most: float | None = None
 
 
 _DEFINITIONS = [
@@ -30,37 +33,43 @@ _DEFINITIONS = [
         "STRING",
         ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"),
     ),
-    ConfigDefinition("delete.retention.ms", "86400000", "LONG"),
+    ConfigDefinition("delete.retention.ms", "86400000", "LONG", at_least=0),
     ConfigDefinition("file.delete.delay.ms", "60000", "LONG"),
     ConfigDefinition("flush.messages", _MAX_LONG, "LONG"),
     ConfigDefinition("flush.ms", _MAX_LONG, "LONG"),
     ConfigDefinition("index.interval.bytes", "4096", "INT"),
-    ConfigDefinition("max.compaction.lag.ms", _MAX_LONG, "LONG"),
+    ConfigDefinition("max.compaction.lag.ms", _MAX_LONG, "LONG", at_least=1),
     ConfigDefinition("max.message.bytes", "1048588", "INT"),
     ConfigDefinition("message.timestamp.after.max.ms", _MAX_LONG, "LONG"),
     ConfigDefinition("message.timestamp.before.max.ms", _MAX_LONG, "LONG"),
     ConfigDefinition(
         "message.timestamp.type", "CreateTime", "STRING", ("CreateTime", "LogAppendTime")
     ),
-    ConfigDefinition("min.cleanable.dirty.ratio", "0.5", "DOUBLE"),
-    ConfigDefinition("min.compaction.lag.ms", "0", "LONG"),
+    ConfigDefinition("min.cleanable.dirty.ratio", "0.5", "DOUBLE", at_least=0, at_most=1),
+    ConfigDefinition("min.compaction.lag.ms", "0", "LONG", at_least=0),
     ConfigDefinition("min.insync.replicas", "1", "INT"),
     ConfigDefinition("preallocate", "false", "BOOLEAN"),
     ConfigDefinition("retention.bytes", "-1", "LONG"),
     ConfigDefinition("retention.ms", "604800000", "LONG"),
-    ConfigDefinition("segment.bytes", "1073741824", "INT"),
+    ConfigDefinition("segment.bytes", "1073741824", "INT", at_least=1024 * 1024),
     ConfigDefinition("segment.index.bytes", "10485760", "INT"),
-    ConfigDefinition("segment.jitter.ms", "0", "LONG"),
-    ConfigDefinition("segment.ms", "604800000", "LONG"),
+    ConfigDefinition("segment.jitter.ms", "0", "LONG", at_least=0),
+    ConfigDefinition("segment.ms", "604800000", "LONG", at_least=1),
     ConfigDefinition("unclean.leader.election.enable", "false", "BOOLEAN"),
 ]
 
 TOPIC_CONFIGS: dict[str, ConfigDefinition] = {d.name: d for d in _DEFINITIONS}
 
+#: Configs Kafka accepts on a topic but never lists in DescribeConfigs.
+#: internal.segment.bytes is segment.bytes without the 1 MiB minimum, for tests.
+INTERNAL_TOPIC_CONFIGS: dict[str, ConfigDefinition] = {
+    d.name: d for d in [ConfigDefinition("internal.segment.bytes", "", "INT")]
+}
+
 
 def validate_topic_config(name: str, value: str | None) -> str:
     """The value as stored; raises InvalidConfig as Kafka would."""
-    definition = TOPIC_CONFIGS.get(name)
+    definition = TOPIC_CONFIGS.get(name) or INTERNAL_TOPIC_CONFIGS.get(name)
     if definition is None:
         raise InvalidConfig(f"Unknown topic config name: {name}")
     if value is None:
@@ -77,6 +86,7 @@ def validate_topic_config(name: str, value: str | None) -> str:
         raise InvalidConfig(
             f"Invalid value {value} for configuration {name}: expected a {definition.kind.lower()}"
         ) from None
+    _check_bounds(definition, value)
     if definition.kind == "BOOLEAN":
         value = value.lower()
     if definition.choices:
@@ -88,3 +98,21 @@ def validate_topic_config(name: str, value: str | None) -> str:
                 f"String must be one of: {', '.join(definition.choices)}"
             )
     return value
+
+
+def _check_bounds(definition: ConfigDefinition, value: str) -> None:
+    if definition.at_least is None and definition.at_most is None:
+        return
+    number = float(value)
+    problem = None
+    if definition.at_least is not None and number < definition.at_least:
+        problem = f"Value must be at least {_bound(definition.at_least)}"
+    elif definition.at_most is not None and number > definition.at_most:
+        problem = f"Value must be no more than {_bound(definition.at_most)}"
+    if problem:
+        raise InvalidConfig(f"Invalid value {value} for configuration {definition.name}: {problem}")
+
+
+def _bound(value: float) -> str:
+    """Bounds print as Java prints the Number Kafka declared (1048576, 0, 1)."""
+    return str(int(value)) if value == int(value) else str(value)

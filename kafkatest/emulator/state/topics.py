@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
+from kafkatest.emulator.state.cleaner import CleanerConfig
 from kafkatest.emulator.state.errors import (
     InvalidPartitions,
     InvalidTopic,
@@ -19,6 +20,7 @@ from kafkatest.emulator.state.errors import (
     UnknownTopicOrPartition,
 )
 from kafkatest.emulator.state.log import PartitionLog
+from kafkatest.emulator.state.segments import RollLimits
 from kafkatest.emulator.state.topic_configs import TOPIC_CONFIGS, validate_topic_config
 
 _LEGAL_NAME = re.compile(r"^[a-zA-Z0-9._-]+$")
@@ -59,6 +61,11 @@ class Topic:
     #: Configs set on this topic; everything else has Kafka's default.
     overrides: dict[str, str]
     leader_start: int = 0
+    #: Settings derived from `overrides`, valid while `overrides` is the same dict
+    #: (every config change puts a new dict in place).
+    _derived_from: dict[str, str] | None = field(default=None, repr=False, compare=False)
+    _roll_limits: RollLimits = field(default_factory=RollLimits, repr=False, compare=False)
+    _compacted: bool = field(default=False, repr=False, compare=False)
 
     @property
     def is_internal(self) -> bool:
@@ -69,6 +76,38 @@ class Topic:
 
     def int_config(self, name: str) -> int:
         return int(self.config(name))
+
+    @property
+    def roll_limits(self) -> RollLimits:
+        """When to roll a segment; read on every append, so derived once per change."""
+        if self._derived_from is not self.overrides:
+            self._derive()
+        return self._roll_limits
+
+    @property
+    def compacted(self) -> bool:
+        """cleanup.policy holds `compact`."""
+        if self._derived_from is not self.overrides:
+            self._derive()
+        return self._compacted
+
+    def _derive(self) -> None:
+        internal = self.overrides.get("internal.segment.bytes")
+        segment_bytes = int(internal) if internal else self.int_config("segment.bytes")
+        self._roll_limits = RollLimits(
+            segment_bytes, self.int_config("segment.ms"), self.int_config("segment.jitter.ms")
+        )
+        self._compacted = "compact" in [p.strip() for p in self.config("cleanup.policy").split(",")]
+        self._derived_from = self.overrides
+
+    def cleaner_config(self) -> CleanerConfig:
+        return CleanerConfig(
+            min_cleanable_ratio=float(self.config("min.cleanable.dirty.ratio")),
+            min_compaction_lag_ms=self.int_config("min.compaction.lag.ms"),
+            max_compaction_lag_ms=self.int_config("max.compaction.lag.ms"),
+            delete_retention_ms=self.int_config("delete.retention.ms"),
+            segment_bytes=self.roll_limits.segment_bytes,
+        )
 
     def partition(self, index: int) -> Partition:
         if not 0 <= index < len(self.partitions):

@@ -25,6 +25,7 @@ from kafkatest.emulator.state.broker_state import TransactionalProduce
 from kafkatest.emulator.state.errors import (
     CorruptMessage,
     InvalidRecord,
+    RecordsRejected,
     StateError,
 )
 
@@ -60,15 +61,20 @@ async def produce(ctx: RequestContext, request: Any) -> Any:
 def _produce_partition(
     ctx: RequestContext, types: Any, topic_name: str, data: Any, request: Any
 ) -> Any:
-    def failed(code: ErrorCode, message: str | None = None) -> Any:
+    def failed(
+        code: ErrorCode,
+        message: str | None = None,
+        log_start_offset: int = -1,
+        record_errors: tuple[Any, ...] = (),
+    ) -> Any:
         return make(
             types.PartitionProduceResponse,
             index=data.index,
             error_code=code,
             base_offset=-1,
             log_append_time=None,
-            log_start_offset=-1,
-            record_errors=(),
+            log_start_offset=log_start_offset,
+            record_errors=record_errors,
             error_message=message,
         )
 
@@ -92,6 +98,15 @@ def _produce_partition(
                 abortable_supported=ctx.api_version >= 11,
             )
         result = ctx.state.append(topic, data.index, header, batch, transaction)
+    except RecordsRejected as exc:
+        log.info("produce to %s-%s refused: %s", topic_name, data.index, exc)
+        entry = getattr(types, "BatchIndexAndErrorMessage", None)  # Produce v8+
+        errors = tuple(
+            make(entry, batch_index=index, batch_index_error_message=message)
+            for index, message in exc.record_errors
+            if entry is not None
+        )
+        return failed(error_code_of(exc), str(exc), exc.log_start_offset, errors)
     except StateError as exc:
         log.info("produce to %s-%s refused: %s", topic_name, data.index, exc)
         return failed(error_code_of(exc), str(exc))

@@ -1,0 +1,214 @@
+"""Log compaction on every backend, observed through librdkafka and the raw protocol.
+
+What real Kafka 4.1 does (run with `--kafka-backend=kafka`) and the emulator must
+match: the cleaner keeps the latest record per key below the active segment and
+leaves offsets alone, so readers see gaps; a tombstone survives the pass that first
+sees it and goes on a pass after delete.retention.ms; min.compaction.lag.ms holds
+recent segments back; the active segment is never cleaned; a keyless record is
+refused by a compacted topic. `compact_now` writes one marker tombstone per
+partition (key `COMPACT_NOW_KEY`) to roll the active segment, which readers see too.
+"""
+
+from __future__ import annotations
+
+import datetime
+import struct
+import time
+from collections.abc import Callable
+
+import pytest
+from crc32c import crc32c
+from kio.schema.errors import ErrorCode
+from kio.schema.produce.v9.request import PartitionProduceData, ProduceRequest, TopicProduceData
+from kio.schema.produce.v9.response import ProduceResponse
+from kio.serial import entity_reader
+
+from kafkatest.brokers.base import Broker
+from kafkatest.emulator.state.cleaner import COMPACT_NOW_KEY
+from kafkatest.errors import BrokerError
+from kafkatest.faults import Faults
+from kafkatest.records import Record
+from tests.emulator.batch_builder import RECENT_MS, encode_record
+from tests.emulator.raw_client import connect, encode, read_frame, request_frame
+
+COMPACT = {"cleanup.policy": "compact"}
+MARKER = (COMPACT_NOW_KEY, None)
+
+
+def _rounds(broker: Broker, topic: str, rounds: int, timestamp_ms: int | None = None) -> None:
+    """`rounds` updates of keys a, b, c: values a0, b0, c0, a1, ..."""
+    for r in range(rounds):
+        broker.produce(
+            Record(topic=topic, key=k.encode(), value=f"{k}{r}".encode(), timestamp_ms=timestamp_ms)
+            for k in "abc"
+        )
+
+
+def _read(broker: Broker, topic: str) -> list[tuple[int | None, bytes | None, bytes | None]]:
+    return [(r.offset, r.key, r.value) for r in broker.consume(topic)]
+
+
+def test_compaction_keeps_the_latest_value_per_key_and_leaves_offset_gaps(
+    kafka_broker: Broker, kafka_topic: Callable[..., str], kafka_faults: Faults
+) -> None:
+    topic = kafka_topic(config=COMPACT)
+    _rounds(kafka_broker, topic, 3)
+
+    assert kafka_faults.compact_now(topic) == {0: 9}
+
+    assert _read(kafka_broker, topic) == [
+        (6, b"a", b"a2"),
+        (7, b"b", b"b2"),
+        (8, b"c", b"c2"),
+        (9, *MARKER),
+    ]
+    # The log start does not move: compaction is not deletion.
+    assert kafka_broker.earliest_offsets(topic) == {0: 0}
+    assert kafka_broker.latest_offsets(topic) == {0: 10}
+
+
+def test_tombstones_survive_the_first_pass_and_go_after_delete_retention(
+    kafka_broker: Broker, kafka_topic: Callable[..., str], kafka_faults: Faults
+) -> None:
+    # delete.retention.ms=0: the first pass stamps the horizon "now", the next drops them.
+    topic = kafka_topic(config={**COMPACT, "delete.retention.ms": 0})
+    _rounds(kafka_broker, topic, 1)
+    kafka_broker.produce([Record(topic=topic, key=b"a", value=None)])
+
+    kafka_faults.compact_now(topic)
+    assert _read(kafka_broker, topic) == [
+        (1, b"b", b"b0"),
+        (2, b"c", b"c0"),
+        (3, b"a", None),
+        (4, *MARKER),
+    ]
+
+    kafka_faults.compact_now(topic)
+    # The first marker is itself a tombstone on its first pass.
+    assert _read(kafka_broker, topic) == [
+        (1, b"b", b"b0"),
+        (2, b"c", b"c0"),
+        (4, *MARKER),
+        (5, *MARKER),
+    ]
+
+
+def test_tombstones_stay_until_their_delete_horizon(
+    kafka_broker: Broker, kafka_topic: Callable[..., str], kafka_faults: Faults
+) -> None:
+    topic = kafka_topic(config={**COMPACT, "delete.retention.ms": 3_600_000})
+    kafka_broker.produce([Record(topic=topic, key=b"a", value=b"1")])
+    kafka_broker.produce([Record(topic=topic, key=b"a", value=None)])
+
+    kafka_faults.compact_now(topic)
+    kafka_faults.compact_now(topic)
+
+    assert _read(kafka_broker, topic) == [(1, b"a", None), (2, *MARKER), (3, *MARKER)]
+
+
+def test_min_compaction_lag_holds_recent_segments_back(
+    kafka_broker: Broker, kafka_topic: Callable[..., str], kafka_faults: Faults
+) -> None:
+    # Rounds 0 and 1 are two hours old, round 2 is new: segment.ms=60000 rolls the
+    # segment when round 2 arrives, and a one-hour lag keeps round 2's segment (and
+    # everything after) out of the cleaner's reach, so round 1 survives beside it.
+    topic = kafka_topic(
+        config={**COMPACT, "min.compaction.lag.ms": 3_600_000, "segment.ms": 60_000}
+    )
+    two_hours_ago = int(time.time() * 1000) - 2 * 3_600_000
+    _rounds(kafka_broker, topic, 2, timestamp_ms=two_hours_ago)
+    kafka_broker.produce(Record(topic=topic, key=k.encode(), value=f"{k}2".encode()) for k in "abc")
+
+    with pytest.raises(BrokerError, match=r"min\.compaction\.lag\.ms"):
+        kafka_faults.compact_now(topic, timeout_s=5)
+    assert kafka_faults.compact_now(topic, until=6) == {0: 6}
+
+    assert _read(kafka_broker, topic) == [
+        (3, b"a", b"a1"),
+        (4, b"b", b"b1"),
+        (5, b"c", b"c1"),
+        (6, b"a", b"a2"),
+        (7, b"b", b"b2"),
+        (8, b"c", b"c2"),
+        (9, *MARKER),
+        (10, *MARKER),
+    ]
+
+
+def test_the_active_segment_is_never_cleaned(
+    kafka_broker: Broker, kafka_topic: Callable[..., str], kafka_faults: Faults
+) -> None:
+    # segment.ms=60000: rounds 0-1 (ten minutes old) fill one segment; round 2 (new)
+    # rolls the next one, which stays active. The cleaner reaches its start and stops.
+    topic = kafka_topic(config={**COMPACT, "segment.ms": 60_000})
+    _rounds(kafka_broker, topic, 2, timestamp_ms=int(time.time() * 1000) - 600_000)
+    _rounds(kafka_broker, topic, 1)
+    kafka_broker.produce(Record(topic=topic, key=k.encode(), value=f"{k}3".encode()) for k in "abc")
+
+    assert kafka_faults.compact_now(topic, until=6, roll=False) == {0: 6}
+
+    assert _read(kafka_broker, topic) == [
+        (3, b"a", b"a1"),
+        (4, b"b", b"b1"),
+        (5, b"c", b"c1"),
+        (6, b"a", b"a0"),
+        (7, b"b", b"b0"),
+        (8, b"c", b"c0"),
+        (9, b"a", b"a3"),
+        (10, b"b", b"b3"),
+        (11, b"c", b"c3"),
+    ]
+
+
+def test_compact_now_needs_a_compacted_topic(
+    kafka_broker: Broker, kafka_topic: Callable[..., str], kafka_faults: Faults
+) -> None:
+    topic = kafka_topic()
+    with pytest.raises(BrokerError, match=r"cleanup\.policy=delete"):
+        kafka_faults.compact_now(topic)
+
+
+def _batch(keys: list[bytes | None]) -> bytes:
+    records = b"".join(encode_record(i, 0, k, b"v") for i, k in enumerate(keys))
+    after_crc = (
+        struct.pack(">hiqqqhii", 0, len(keys) - 1, RECENT_MS, RECENT_MS, -1, -1, -1, len(keys))
+        + records
+    )
+    body = struct.pack(">ibI", -1, 2, crc32c(after_crc)) + after_crc
+    return struct.pack(">qi", 0, len(body)) + body
+
+
+def test_keyless_records_are_refused_by_a_compacted_topic(
+    kafka_broker: Broker, kafka_topic: Callable[..., str]
+) -> None:
+    topic = kafka_topic(config=COMPACT)
+    request = ProduceRequest(
+        transactional_id=None,
+        acks=-1,
+        timeout=datetime.timedelta(seconds=5),
+        topic_data=(
+            TopicProduceData(
+                name=topic,
+                partition_data=(PartitionProduceData(index=0, records=_batch([b"a", None, None])),),
+            ),
+        ),
+    )
+    with connect(kafka_broker.bootstrap_servers) as sock:
+        sock.sendall(request_frame(0, 9, 1, encode(request)))
+        reply = read_frame(sock)
+    assert reply is not None
+    response, _ = entity_reader(ProduceResponse)(reply, 5)
+    partition = response.responses[0].partition_responses[0]
+
+    why = f"Compacted topic cannot accept message without key in topic partition {topic}-0"
+    assert partition.error_code is ErrorCode.invalid_record
+    assert [(e.batch_index, e.batch_index_error_message) for e in partition.record_errors] == [
+        (1, why),
+        (2, why),
+    ]
+    assert partition.error_message == (
+        "One or more records have been rejected due to 2 record errors in total, and only "
+        f"showing the first three errors at most: [RecordError(batchIndex=1, message='{why}'), "
+        f"RecordError(batchIndex=2, message='{why}')]"
+    )
+    assert kafka_broker.latest_offsets(topic) == {0: 0}
