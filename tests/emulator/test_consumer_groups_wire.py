@@ -1,0 +1,454 @@
+"""ConsumerGroupHeartbeat and ConsumerGroupDescribe over a bare socket, on every backend.
+
+Clients hide the protocol's steps; these tests take them one at a time, as a
+member would, and expect real Kafka 4.1's answers (run with
+``--kafka-backend=emulator,kafka``): member epochs, partitions revoked from one
+member before another gets them, fencing of stale epochs, OffsetCommit checked
+against the member epoch, and the answers where a classic and a consumer group
+meet under one id. Both backends run with 500 ms heartbeats (kafkatest's test
+settings), which is the interval the broker tells members.
+"""
+
+from __future__ import annotations
+
+import datetime
+import socket
+import struct
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from kio.index import load_payload_module
+from kio.schema.errors import ErrorCode
+from kio.serial import entity_reader
+from kio.static.constants import EntityType
+from raw_client import encode, read_frame, request_frame
+
+from kafkatest import Broker
+from kafkatest.emulator.server.responses import make
+
+HEARTBEAT, DESCRIBE = 68, 69
+COMMIT, JOIN, LIST_GROUPS, DESCRIBE_GROUPS, FIND_COORDINATOR, METADATA = 8, 11, 16, 15, 10, 3
+_NAMES = {
+    HEARTBEAT: "ConsumerGroupHeartbeat",
+    DESCRIBE: "ConsumerGroupDescribe",
+    COMMIT: "OffsetCommit",
+    JOIN: "JoinGroup",
+    LIST_GROUPS: "ListGroups",
+    DESCRIBE_GROUPS: "DescribeGroups",
+    FIND_COORDINATOR: "FindCoordinator",
+    METADATA: "Metadata",
+}
+_COORDINATOR_LOADING = (
+    ErrorCode.coordinator_not_available,
+    ErrorCode.not_coordinator,
+    ErrorCode.coordinator_load_in_progress,
+)
+REBALANCE_TIMEOUT_MS = 300_000
+
+
+class Session:
+    """One connection to a group's coordinator, speaking exact API versions."""
+
+    def __init__(self, address: str) -> None:
+        host, port = address.rsplit(":", 1)
+        self._sock = socket.create_connection((host, int(port)), timeout=10)
+        self._correlation = 0
+
+    def close(self) -> None:
+        self._sock.close()
+
+    def call(self, api_key: int, version: int, **fields: Any) -> Any:
+        name = _NAMES[api_key]
+        request_types = load_payload_module(api_key, version, EntityType.request)
+        body = encode(make(getattr(request_types, f"{name}Request"), **fields))
+        self._correlation += 1
+        self._sock.sendall(request_frame(api_key, version, self._correlation, body))
+        reply = read_frame(self._sock)
+        assert reply is not None, f"API {api_key} v{version}: connection closed"
+        assert struct.unpack(">i", reply[:4])[0] == self._correlation
+        response_cls = getattr(
+            load_payload_module(api_key, version, EntityType.response), f"{name}Response"
+        )
+        return entity_reader(response_cls)(reply, 5 if response_cls.__flexible__ else 4)[0]
+
+    def heartbeat(
+        self,
+        group: str,
+        member_id: str,
+        epoch: int,
+        owned: dict[uuid.UUID, list[int]] | None = None,
+        version: int = 1,
+        **fields: Any,
+    ) -> Any:
+        """A heartbeat; epoch 0 joins with `fields` (topics, regex, assignor)."""
+        types = load_payload_module(HEARTBEAT, version, EntityType.request)
+        partitions = None
+        if owned is not None:
+            partitions = tuple(
+                types.TopicPartitions(topic_id=t, partitions=tuple(p)) for t, p in owned.items()
+            )
+        joining = epoch == 0
+        values: dict[str, Any] = {
+            "group_id": group,
+            "member_id": member_id,
+            "member_epoch": epoch,
+            "rebalance_timeout": REBALANCE_TIMEOUT_MS if joining else -1,
+            "topic_partitions": () if joining and owned is None else partitions,
+            **fields,
+        }
+        values["rebalance_timeout"] = _millis(values["rebalance_timeout"])
+        return self.call(HEARTBEAT, version, **values)
+
+
+def _millis(ms: int) -> datetime.timedelta:
+    return datetime.timedelta(milliseconds=ms)
+
+
+def coordinator(broker: Broker, group: str) -> str:
+    """The group's coordinator, once it is ready (Kafka creates __consumer_offsets first)."""
+    deadline = time.monotonic() + 60
+    bootstrap = Session(broker.bootstrap_servers.split(",")[0])
+    try:
+        while True:
+            found = bootstrap.call(FIND_COORDINATOR, 3, key=group, key_type=0)
+            if found.error_code == ErrorCode.none:
+                return f"{found.host}:{found.port}"
+            assert found.error_code in _COORDINATOR_LOADING, found
+            assert time.monotonic() < deadline, found
+            time.sleep(0.2)
+    finally:
+        bootstrap.close()
+
+
+@pytest.fixture
+def group() -> str:
+    return f"kip848-wire-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture
+def session(kafka_broker: Broker, group: str) -> Iterator[Session]:
+    opened = Session(coordinator(kafka_broker, group))
+    # The first heartbeat after __consumer_offsets appears may still find it loading.
+    deadline = time.monotonic() + 60
+    while True:
+        probe = opened.call(DESCRIBE, 1, group_ids=(group,), include_authorized_operations=False)
+        if probe.groups[0].error_code not in _COORDINATOR_LOADING:
+            break
+        assert time.monotonic() < deadline, probe
+        time.sleep(0.2)
+    yield opened
+    opened.close()
+
+
+def assignable(session: Session, topic: str) -> None:
+    """Wait until the group coordinator can assign `topic`: Kafka's coordinator learns of
+    a new topic a moment after its creation returns, and a member joining before that
+    gets nothing at first. A throwaway member joins until it is given the topic."""
+    probe, member = f"probe-{uuid.uuid4().hex[:8]}", new_member()
+    response = session.heartbeat(probe, member, 0, subscribed_topic_names=(topic,))
+    deadline = time.monotonic() + 60
+    while not response.assignment or not response.assignment.topic_partitions:
+        assert time.monotonic() < deadline, f"{topic} never became assignable"
+        time.sleep(0.2)
+        response = session.heartbeat(probe, member, response.member_epoch)
+    session.heartbeat(probe, member, -1)
+
+
+def topic_id(session: Session, topic: str) -> uuid.UUID:
+    assignable(session, topic)
+    types = load_payload_module(METADATA, 12, EntityType.request)
+    metadata = session.call(
+        METADATA,
+        12,
+        topics=(types.MetadataRequestTopic(topic_id=None, name=topic),),
+        allow_auto_topic_creation=False,
+        include_topic_authorized_operations=False,
+    )
+    found: uuid.UUID = metadata.topics[0].topic_id
+    return found
+
+
+def assigned(response: Any) -> dict[uuid.UUID, list[int]] | None:
+    if response.assignment is None:
+        return None
+    return {tp.topic_id: sorted(tp.partitions) for tp in response.assignment.topic_partitions}
+
+
+def new_member() -> str:
+    return str(uuid.uuid4())
+
+
+def test_join_gets_every_partition_at_the_group_epoch(
+    kafka_broker: Broker, kafka_topic, session: Session, group: str
+) -> None:
+    topic = kafka_topic(partitions=2)
+    tid = topic_id(session, topic)
+    member = new_member()
+    joined = session.heartbeat(group, member, 0, subscribed_topic_names=(topic,))
+    assert (joined.error_code, joined.member_id, joined.member_epoch) == (ErrorCode.none, member, 1)
+    assert joined.heartbeat_interval.total_seconds() == 0.5
+    assert assigned(joined) == {tid: [0, 1]}
+    # Nothing changed: the assignment is left out (null means "as before").
+    again = session.heartbeat(group, member, 1)
+    assert (again.error_code, again.member_epoch, again.assignment) == (ErrorCode.none, 1, None)
+
+
+def test_partitions_are_revoked_before_another_member_gets_them(
+    kafka_broker: Broker, kafka_topic, session: Session, group: str
+) -> None:
+    topic = kafka_topic(partitions=2)
+    tid = topic_id(session, topic)
+    a, b = new_member(), new_member()
+    assert assigned(session.heartbeat(group, a, 0, subscribed_topic_names=(topic,))) == {
+        tid: [0, 1]
+    }
+    # b joins at group epoch 2, but both partitions are still a's: it gets nothing yet.
+    joined_b = session.heartbeat(group, b, 0, subscribed_topic_names=(topic,))
+    assert (joined_b.member_epoch, assigned(joined_b)) == (2, {})
+    # a keeps its epoch while it must give partition 1 up.
+    revoking = session.heartbeat(group, a, 1, owned={tid: [0, 1]})
+    assert (revoking.member_epoch, assigned(revoking)) == (1, {tid: [0]})
+    still_owned = session.heartbeat(group, b, 2)
+    assert (still_owned.member_epoch, still_owned.assignment) == (2, None)
+    # Once a reports partition 1 gone, it moves to epoch 2 and b may have it.
+    released = session.heartbeat(group, a, 1, owned={tid: [0]})
+    assert (released.member_epoch, released.assignment) == (2, None)
+    granted = session.heartbeat(group, b, 2)
+    assert (granted.member_epoch, assigned(granted)) == (2, {tid: [1]})
+
+    described = session.call(DESCRIBE, 1, group_ids=(group,), include_authorized_operations=False)
+    (info,) = described.groups
+    assert (info.error_code, info.group_state, info.group_epoch, info.assignment_epoch) == (
+        ErrorCode.none,
+        "Stable",
+        2,
+        2,
+    )
+    assert info.assignor_name == "uniform"
+    members = {m.member_id: m for m in info.members}
+    assert {
+        m: [tp.partitions for tp in members[m].assignment.topic_partitions] for m in (a, b)
+    } == {
+        a: [(0,)],
+        b: [(1,)],
+    }
+    assert [tp.topic_name for tp in members[b].target_assignment.topic_partitions] == [topic]
+    assert (members[a].member_type, members[a].subscribed_topic_names) == (1, (topic,))
+
+
+def test_stale_epochs_are_fenced_and_offset_commits_checked_against_the_member_epoch(
+    kafka_broker: Broker, kafka_topic, session: Session, group: str
+) -> None:
+    topic = kafka_topic(partitions=1)
+    assignable(session, topic)
+    a, b = new_member(), new_member()
+    session.heartbeat(group, a, 0, subscribed_topic_names=(topic,))
+    ahead = session.heartbeat(group, a, 5)
+    assert ahead.error_code == ErrorCode.fenced_member_epoch
+    assert ahead.error_message == (
+        "The consumer group member has a greater member epoch (5) than the one known by the "
+        "group coordinator (1). The member must abandon all its partitions and rejoin."
+    )
+    assert (ahead.member_id, ahead.member_epoch) == (None, 0)
+    unknown = session.heartbeat(group, new_member(), 1)
+    assert unknown.error_code == ErrorCode.unknown_member_id
+    session.heartbeat(group, b, 0, subscribed_topic_names=(topic,))  # group epoch 2
+    session.heartbeat(group, a, 1, owned={})  # a has nothing to revoke: epoch 2
+
+    def commit(member: str, epoch: int) -> ErrorCode:
+        types = load_payload_module(COMMIT, 9, EntityType.request)
+        partition = types.OffsetCommitRequestPartition(
+            partition_index=0, committed_offset=0, committed_leader_epoch=-1, committed_metadata=""
+        )
+        response = session.call(
+            COMMIT,
+            9,
+            group_id=group,
+            generation_id_or_member_epoch=epoch,
+            member_id=member,
+            group_instance_id=None,
+            topics=(types.OffsetCommitRequestTopic(name=topic, partitions=(partition,)),),
+        )
+        return response.topics[0].partitions[0].error_code
+
+    assert commit(a, 1) == ErrorCode.stale_member_epoch
+    assert commit(a, 2) == ErrorCode.none
+    assert commit("not-a-member", 2) == ErrorCode.unknown_member_id
+    assert commit("", -1) == ErrorCode.unknown_member_id  # the group has members
+
+
+def test_bad_heartbeats_get_kafkas_errors(
+    kafka_broker: Broker, kafka_topic, session: Session, group: str
+) -> None:
+    topic = kafka_topic(partitions=1)
+
+    def refused(response: Any) -> tuple[ErrorCode, str]:
+        return response.error_code, response.error_message
+
+    assert refused(session.heartbeat(group, "", 0, subscribed_topic_names=(topic,))) == (
+        ErrorCode.invalid_request,
+        "MemberId can't be empty.",
+    )
+    no_subscription = session.heartbeat(group, new_member(), 0)
+    assert refused(no_subscription) == (
+        ErrorCode.invalid_request,
+        "Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.",
+    )
+    assert refused(
+        session.heartbeat(
+            group, new_member(), 0, subscribed_topic_names=(topic,), server_assignor="sticky"
+        )
+    ) == (
+        ErrorCode.unsupported_assignor,
+        "ServerAssignor sticky is not supported. Supported assignors: uniform, range.",
+    )
+    bad_regex = session.heartbeat(group, new_member(), 0, subscribed_topic_regex="(?<=x)y")
+    assert bad_regex.error_code == ErrorCode.invalid_regular_expression
+    assert bad_regex.error_message.startswith(
+        "SubscribedTopicRegex `(?<=x)y` is not a valid regular expression: "
+    )
+    unknown_group = session.heartbeat(f"{group}-absent", new_member(), 3)
+    assert refused(unknown_group) == (
+        ErrorCode.group_id_not_found,
+        f"Consumer group {group}-absent not found.",
+    )
+    described = session.call(
+        DESCRIBE, 1, group_ids=(f"{group}-absent",), include_authorized_operations=False
+    )
+    assert refused(described.groups[0]) == (
+        ErrorCode.group_id_not_found,
+        f"Group {group}-absent not found.",
+    )
+
+
+def test_a_member_that_leaves_hands_its_partitions_on(
+    kafka_broker: Broker, kafka_topic, session: Session, group: str
+) -> None:
+    topic = kafka_topic(partitions=2)
+    tid = topic_id(session, topic)
+    # `range` gives members ranges in member id order: a gets partition 0, b partition 1.
+    a, b = sorted((new_member(), new_member()))
+    session.heartbeat(group, a, 0, subscribed_topic_names=(topic,), server_assignor="range")
+    session.heartbeat(group, b, 0, subscribed_topic_names=(topic,), server_assignor="range")
+    session.heartbeat(group, a, 1, owned={tid: [0, 1]})
+    a_epoch = session.heartbeat(group, a, 1, owned={tid: [0]}).member_epoch
+    assert assigned(session.heartbeat(group, b, 2)) == {tid: [1]}
+    left = session.heartbeat(group, a, -1)
+    assert (left.error_code, left.member_id, left.member_epoch) == (ErrorCode.none, a, -1)
+    took_over = session.heartbeat(group, b, a_epoch)
+    assert (took_over.member_epoch, assigned(took_over)) == (3, {tid: [0, 1]})
+    gone = session.heartbeat(group, a, a_epoch)
+    assert gone.error_code == ErrorCode.unknown_member_id
+
+
+def test_one_id_is_one_group_type(
+    kafka_broker: Broker, kafka_topic, session: Session, group: str
+) -> None:
+    """A consumer group refuses a classic JoinGroup of another protocol type; DescribeGroups
+    (classic only) does not know it; ListGroups v5 names its type."""
+    topic = kafka_topic(partitions=1)
+    assignable(session, topic)
+    session.heartbeat(group, new_member(), 0, subscribed_topic_names=(topic,))
+    join_types = load_payload_module(JOIN, 5, EntityType.request)
+    joined = session.call(
+        JOIN,
+        5,
+        group_id=group,
+        session_timeout=_millis(10_000),
+        rebalance_timeout=_millis(10_000),
+        member_id="",
+        group_instance_id=None,
+        protocol_type="connect",
+        protocols=(join_types.JoinGroupRequestProtocol(name="default", metadata=b""),),
+    )
+    assert joined.error_code == ErrorCode.inconsistent_group_protocol
+    described = session.call(
+        DESCRIBE_GROUPS, 5, groups=(group,), include_authorized_operations=False
+    ).groups[0]
+    assert (described.error_code, described.group_state) == (ErrorCode.none, "Dead")
+    listed = session.call(LIST_GROUPS, 5, states_filter=(), types_filter=("consumer",)).groups
+    assert [
+        (g.group_type, g.protocol_type, g.group_state) for g in listed if g.group_id == group
+    ] == [("consumer", "consumer", "Stable")]
+    classic_only = session.call(LIST_GROUPS, 5, states_filter=(), types_filter=("classic",))
+    assert group not in {g.group_id for g in classic_only.groups}
+
+
+def test_describe_groups_v6_says_a_consumer_group_is_not_classic(
+    kafka_broker: Broker, kafka_topic, session: Session, group: str
+) -> None:
+    topic = kafka_topic(partitions=1)
+    session.heartbeat(group, new_member(), 0, subscribed_topic_names=(topic,))
+    described = session.call(
+        DESCRIBE_GROUPS, 6, groups=(group,), include_authorized_operations=False
+    ).groups[0]
+    assert (described.error_code, described.error_message) == (
+        ErrorCode.group_id_not_found,
+        f"Group {group} is not a classic group.",
+    )
+
+
+def test_a_static_member_comes_back_to_its_partitions(
+    kafka_broker: Broker, kafka_topic, session: Session, group: str
+) -> None:
+    topic = kafka_topic(partitions=2)
+    tid = topic_id(session, topic)
+    first, other = new_member(), new_member()
+    names = {"subscribed_topic_names": (topic,)}
+    session.heartbeat(group, first, 0, instance_id="instance-a", **names)
+    session.heartbeat(group, other, 0, instance_id="instance-b", **names)
+    session.heartbeat(group, first, 1, owned={tid: [0, 1]}, instance_id="instance-a")
+    session.heartbeat(group, first, 1, owned={tid: [0]}, instance_id="instance-a")
+    assert assigned(session.heartbeat(group, other, 2, instance_id="instance-b")) == {tid: [1]}
+
+    taken = session.heartbeat(group, new_member(), 0, instance_id="instance-a", **names)
+    assert taken.error_code == ErrorCode.unreleased_instance_id
+    assert taken.error_message.endswith(
+        f"with instance id instance-a cannot join the group because the instance id is "
+        f"owned by {first} member."
+    )
+    paused = session.heartbeat(group, first, -2, instance_id="instance-a")
+    assert (paused.error_code, paused.member_epoch) == (ErrorCode.none, -2)
+    restarted = new_member()
+    back = session.heartbeat(group, restarted, 0, instance_id="instance-a", **names)
+    assert (back.error_code, back.member_epoch, assigned(back)) == (ErrorCode.none, 2, {tid: [0]})
+    fenced = session.heartbeat(group, first, 2, instance_id="instance-a")
+    assert fenced.error_code == ErrorCode.fenced_instance_id
+    # The group epoch did not move: the seat was kept, not given up.
+    (info,) = session.call(
+        DESCRIBE, 1, group_ids=(group,), include_authorized_operations=False
+    ).groups
+    assert (info.group_epoch, sorted(m.instance_id for m in info.members)) == (
+        2,
+        ["instance-a", "instance-b"],
+    )
+
+
+def test_a_silent_member_is_fenced_when_its_session_ends(
+    kafka_broker: Broker, kafka_topic, session: Session, group: str
+) -> None:
+    """10 s sessions on both backends (kafkatest's test settings): the survivor keeps
+    heartbeating and is given the silent member's partition once its session ends."""
+    topic = kafka_topic(partitions=2)
+    tid = topic_id(session, topic)
+    silent, survivor = new_member(), new_member()
+    session.heartbeat(group, silent, 0, subscribed_topic_names=(topic,))
+    session.heartbeat(group, survivor, 0, subscribed_topic_names=(topic,))
+    session.heartbeat(group, silent, 1, owned={tid: [0, 1]})
+    session.heartbeat(group, silent, 1, owned={tid: [0]})
+    epoch = 2
+    owned: dict[uuid.UUID, list[int]] = {}
+    deadline = time.monotonic() + 60
+    while owned != {tid: [0, 1]}:
+        assert time.monotonic() < deadline, owned
+        response = session.heartbeat(group, survivor, epoch, owned=owned)
+        assert response.error_code == ErrorCode.none, response
+        epoch = response.member_epoch
+        owned = assigned(response) or owned
+        time.sleep(0.5)
+    assert epoch == 3
+    gone = session.heartbeat(group, silent, 2)
+    assert gone.error_code == ErrorCode.unknown_member_id
