@@ -149,3 +149,106 @@ def test_java_console_consumer_with_the_consumer_protocol(
     )  # fmt: skip
     header, row = [line.split() for line in state.stdout.splitlines() if line.strip()][-2:]
     assert dict(zip(header, row, strict=False))["STATE"] == "Empty"
+
+
+def test_three_consumers_share_partitions_and_the_rest_take_over_when_one_leaves(
+    kafka_broker: Broker, kafka_topic, consumers
+) -> None:
+    topic, group = kafka_topic(partitions=6), group_name("kip848-share")
+    members = [consumers(group) for _ in range(3)]
+    for consumer in members:
+        consumer.subscribe([topic])
+
+    def pump() -> None:
+        for consumer in members:
+            consumer.poll(0.05)
+
+    def split_evenly() -> bool:
+        shares = [owned(c) for c in members]
+        return sorted(len(s) for s in shares) == [2, 2, 2] and set().union(*shares) == set(range(6))
+
+    eventually(split_evenly, "six partitions split 2/2/2", pump)
+    described = describe(kafka_broker, group)
+    assert described.state == ConsumerGroupState.STABLE
+    assert sorted(len(m.assignment.topic_partitions) for m in described.members) == [2, 2, 2]
+
+    leaving = members.pop(0)
+    leaving.close()  # a leave heartbeat (epoch -1): its partitions move at once
+    eventually(
+        lambda: (
+            sorted(len(owned(c)) for c in members) == [3, 3]
+            and owned(members[0]) | owned(members[1]) == set(range(6))
+        ),
+        "the two left split all six",
+        pump,
+    )
+    assert len(describe(kafka_broker, group).members) == 2
+
+
+def test_a_regex_subscription_picks_up_a_new_topic(
+    kafka_broker: Broker, kafka_topic, consumers
+) -> None:
+    """The broker resolves the regex (at most every 10 s, and when topics are created)."""
+    prefix = f"kip848re{uuid.uuid4().hex[:6]}"
+    first = kafka_topic(partitions=1, name=f"{prefix}-a")
+    kafka_broker.produce([Record(first, b"from-a")])
+    group = group_name("kip848-regex")
+    consumer = consumers(group)
+    consumer.subscribe([f"^{prefix}-.*"])
+    assert read(consumer, 1) == ["from-a"]
+
+    second = kafka_topic(partitions=1, name=f"{prefix}-b")
+    kafka_broker.produce([Record(second, b"from-b")])
+    assert read(consumer, 1) == ["from-b"]
+    (member,) = describe(kafka_broker, group).members
+    assert {tp.topic for tp in member.assignment.topic_partitions} == {first, second}
+
+
+def test_kafka_consumer_groups_describes_the_live_members(
+    kafka_broker: Broker, kafka_topic, consumers
+) -> None:
+    topic, group = kafka_topic(partitions=2), group_name("kip848-tool")
+    consumer = consumers(group, **{"client.id": "kip848-client"})
+    consumer.subscribe([topic])
+    eventually(lambda: owned(consumer) == {0, 1}, "both partitions", lambda: consumer.poll(0.1))
+    listed = run_kafka_tool(
+        CONSUMER_GROUPS,
+        ["--bootstrap-server", kafka_broker.bootstrap_servers, "--list", "--type"],
+        timeout_s=90,
+    )
+    assert [line.split() for line in listed.stdout.splitlines() if line.startswith(group)] == [
+        [group, "Consumer"]
+    ]
+    members = run_kafka_tool(
+        CONSUMER_GROUPS,
+        [
+            "--bootstrap-server", kafka_broker.bootstrap_servers, "--describe", "--group",
+            group, "--members",
+        ],
+        timeout_s=90,
+    )  # fmt: skip
+    assert members.returncode == 0, members.stderr
+    header, *rows = [line.split() for line in members.stdout.splitlines() if line.strip()]
+    assert header[:2] == ["GROUP", "CONSUMER-ID"]
+    (row,) = rows
+    by_column = dict(zip(header, row, strict=False))
+    assert (by_column["GROUP"], by_column["CLIENT-ID"], by_column["#PARTITIONS"]) == (
+        group,
+        "kip848-client",
+        "2",
+    )
+    state = run_kafka_tool(
+        CONSUMER_GROUPS,
+        [
+            "--bootstrap-server", kafka_broker.bootstrap_servers, "--describe", "--group",
+            group, "--state",
+        ],
+        timeout_s=90,
+    )  # fmt: skip
+    header, row = [line.split() for line in state.stdout.splitlines() if line.strip()][-2:]
+    described = dict(zip(header, row, strict=False))
+    assert (described["ASSIGNMENT-STRATEGY"], described["STATE"], described["#MEMBERS"]) == (
+        "uniform",
+        "Stable",
+        "1",
+    )
