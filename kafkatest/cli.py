@@ -51,7 +51,7 @@ def _doctor(args: argparse.Namespace) -> int:
 def _repro(args: argparse.Namespace) -> int:
     from kafkatest.scenarios.repro import run_repro
 
-    return run_repro(args.file, args.backend, args.bootstrap)
+    return run_repro(args.file, args.backend, args.bootstrap, args.trust)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -66,8 +66,24 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--job", default=None, help="job module to run instead of the sample")
     demo.set_defaults(run=_demo)
 
-    repro = commands.add_parser("repro", help="replay a saved fault scenario; exit 1 if it fails")
-    repro.add_argument("file", help="scenario file (YAML or JSON)")
+    repro = commands.add_parser(
+        "repro",
+        help="replay a saved fault scenario; exit 1 if it fails",
+        description=(
+            "Replay a saved fault scenario on a broker of its own; exit 0 when its "
+            "expectations held, 1 when not. A scenario file is code: it names a job (a Python "
+            "function) that repro imports and runs with your permissions. Only jobs in the "
+            "scenario file's directory, the current directory or kafkatest's own sample jobs "
+            "run unasked; run a file from anywhere else only after reading it, with --trust."
+        ),
+    )
+    repro.add_argument("file", help="scenario file (YAML or JSON); it runs the job it names")
+    repro.add_argument(
+        "--trust",
+        action="store_true",
+        help="run the file's job even if it lives outside the file's directory and the "
+        "current project (only for files you have read)",
+    )
     repro.add_argument("--backend", default=None, help="emulator, kafka, container or external")
     repro.add_argument("--bootstrap", default=None, help="host:port for --backend external")
     repro.set_defaults(run=_repro)

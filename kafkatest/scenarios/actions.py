@@ -107,6 +107,35 @@ ACTIONS: dict[str, Callable[[RunContext, dict[str, Any]], object]] = {
 }
 
 
+#: Arguments of each action (required, optional), checked when a scenario is loaded.
+#: An action missing here is only checked by name; add yours when you add an action.
+ACTION_PARAMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "seed": (("label", "topic", "count"), ("partition",)),
+    "delete_topic": (("topic",), ()),
+    "create_topic": (("topic",), ("partitions",)),
+    "recreate_topic": (("topic",), ("partitions",)),
+    "delete_records": (("topic", "before"), ()),
+    "age_out_records": (("topic",), ()),
+    "add_partitions": (("topic", "total"), ()),
+    "move_leader": (("topic",), ("partition", "to_broker")),
+    "wait": (("seconds",), ()),
+    **{
+        name: ((), ())
+        for name in (
+            "broker_stop",
+            "broker_start",
+            "broker_restart",
+            "broker_pause",
+            "broker_resume",
+            "kill_job",
+            "restart_job",
+            "stop_query",
+            "start_query",
+        )
+    },
+}
+
+
 def make_action(ctx: RunContext, action: dict[str, Any]) -> Callable[[], object]:
     """A callable for ``{name: {args}}`` that logs what it did into the run's log."""
     if len(action) != 1:

@@ -2,21 +2,41 @@
 
 Exit status 0 when the scenario's expectations held, 1 when not; the printed
 report says what Spark did and what reached the sink either way.
+
+A scenario file is code: its ``job`` names a Python function that repro imports
+and runs. So repro runs only jobs that live beside the file (its directory) or in
+the current project (the working directory), or kafkatest's own sample jobs;
+anything else, say ``os:system`` or a module in site-packages, needs ``--trust``.
+The job is located without importing it, so a refused file runs no code at all.
 """
 
 from __future__ import annotations
 
+import importlib.machinery
+import sys
 import tempfile
 from pathlib import Path
 
 from kafkatest.brokers.registry import start_broker
+from kafkatest.errors import KafkaTestError
 from kafkatest.scenarios.runner import run_scenario
-from kafkatest.scenarios.spec import load_scenario
+from kafkatest.scenarios.spec import Scenario, load_scenario
+
+#: kafkatest's own jobs, safe to run from any file.
+TRUSTED_MODULES = ("kafkatest.scenarios.jobs",)
 
 
-def run_repro(path: str, backend: str | None = None, bootstrap: str | None = None) -> int:
+class UntrustedJob(KafkaTestError):
+    """The scenario's job lives outside the places repro runs code from unasked."""
+
+
+def run_repro(
+    path: str, backend: str | None = None, bootstrap: str | None = None, trust: bool = False
+) -> int:
     """Run the scenario in `path` on a fresh broker and print its report."""
     scenario = load_scenario(path)
+    if not trust:
+        check_job_is_trusted(scenario, Path(path))
     spark = None
     broker = start_broker(backend, bootstrap)
     try:
@@ -34,3 +54,44 @@ def run_repro(path: str, backend: str | None = None, bootstrap: str | None = Non
 
             stop_spark_session(spark)
         broker.close()
+
+
+def check_job_is_trusted(scenario: Scenario, path: Path) -> None:
+    """Refuse a job outside the scenario file's directory and the working directory."""
+    target = scenario.job.rpartition(":")[0]
+    if target in TRUSTED_MODULES:
+        return
+    roots = [path.resolve().parent, Path.cwd().resolve()]
+    location = job_file(target)
+    if location is not None and any(location.is_relative_to(root) for root in roots):
+        return
+    where = "cannot be found" if location is None else f"is {location}"
+    raise UntrustedJob(
+        f"{path}: the scenario's job {scenario.job!r} {where}, outside the scenario file's "
+        f"directory ({roots[0]}) and the current project ({roots[1]}). A scenario file is code: "
+        "repro would import and run that function. Read the file, and if you trust it run "
+        "again with --trust"
+    )
+
+
+def job_file(target: str) -> Path | None:
+    """The file a job's module or path names, found without importing anything."""
+    if target.endswith(".py") or "/" in target:
+        return Path(target).resolve()
+    loaded = sys.modules.get(target)
+    if loaded is not None:
+        origin = getattr(loaded, "__file__", None)
+        return None if origin is None else Path(origin).resolve()
+    search: list[str] | None = list(sys.path)  # where the import will look, in its order
+    spec = None
+    for part in target.split("."):
+        if search is None or not part.isidentifier():
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(part, search)
+        if spec is None:
+            return None
+        locations = spec.submodule_search_locations
+        search = None if locations is None else list(locations)
+    if spec is None or spec.origin is None or spec.origin in ("built-in", "frozen"):
+        return None
+    return Path(spec.origin).resolve()
