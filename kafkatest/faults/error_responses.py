@@ -39,6 +39,7 @@ _IDENTITY = (
     "group_id",
     "resource_type",
     "resource_name",
+    "transactional_id",
 )
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
@@ -160,6 +161,7 @@ _SCALAR_LISTS = {
     "resource": (),
     "group": ("groups", "groups_names"),
     "key": ("coordinator_keys",),
+    "transaction": ("transactional_ids",),
 }
 _KIND_FIELDS = {
     "topic": (*TOPIC_FIELDS, "topic_id"),
@@ -167,6 +169,7 @@ _KIND_FIELDS = {
     "resource": ("resource_name",),
     "group": ("group_id",),
     "key": ("key",),
+    "transaction": ("transactional_id",),
 }
 
 

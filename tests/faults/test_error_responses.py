@@ -79,7 +79,11 @@ def test_every_advertised_version_can_carry_an_injected_error(api_key: int, vers
 
 
 def _error_codes(entity: Any) -> list[ErrorCode]:
-    found = [entity.error_code] if hasattr(entity, "error_code") else []
+    found = [
+        getattr(entity, f.name)
+        for f in dataclasses.fields(entity)
+        if f.metadata.get("kafka_type") == "error_code"
+    ]
     for _name, items in entity_tuples(entity):
         for item in items:
             found.extend(_error_codes(item))
