@@ -159,7 +159,7 @@ _SCALAR_LISTS = {
     "topic": ("topic_names",),
     "partition": ("partition_indexes", "partitions"),
     "resource": (),
-    "group": ("groups", "groups_names"),
+    "group": ("groups", "groups_names", "group_ids"),
     "key": ("coordinator_keys",),
     "transaction": ("transactional_ids",),
 }
