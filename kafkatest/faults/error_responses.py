@@ -40,6 +40,7 @@ _IDENTITY = (
     "resource_type",
     "resource_name",
     "transactional_id",
+    "user",
 )
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
@@ -147,7 +148,15 @@ def _mirror_items(element: type, source: Any) -> tuple[Any, ...]:
     for _name, items in entity_tuples(source):
         if _kind({f.name for f in dataclasses.fields(items[0])}) == kind:
             return items
-    for name in _SCALAR_LISTS[kind]:
+    if kind in _REQUEST_FIELDS:
+        wanted = set(_REQUEST_FIELDS[kind])
+        return tuple(
+            _scalar_entry(kind, getattr(item, field))
+            for _name, items in entity_tuples(source)
+            for item in items
+            for field in wanted & {f.name for f in dataclasses.fields(item)}
+        )
+    for name in _SCALAR_LISTS.get(kind, ()):
         values = getattr(source, name, None)
         if isinstance(values, tuple) and values:
             return tuple(_scalar_entry(kind, value) for value in values)
@@ -170,7 +179,11 @@ _KIND_FIELDS = {
     "group": ("group_id",),
     "key": ("key",),
     "transaction": ("transactional_id",),
+    "user": ("user",),
 }
+#: Response kinds whose request entries name them by another field
+#: (AlterUserScramCredentials: one result per deletion or upsertion ``name``).
+_REQUEST_FIELDS = {"user": ("name",)}
 
 
 def _kind(names: set[str]) -> str:
