@@ -142,9 +142,10 @@ class EmulatorState:
                 f"because only {brokers} broker(s) are registered."
             )
         configs = dict(configs or {})
+        # Validated before anything is sized by `partitions`, which a client chose.
+        self.topics.check_absent(name)
+        self.topics.check_new(name, partitions, configs)
         if validate_only:
-            self.topics.check_absent(name)
-            self.topics.check_new(name, partitions, configs)
             return None
         start = self.cluster.next_leader_start()
         leaders = [self.cluster.leader_of(start, p) for p in range(partitions)]
@@ -163,12 +164,10 @@ class EmulatorState:
     def add_partitions(self, name: str, total: int, validate_only: bool = False) -> Topic:
         topic = self.topics.get(name)
         current = len(topic.partitions)
-        leaders = [
-            self.cluster.leader_of(topic.leader_start, p) for p in range(current, max(total, 0))
-        ]
+        self.topics.check_growth(topic, total)
         if validate_only:
-            self.topics.check_growth(topic, total)
             return topic
+        leaders = [self.cluster.leader_of(topic.leader_start, p) for p in range(current, total)]
         return self.topics.add_partitions(name, total, leaders)
 
     def move_leader(self, name: str, partition: int, leader_id: int) -> tuple[int, int]:

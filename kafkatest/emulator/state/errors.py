@@ -101,6 +101,18 @@ class TopicDeletionDisabled(StateError):
     error_name = "topic_deletion_disabled"
 
 
+class PolicyViolation(StateError):
+    error_name = "policy_violation"
+
+
+class BatchTooLarge(StateError):
+    """More metadata records than Kafka's controller writes for one request.
+
+    Kafka answers UNKNOWN_SERVER_ERROR with no message (its BoundedList overflows
+    outside the ApiException path); the message here is for kafkatest's own callers.
+    """
+
+
 # -- transactions ---------------------------------------------------------------------
 
 

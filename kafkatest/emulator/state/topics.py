@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 
 from kafkatest.emulator.state.cleaner import CleanerConfig
 from kafkatest.emulator.state.errors import (
+    BatchTooLarge,
     InvalidPartitions,
     InvalidTopic,
+    PolicyViolation,
     TopicAlreadyExists,
     UnknownTopicId,
     UnknownTopicOrPartition,
@@ -25,8 +27,18 @@ from kafkatest.emulator.state.topic_configs import TOPIC_CONFIGS, validate_topic
 
 _LEGAL_NAME = re.compile(r"^[a-zA-Z0-9._-]+$")
 MAX_NAME_LENGTH = 249
-#: Kafka's partition limit per request is far higher; this guards memory.
-MAX_PARTITIONS = 10_000
+#: Kafka's controller refuses a CreateTopics whose topics ask for more partitions than
+#: this in all (ReplicationControlManager.MAX_PARTITIONS_PER_BATCH)...
+MAX_PARTITIONS_PER_REQUEST = 10_000
+#: ...and any admin request that would write more metadata records than this
+#: (QuorumController.MAX_RECORDS_PER_USER_OP): one per topic, one per new partition,
+#: one per config set. Both are checked before anything is allocated.
+MAX_RECORDS_PER_REQUEST = 10_000
+#: The most partitions one topic creation can ask for.
+MAX_PARTITIONS = MAX_PARTITIONS_PER_REQUEST
+#: Kafka's answers (POLICY_VIOLATION) when a request passes those limits.
+TOO_MANY_PARTITIONS = "Excessively large number of partitions per request."
+TOO_MANY_RECORDS = "Unable to perform excessively large batch operation."
 #: The names Kafka marks internal (its Topic.INTERNAL_TOPICS); a user topic named
 #: ``__x`` is not internal, and an unknown one of these names still is.
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
@@ -130,6 +142,11 @@ def validate_topic_name(name: str | None) -> str:
     return name
 
 
+def creation_records(partitions: int, configs: Mapping[str, str | None]) -> int:
+    """Metadata records Kafka's controller writes to create a topic."""
+    return 1 + partitions + sum(1 for value in configs.values() if value is not None)
+
+
 class TopicRegistry:
     def __init__(self) -> None:
         self._by_name: dict[str, Topic] = {}
@@ -160,8 +177,14 @@ class TopicRegistry:
     def check_new(name: str, partitions: int, configs: Mapping[str, str | None]) -> dict[str, str]:
         """Validate a creation without doing it (CreateTopics validate_only)."""
         validate_topic_name(name)
-        if partitions <= 0 or partitions > MAX_PARTITIONS:
-            raise InvalidPartitions(f"Number of partitions must be larger than 0: {partitions}")
+        if partitions <= 0:
+            raise InvalidPartitions(
+                "Number of partitions was set to an invalid non-positive value."
+            )
+        if partitions > MAX_PARTITIONS_PER_REQUEST:
+            raise PolicyViolation(TOO_MANY_PARTITIONS)
+        if creation_records(partitions, configs) > MAX_RECORDS_PER_REQUEST:
+            raise PolicyViolation(TOO_MANY_RECORDS)
         return {key: validate_topic_config(key, value) for key, value in configs.items()}
 
     def check_absent(self, name: str) -> None:
@@ -179,8 +202,11 @@ class TopicRegistry:
             )
         if total == current:
             raise InvalidPartitions(f"Topic already has {current} partition(s).")
-        if total > MAX_PARTITIONS:
-            raise InvalidPartitions(f"too many partitions: {total}")
+        if total - current > MAX_RECORDS_PER_REQUEST:
+            raise BatchTooLarge(
+                f"cannot add {total - current} partitions to {topic.name} in one request: "
+                f"Kafka's controller writes at most {MAX_RECORDS_PER_REQUEST} at once"
+            )
 
     def create(
         self,

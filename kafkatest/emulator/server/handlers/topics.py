@@ -6,6 +6,7 @@ clients that send admin requests to the controller or to any node both work.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from kio.schema.errors import ErrorCode
@@ -13,8 +14,20 @@ from kio.schema.errors import ErrorCode
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
-from kafkatest.emulator.state.errors import InvalidRequest, StateError
+from kafkatest.emulator.state.errors import (
+    BatchTooLarge,
+    InvalidRequest,
+    PolicyViolation,
+    StateError,
+)
 from kafkatest.emulator.state.topic_configs import TOPIC_CONFIGS
+from kafkatest.emulator.state.topics import (
+    MAX_PARTITIONS_PER_REQUEST,
+    MAX_RECORDS_PER_REQUEST,
+    TOO_MANY_PARTITIONS,
+    TOO_MANY_RECORDS,
+    creation_records,
+)
 
 _DEFAULT_CONFIG_SOURCE = 5
 _TOPIC_CONFIG_SOURCE = 1
@@ -23,11 +36,15 @@ _TOPIC_CONFIG_SOURCE = 1
 @handles(19, 2, 7)
 async def create_topics(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
+    refusal = _refusal_of_the_whole_request(ctx, request)
+    if refusal is not None:
+        results = [_creation_failed(types, wanted.name, refusal) for wanted in request.topics]
+        return make(types.CreateTopicsResponse, throttle_time=NO_THROTTLE, topics=tuple(results))
     results = []
-    names = [t.name for t in request.topics]
+    names = Counter(t.name for t in request.topics)
     for wanted in request.topics:
         try:
-            if names.count(wanted.name) > 1:
+            if names[wanted.name] > 1:
                 raise InvalidRequest(f"Duplicate topic name {wanted.name} in the request")
             if wanted.assignments:
                 raise InvalidRequest("manual replica assignments are not supported")
@@ -40,18 +57,7 @@ async def create_topics(ctx: RequestContext, request: Any) -> Any:
                 validate_only=request.validate_only,
             )
         except StateError as exc:
-            results.append(
-                make(
-                    types.CreatableTopicResult,
-                    name=wanted.name,
-                    topic_id=None,
-                    error_code=error_code_of(exc),
-                    error_message=str(exc),
-                    num_partitions=-1,
-                    replication_factor=-1,
-                    configs=None,
-                )
-            )
+            results.append(_creation_failed(types, wanted.name, exc))
             continue
         partitions = (
             len(topic.partitions)
@@ -72,6 +78,52 @@ async def create_topics(ctx: RequestContext, request: Any) -> Any:
             )
         )
     return make(types.CreateTopicsResponse, throttle_time=NO_THROTTLE, topics=tuple(results))
+
+
+def _refusal_of_the_whole_request(ctx: RequestContext, request: Any) -> StateError | None:
+    """Kafka's controller limits on one CreateTopics, checked before any topic is made.
+
+    Every topic then gets the same POLICY_VIOLATION, as from Kafka, where these
+    checks throw out of the whole request.
+    """
+    default = ctx.state.settings.num_partitions
+    asked = 0
+    for wanted in request.topics:
+        if wanted.assignments:
+            asked += len(wanted.assignments)
+        elif wanted.num_partitions == -1:
+            asked += default
+        elif wanted.num_partitions > 0:
+            asked += wanted.num_partitions
+    if asked > MAX_PARTITIONS_PER_REQUEST:
+        return PolicyViolation(TOO_MANY_PARTITIONS)
+    records = 0
+    for wanted in request.topics:
+        configs = {c.name: c.value for c in wanted.configs}
+        try:
+            ctx.state.create_topic(
+                wanted.name, wanted.num_partitions, wanted.replication_factor, configs, True
+            )
+        except StateError:
+            continue  # refused on its own: it writes nothing
+        partitions = default if wanted.num_partitions == -1 else wanted.num_partitions
+        records += creation_records(partitions, configs)
+    if records > MAX_RECORDS_PER_REQUEST:
+        return PolicyViolation(TOO_MANY_RECORDS)
+    return None
+
+
+def _creation_failed(types: Any, name: str, exc: StateError) -> Any:
+    return make(
+        types.CreatableTopicResult,
+        name=name,
+        topic_id=None,
+        error_code=error_code_of(exc),
+        error_message=str(exc),
+        num_partitions=-1,
+        replication_factor=-1,
+        configs=None,
+    )
 
 
 def _described_configs(types: Any, overrides: dict[str, str]) -> tuple[Any, ...] | None:
@@ -123,12 +175,27 @@ async def delete_topics(ctx: RequestContext, request: Any) -> Any:
 async def create_partitions(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
     results = []
+    #: New partitions this request may still add: Kafka's controller writes one record
+    #: per new partition, at most MAX_RECORDS_PER_REQUEST for the whole request.
+    budget = MAX_RECORDS_PER_REQUEST
     for wanted in request.topics:
+        message: str | None
         try:
+            topic = ctx.state.topics.get(wanted.name)
+            adding = wanted.count - len(topic.partitions)
+            if adding > budget:
+                budget = 0  # Kafka's record list is full: later growth fails too
+                raise BatchTooLarge(
+                    f"cannot add {adding} partitions to {wanted.name} in one request: "
+                    f"Kafka's controller writes at most {MAX_RECORDS_PER_REQUEST} at once"
+                )
             ctx.state.add_partitions(wanted.name, wanted.count, request.validate_only)
+            budget -= adding
             code, message = ErrorCode.none, None
         except StateError as exc:
-            code, message = error_code_of(exc), str(exc)
+            # Kafka's overflow is not an ApiException: it answers with no message.
+            code = error_code_of(exc)
+            message = None if isinstance(exc, BatchTooLarge) else str(exc)
         results.append(
             make(
                 types.CreatePartitionsTopicResult,
