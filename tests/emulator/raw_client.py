@@ -55,3 +55,21 @@ def _read_exactly(sock: socket.socket, count: int) -> bytes | None:
             return None
         data += chunk
     return data
+
+
+def ask(bootstrap: str, api_key: int, version: int, request: Any, correlation_id: int = 11) -> Any:
+    """Send one request on a fresh connection and decode the answer with kio."""
+    from kio.serial import entity_reader
+
+    from kafkatest.emulator.protocol.messages import response_schema
+
+    with connect(bootstrap) as sock:
+        sock.sendall(request_frame(api_key, version, correlation_id, encode(request)))
+        reply = read_frame(sock)
+    assert reply is not None, f"API {api_key} v{version}: the broker closed the connection"
+    assert struct.unpack(">i", reply[:4])[0] == correlation_id
+    schema = response_schema(api_key, version)
+    assert schema is not None
+    # ApiVersions always answers with header v0; flexible responses add a tag byte.
+    offset = 5 if schema.__flexible__ and api_key != 18 else 4
+    return entity_reader(schema)(reply, offset)[0]

@@ -33,7 +33,7 @@ def _still_serves(emulator: EmulatorBroker) -> None:
     assert response.error_code is ErrorCode.none
     advertised = {k.api_key: (k.min_version, k.max_version) for k in response.api_keys}
     assert advertised[18] == (0, 4)
-    assert advertised[1] == (4, 12)
+    assert advertised[1] == (4, 18)
 
 
 def test_api_versions_at_a_future_version_answers_v0_with_unsupported_version(

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kafkatest.emulator.state import EmulatorState
+from kafkatest.emulator.state.fetch_sessions import FetchSessionCache
 
 #: Kafka's principal for a connection that did not authenticate (PLAINTEXT, or SSL
 #: without a client certificate).
@@ -27,3 +28,5 @@ class RequestContext:
     #: user, the client certificate's DN on mutual TLS, else "User:ANONYMOUS".
     #: Authorization reads it; it never changes on a connection.
     principal: str = ANONYMOUS
+    #: The receiving broker's fetch sessions (KIP-227); each broker has its own.
+    fetch_sessions: FetchSessionCache = field(default_factory=FetchSessionCache)

@@ -31,6 +31,7 @@ from kafkatest.emulator.server.context import ANONYMOUS, RequestContext
 from kafkatest.emulator.server.faults import FaultHook
 from kafkatest.emulator.server.handlers import load_handlers
 from kafkatest.emulator.state import EmulatorState
+from kafkatest.emulator.state.fetch_sessions import FetchSessionCache
 
 log = logging.getLogger("kafkatest.emulator")
 
@@ -45,6 +46,7 @@ class Dispatcher:
         self.broker_id = broker_id
         self.faults = faults
         self.handlers = load_handlers()
+        self.fetch_sessions = FetchSessionCache()
 
     async def handle(
         self,
@@ -86,6 +88,7 @@ class Dispatcher:
             peer=peer,
             connection_id=connection_id,
             principal=principal,
+            fetch_sessions=self.fetch_sessions,
         )
         handler = spec.handler
         decision = await self.faults.before_dispatch(ctx, request)
@@ -119,7 +122,7 @@ class Dispatcher:
             api_keys=tuple(
                 ApiVersion(
                     api_key=i16(s.api_key),
-                    min_version=i16(s.min_version),
+                    min_version=i16(s.advertised_min_version),
                     max_version=i16(s.max_version),
                 )
                 for s in sorted(self.handlers.values(), key=lambda s: s.api_key)

@@ -167,6 +167,9 @@ class TopicRegistry:
     def find(self, name: str) -> Topic | None:
         return self._by_name.get(name)
 
+    def find_by_id(self, topic_id: uuid.UUID) -> Topic | None:
+        return self._by_id.get(topic_id)
+
     def by_id(self, topic_id: uuid.UUID) -> Topic:
         topic = self._by_id.get(topic_id)
         if topic is None:

@@ -23,6 +23,13 @@ class ApiHandler:
     min_version: int
     max_version: int
     handler: Handler
+    #: The minimum ApiVersions advertises, when lower than the served one: Kafka
+    #: advertises Produce from v0 for old librdkafka's feature detection but serves v3+.
+    advertised_min: int | None = None
+
+    @property
+    def advertised_min_version(self) -> int:
+        return self.min_version if self.advertised_min is None else self.advertised_min
 
     def supports(self, version: int) -> bool:
         return self.min_version <= version <= self.max_version
@@ -31,7 +38,9 @@ class ApiHandler:
 HANDLERS: dict[int, ApiHandler] = {}
 
 
-def handles(api_key: int, min_version: int, max_version: int) -> Callable[[Handler], Handler]:
+def handles(
+    api_key: int, min_version: int, max_version: int, advertised_min: int | None = None
+) -> Callable[[Handler], Handler]:
     """Register the decorated coroutine as the handler of `api_key` versions min..max."""
 
     def register(handler: Handler) -> Handler:
@@ -40,7 +49,7 @@ def handles(api_key: int, min_version: int, max_version: int) -> Callable[[Handl
             raise RuntimeError(
                 f"API key {api_key} already handled by {existing.handler.__module__}"
             )
-        HANDLERS[api_key] = ApiHandler(api_key, min_version, max_version, handler)
+        HANDLERS[api_key] = ApiHandler(api_key, min_version, max_version, handler, advertised_min)
         return handler
 
     return register

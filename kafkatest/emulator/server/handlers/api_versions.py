@@ -1,4 +1,11 @@
-"""ApiVersions: advertise exactly the registered handlers' version ranges."""
+"""ApiVersions: the registered handlers' version ranges and the cluster's features.
+
+ApiVersions v3+ also answers DescribeFeatures (Admin.describeFeatures, the
+kafka-features tool): the feature levels this broker's software supports and the
+levels finalized cluster-wide, as a Kafka 4.1 cluster formatted with defaults has
+them. A feature whose behaviour the emulator does not serve is kept at level 0
+(see FINALIZED_FEATURES).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +17,33 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import HANDLERS, handles
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 
+#: (min, max) supported levels, as Kafka 4.1.1 reports them.
+SUPPORTED_FEATURES: dict[str, tuple[int, int]] = {
+    # Kafka supports 0-1; level 1 means KIP-848's consumer groups, not served yet.
+    "group.version": (0, 0),
+    "kraft.version": (0, 1),
+    "metadata.version": (7, 27),
+    "share.version": (0, 1),
+    # Kafka supports 0-2; level 1+ means the transaction protocol, not served yet.
+    "transaction.version": (0, 0),
+    "eligible.leader.replicas.version": (0, 1),
+}
+
+#: Finalized levels. Kafka 4.1 also finalizes transaction.version 2 (clients would
+#: then use KIP-890's transaction protocol) and group.version 1; level 0 features
+#: are omitted from the answer, as Kafka omits them.
+FINALIZED_FEATURES: dict[str, int] = {
+    "metadata.version": 27,
+    "eligible.leader.replicas.version": 1,
+}
+
+#: The metadata offset at which the features were finalized (Kafka: a log offset).
+FINALIZED_EPOCH = 1
+
+#: ApiVersions v4 is the first to list supported features whose minimum is 0
+#: (KAFKA-17492: older clients reject a 0 minimum).
+_ZERO_MIN_FEATURES_SINCE = 4
+
 
 @handles(18, 0, 4)
 async def api_versions(ctx: RequestContext, request: Any) -> Any:
@@ -18,18 +52,36 @@ async def api_versions(ctx: RequestContext, request: Any) -> Any:
         make(
             types.ApiVersion,
             api_key=s.api_key,
-            min_version=s.min_version,
+            min_version=s.advertised_min_version,
             max_version=s.max_version,
         )
         for s in sorted(HANDLERS.values(), key=lambda s: s.api_key)
     )
+    supported: tuple[Any, ...] = ()
+    finalized: tuple[Any, ...] = ()
+    if hasattr(types, "SupportedFeatureKey"):
+        supported = tuple(
+            make(types.SupportedFeatureKey, name=name, min_version=low, max_version=high)
+            for name, (low, high) in SUPPORTED_FEATURES.items()
+            if low > 0 or ctx.api_version >= _ZERO_MIN_FEATURES_SINCE
+        )
+        finalized = tuple(
+            make(
+                types.FinalizedFeatureKey,
+                name=name,
+                max_version_level=level,
+                min_version_level=level,
+            )
+            for name, level in FINALIZED_FEATURES.items()
+            if level > 0
+        )
     return make(
         types.ApiVersionsResponse,
         error_code=ErrorCode.none,
         api_keys=api_keys,
         throttle_time=NO_THROTTLE,
-        supported_features=(),
-        finalized_features_epoch=-1,
-        finalized_features=(),
+        supported_features=supported,
+        finalized_features_epoch=FINALIZED_EPOCH,
+        finalized_features=finalized,
         zk_migration_ready=False,
     )

@@ -14,7 +14,7 @@ _OPERATIONS_OMITTED = -(2**31)
 _BROKER_ENDPOINTS = 1
 
 
-@handles(60, 0, 1)
+@handles(60, 0, 2)
 async def describe_cluster(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
     cluster = ctx.state.cluster
@@ -45,6 +45,7 @@ async def describe_cluster(ctx: RequestContext, request: Any) -> Any:
                 host=n.host,
                 port=n.port,
                 rack=None,
+                is_fenced=False,
             )
             for n in cluster.nodes
         ),

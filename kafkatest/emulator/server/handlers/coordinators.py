@@ -1,6 +1,7 @@
 """FindCoordinator: the broker coordinating a group (key type 0) or a transactional
 id (key type 1). Both coordinators live in the one shared state; the answer only
 spreads keys over the emulated brokers as Kafka spreads coordinator partitions.
+From v4 one request asks for many keys and gets an answer per key.
 """
 
 from __future__ import annotations
@@ -13,19 +14,36 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 
+#: FindCoordinator v4 batches keys: one request, a coordinator per key.
+_BATCHED_SINCE = 4
 
-@handles(10, 0, 3)
+
+@handles(10, 0, 6)
 async def find_coordinator(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
-    cluster = ctx.state.cluster
-    node_id = cluster.coordinator_for(request.key)
-    host, port = cluster.address(node_id)
-    return make(
-        types.FindCoordinatorResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=ErrorCode.none,
-        error_message=None,
-        node_id=node_id,
-        host=host,
-        port=port,
+    if ctx.api_version < _BATCHED_SINCE:
+        return make(
+            types.FindCoordinatorResponse,
+            throttle_time=NO_THROTTLE,
+            **_coordinator(ctx, request.key),
+        )
+    coordinators = tuple(
+        make(types.Coordinator, key=key, **_coordinator(ctx, key))
+        for key in request.coordinator_keys
     )
+    return make(types.FindCoordinatorResponse, throttle_time=NO_THROTTLE, coordinators=coordinators)
+
+
+def _coordinator(ctx: RequestContext, key: str) -> dict[str, Any]:
+    """One key's answer: node, host, port, error code and message."""
+    cluster = ctx.state.cluster
+    node_id = cluster.coordinator_for(key)
+    host, port = cluster.address(node_id)
+    # Kafka's Errors.NONE.message() is its name.
+    return {
+        "error_code": ErrorCode.none,
+        "error_message": "NONE",
+        "node_id": node_id,
+        "host": host,
+        "port": port,
+    }

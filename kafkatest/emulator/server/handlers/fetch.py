@@ -1,10 +1,15 @@
-"""Fetch: whole stored batches, byte limits, long polling, sessions declined.
+"""Fetch: whole stored batches, byte limits, long polling and fetch sessions.
 
 Batches are returned as stored (the first may start before the fetch offset;
 clients skip those records). Byte limits are soft in Kafka's way: the first
 batch of the first non-empty partition is always included so consumers
-progress. Fetch sessions (KIP-227) are declined by answering session_id 0, so
-every response is a full one holding exactly the requested partitions.
+progress. From v13 topics are named by id (an unknown id is UNKNOWN_TOPIC_ID).
+
+Fetch sessions (KIP-227) are served as Kafka serves them: a request at epoch 0
+opens one (a full response, with the new session id), later requests at the
+session's next epoch carry only changed partitions and forgotten ones and get
+only partitions with news; epoch -1 fetches without a session. The session
+logic lives in `state.fetch_sessions`; this module reads and answers.
 """
 
 from __future__ import annotations
@@ -20,13 +25,23 @@ from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.leader_epochs import fencing_error
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
 from kafkatest.emulator.state.errors import StateError
+from kafkatest.emulator.state.fetch_sessions import (
+    FINAL_EPOCH,
+    INITIAL_EPOCH,
+    NO_SESSION,
+    FetchSession,
+    PartitionKey,
+    SessionPartition,
+)
 
 _READ_COMMITTED = 1
+#: The first Fetch version that names topics by id.
+TOPIC_ID_VERSION = 13
 
 
 @dataclass(slots=True)
 class _PartitionRead:
-    partition: int
+    wanted: SessionPartition
     error: ErrorCode
     high_watermark: int = -1
     log_start_offset: int = -1
@@ -36,92 +51,159 @@ class _PartitionRead:
     aborted: tuple[tuple[int, int], ...] = ()
 
 
-@handles(1, 4, 12)
+@handles(1, 4, 18)
 async def fetch(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
-    session_id = getattr(request, "session_id", 0)
-    session_epoch = getattr(request, "session_epoch", -1)
-    if session_id != 0 or session_epoch > 0:
-        code = (
-            ErrorCode.fetch_session_id_not_found
-            if session_id != 0
-            else ErrorCode.invalid_fetch_session_epoch
-        )
-        return make(
-            types.FetchResponse,
-            throttle_time=NO_THROTTLE,
-            error_code=code,
-            session_id=0,
-            responses=(),
-        )
+    uses_ids = ctx.api_version >= TOPIC_ID_VERSION
+    session_id = getattr(request, "session_id", NO_SESSION)
+    epoch = getattr(request, "session_epoch", FINAL_EPOCH)
+    sessions = ctx.fetch_sessions
+    session: FetchSession | None = None
+    if epoch in (INITIAL_EPOCH, FINAL_EPOCH):
+        if session_id != NO_SESSION:
+            sessions.remove(session_id)
+        wanted = _requested(ctx, request, uses_ids)
+    else:
+        session = sessions.get(session_id)
+        error = _session_error(session, epoch, uses_ids)
+        if error is not None:
+            return _error_response(types, error)
+        assert session is not None
+        session.update(_requested(ctx, request, uses_ids), _forgotten(request, uses_ids))
+        session.advance()
+        wanted = list(session.partitions.values())
+    committed = getattr(request, "isolation_level", 0) == _READ_COMMITTED
+    reads = await _read_until_ready(ctx, request, wanted, committed)
+    if session is not None:
+        reads = _incremental(session, reads, uses_ids)
+    elif epoch == INITIAL_EPOCH:
+        session = sessions.create(uses_ids, _session_partitions(reads, uses_ids))
+    session_id = NO_SESSION if session is None else session.session_id
+    return _response(types, reads, committed, session_id)
+
+
+def _session_error(session: FetchSession | None, epoch: int, uses_ids: bool) -> ErrorCode | None:
+    if session is None:
+        return ErrorCode.fetch_session_id_not_found
+    if session.epoch != epoch:
+        return ErrorCode.invalid_fetch_session_epoch
+    if session.uses_topic_ids != uses_ids:
+        return ErrorCode.fetch_session_topic_id_error
+    return None
+
+
+def _error_response(types: Any, error: ErrorCode) -> Any:
+    return make(
+        types.FetchResponse,
+        throttle_time=NO_THROTTLE,
+        error_code=error,
+        session_id=NO_SESSION,
+        responses=(),
+        node_endpoints=(),
+    )
+
+
+def _requested(ctx: RequestContext, request: Any, uses_ids: bool) -> list[SessionPartition]:
+    """The request's partitions in order, each with its topic's name and id resolved."""
+    out: list[SessionPartition] = []
+    topics = ctx.state.topics
+    for topic_request in request.topics:
+        if uses_ids:
+            topic_id = topic_request.topic_id
+            found = topics.find_by_id(topic_id)
+            name = None if found is None else found.name
+        else:
+            name = topic_request.topic
+            topic_id = None
+        for p in topic_request.partitions:
+            out.append(
+                SessionPartition(
+                    topic=name,
+                    topic_id=topic_id,
+                    partition=p.partition,
+                    fetch_offset=p.fetch_offset,
+                    max_bytes=p.partition_max_bytes,
+                    current_leader_epoch=getattr(p, "current_leader_epoch", -1),
+                )
+            )
+    return out
+
+
+def _forgotten(request: Any, uses_ids: bool) -> list[PartitionKey]:
+    return [
+        (t.topic_id if uses_ids else t.topic, p)
+        for t in getattr(request, "forgotten_topics_data", ())
+        for p in t.partitions
+    ]
+
+
+async def _read_until_ready(
+    ctx: RequestContext, request: Any, wanted: list[SessionPartition], committed: bool
+) -> list[_PartitionRead]:
+    """Read until min_bytes are there, a partition fails, or max_wait passes."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + request.max_wait.total_seconds()
-    committed = getattr(request, "isolation_level", 0) == _READ_COMMITTED
     while True:
         ctx.state.maybe_enforce_retention()
-        reads, total, failed = _read_all(ctx, request, committed)
+        reads, total, failed = _read_all(ctx, request.max_bytes, wanted, committed)
         remaining = deadline - loop.time()
         if total >= request.min_bytes or failed or remaining <= 0:
-            break
+            return reads
         await ctx.state.appends.wait(remaining)
-    return _response(types, request, reads, committed)
 
 
 def _read_all(
-    ctx: RequestContext, request: Any, committed: bool
-) -> tuple[list[list[_PartitionRead]], int, bool]:
-    budget = request.max_bytes
+    ctx: RequestContext, max_bytes: int, wanted: list[SessionPartition], committed: bool
+) -> tuple[list[_PartitionRead], int, bool]:
     total = 0
     failed = False
-    out: list[list[_PartitionRead]] = []
-    for topic_request in request.topics:
-        reads = []
-        for partition_request in topic_request.partitions:
-            read = _read_partition(
-                ctx, topic_request.topic, partition_request, budget - total, total == 0, committed
-            )
-            reads.append(read)
-            if read.error is not ErrorCode.none:
-                failed = True
-            total += sum(len(b) for b in read.batches)
-        out.append(reads)
-    return out, total, failed
+    reads: list[_PartitionRead] = []
+    for part in wanted:
+        read = _read_partition(ctx, part, max_bytes - total, total == 0, committed)
+        reads.append(read)
+        if read.error is not ErrorCode.none:
+            failed = True
+        total += sum(len(b) for b in read.batches)
+    return reads, total, failed
 
 
 def _read_partition(
-    ctx: RequestContext, topic_name: str, request: Any, budget: int, first: bool, committed: bool
+    ctx: RequestContext, wanted: SessionPartition, budget: int, first: bool, committed: bool
 ) -> _PartitionRead:
-    index = request.partition
+    if wanted.topic is None:  # an id no topic has (only from v13)
+        return _PartitionRead(wanted, ErrorCode.unknown_topic_id)
     try:
-        topic = ctx.state.topics.get(topic_name)
-        partition = topic.partition(index)
+        topic = ctx.state.topics.get(wanted.topic)
+        if wanted.topic_id is not None and topic.topic_id != wanted.topic_id:
+            return _PartitionRead(wanted, ErrorCode.unknown_topic_id)
+        partition = topic.partition(wanted.partition)
     except StateError as exc:
-        return _PartitionRead(index, error_code_of(exc))
+        return _PartitionRead(wanted, error_code_of(exc))
     if partition.leader_id != ctx.broker_id:
-        return _PartitionRead(index, ErrorCode.not_leader_or_follower)
-    fenced = fencing_error(partition, getattr(request, "current_leader_epoch", -1))
+        return _PartitionRead(wanted, ErrorCode.not_leader_or_follower)
+    fenced = fencing_error(partition, wanted.current_leader_epoch)
     if fenced is not None:
-        return _PartitionRead(index, fenced)
+        return _PartitionRead(wanted, fenced)
     log = partition.log
-    max_bytes = min(request.partition_max_bytes, max(budget, 0))
+    max_bytes = min(wanted.max_bytes, max(budget, 0))
     stable = log.last_stable_offset
     aborted: tuple[tuple[int, int], ...] = ()
     try:
         if committed:
-            batches, upper = log.read_bounded(request.fetch_offset, max_bytes, first, stable)
+            batches, upper = log.read_bounded(wanted.fetch_offset, max_bytes, first, stable)
             if batches:
                 aborted = tuple(
                     (a.producer_id, a.first_offset)
-                    for a in log.aborted_transactions(request.fetch_offset, upper)
+                    for a in log.aborted_transactions(wanted.fetch_offset, upper)
                 )
         else:
-            batches = log.read(request.fetch_offset, max_bytes, first)
+            batches = log.read(wanted.fetch_offset, max_bytes, first)
     except StateError as exc:
         return _PartitionRead(
-            index, error_code_of(exc), log.high_watermark, log.log_start_offset, (), stable
+            wanted, error_code_of(exc), log.high_watermark, log.log_start_offset, (), stable
         )
     return _PartitionRead(
-        index,
+        wanted,
         ErrorCode.none,
         log.high_watermark,
         log.log_start_offset,
@@ -131,37 +213,82 @@ def _read_partition(
     )
 
 
-def _response(types: Any, request: Any, reads: list[list[_PartitionRead]], committed: bool) -> Any:
+def _session_partitions(
+    reads: list[_PartitionRead], uses_ids: bool
+) -> dict[PartitionKey, SessionPartition]:
+    """A new session's partitions, remembering what the full response told."""
+    out: dict[PartitionKey, SessionPartition] = {}
+    for read in reads:
+        part = read.wanted
+        part.high_watermark = read.high_watermark
+        part.log_start_offset = read.log_start_offset
+        out[part.key(uses_ids)] = part
+    return out
+
+
+def _incremental(
+    session: FetchSession, reads: list[_PartitionRead], uses_ids: bool
+) -> list[_PartitionRead]:
+    """The reads an incremental response carries; those sent move to the session's end."""
+    sent: list[_PartitionRead] = []
+    for read in reads:
+        part = read.wanted
+        if part.must_send(
+            read.error is not ErrorCode.none,
+            bool(read.batches),
+            read.high_watermark,
+            read.log_start_offset,
+        ):
+            sent.append(read)
+            session.move_to_end(part.key(uses_ids))
+    return sent
+
+
+def _response(types: Any, reads: list[_PartitionRead], committed: bool, session_id: int) -> Any:
     responses = []
-    for topic_request, topic_reads in zip(request.topics, reads, strict=True):
-        partitions = tuple(
-            make(
-                types.PartitionData,
-                partition_index=read.partition,
-                error_code=read.error,
-                high_watermark=read.high_watermark,
-                last_stable_offset=read.last_stable_offset,
-                log_start_offset=read.log_start_offset,
-                aborted_transactions=(
-                    tuple(
-                        make(types.AbortedTransaction, producer_id=pid, first_offset=first)
-                        for pid, first in read.aborted
-                    )
-                    if committed
-                    else None
-                ),
-                preferred_read_replica=-1,
-                records=b"".join(read.batches),
-            )
-            for read in topic_reads
+    # Consecutive partitions of one topic share a topic entry, as in Kafka's responses.
+    groups: list[tuple[SessionPartition, list[Any]]] = []
+    for read in reads:
+        partition = make(
+            types.PartitionData,
+            partition_index=read.wanted.partition,
+            error_code=read.error,
+            high_watermark=read.high_watermark,
+            last_stable_offset=read.last_stable_offset,
+            log_start_offset=read.log_start_offset,
+            aborted_transactions=(
+                tuple(
+                    make(types.AbortedTransaction, producer_id=pid, first_offset=first)
+                    for pid, first in read.aborted
+                )
+                if committed
+                else None
+            ),
+            preferred_read_replica=-1,
+            records=b"".join(read.batches),
         )
+        last = groups[-1][0] if groups else None
+        if last is not None and (last.topic, last.topic_id) == (
+            read.wanted.topic,
+            read.wanted.topic_id,
+        ):
+            groups[-1][1].append(partition)
+        else:
+            groups.append((read.wanted, [partition]))
+    for wanted, partitions in groups:
         responses.append(
-            make(types.FetchableTopicResponse, topic=topic_request.topic, partitions=partitions)
+            make(
+                types.FetchableTopicResponse,
+                topic=wanted.topic,
+                topic_id=wanted.topic_id,
+                partitions=tuple(partitions),
+            )
         )
     return make(
         types.FetchResponse,
         throttle_time=NO_THROTTLE,
         error_code=ErrorCode.none,
-        session_id=0,
+        session_id=session_id,
         responses=tuple(responses),
+        node_endpoints=(),
     )

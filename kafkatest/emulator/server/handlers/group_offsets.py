@@ -103,35 +103,69 @@ def _partition_errors(
     )
 
 
-@handles(9, 1, 7)
+#: OffsetFetch v8 batches groups: one request, a result per group.
+_BATCHED_FETCH_SINCE = 8
+
+
+@handles(9, 1, 9)
 async def offset_fetch(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
-    wanted = (
-        None
-        if request.topics is None
-        else [(t.name, p) for t in request.topics for p in t.partition_indexes]
-    )
-    unstable: set[TopicPartition] = set()
-    if is_coordinator(ctx, request.group_id):
-        error = ErrorCode.none
-        fetched = coordinator_of(ctx.state).fetch_offsets(request.group_id, wanted)
-        if getattr(request, "require_stable", False):
-            # KIP-447: offsets a transaction has not committed yet are not stable.
-            unstable = ctx.state.transactions.pending_offsets(request.group_id)
-    else:
+    stable = getattr(request, "require_stable", False)
+    if ctx.api_version < _BATCHED_FETCH_SINCE:
+        error, fetched, unstable = _fetch_group(ctx, request.group_id, request.topics, stable)
+        return make(
+            types.OffsetFetchResponse,
+            throttle_time=NO_THROTTLE,
+            error_code=error,
+            topics=_fetched_topics(
+                types.OffsetFetchResponseTopic,
+                types.OffsetFetchResponsePartition,
+                fetched,
+                error,
+                unstable,
+            ),
+        )
+    groups = []
+    for group in request.groups:
+        error, fetched, unstable = _fetch_group(ctx, group.group_id, group.topics, stable)
+        # From v8 a group-level error comes alone, without partitions.
+        topics = _fetched_topics(
+            types.OffsetFetchResponseTopics,
+            types.OffsetFetchResponsePartitions,
+            {} if error is not ErrorCode.none else fetched,
+            ErrorCode.none,
+            unstable,
+        )
+        groups.append(
+            make(
+                types.OffsetFetchResponseGroup,
+                group_id=group.group_id,
+                topics=topics,
+                error_code=error,
+            )
+        )
+    return make(types.OffsetFetchResponse, throttle_time=NO_THROTTLE, groups=tuple(groups))
+
+
+def _fetch_group(
+    ctx: RequestContext, group_id: str, topics: Iterable[Any] | None, require_stable: bool
+) -> tuple[ErrorCode, dict[TopicPartition, CommittedOffset | None], set[TopicPartition]]:
+    """(group error, committed offsets, partitions whose offsets are not stable yet)."""
+    wanted = None if topics is None else [(t.name, p) for t in topics for p in t.partition_indexes]
+    if not is_coordinator(ctx, group_id):
         # Before v2 there is no top-level error: each partition carries it.
-        error = ErrorCode.not_coordinator
-        fetched = dict.fromkeys(wanted or [])
-    return make(
-        types.OffsetFetchResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=error,
-        topics=_fetched_topics(types, fetched, error, unstable),
-    )
+        return ErrorCode.not_coordinator, dict.fromkeys(wanted or []), set()
+    fetched = coordinator_of(ctx.state).fetch_offsets(group_id, wanted)
+    unstable: set[TopicPartition] = set()
+    if require_stable:
+        # KIP-447: offsets a transaction has not committed yet are not stable.
+        unstable = ctx.state.transactions.pending_offsets(group_id)
+    return ErrorCode.none, fetched, unstable
 
 
 def _fetched_topics(
-    types: Any,
+    topic_type: type,
+    partition_type: type,
     fetched: Mapping[TopicPartition, CommittedOffset | None],
     error: ErrorCode,
     unstable: set[TopicPartition],
@@ -141,12 +175,14 @@ def _fetched_topics(
         by_topic.setdefault(topic, []).append((partition, committed))
     return tuple(
         make(
-            types.OffsetFetchResponseTopic,
+            topic_type,
             name=topic,
             partitions=tuple(
-                _fetched_partition(types, partition, committed, error)
+                _fetched_partition(partition_type, partition, committed, error)
                 if (topic, partition) not in unstable
-                else _fetched_partition(types, partition, None, ErrorCode.unstable_offset_commit)
+                else _fetched_partition(
+                    partition_type, partition, None, ErrorCode.unstable_offset_commit
+                )
                 for partition, committed in partitions
             ),
         )
@@ -155,10 +191,10 @@ def _fetched_topics(
 
 
 def _fetched_partition(
-    types: Any, partition: int, committed: CommittedOffset | None, error: ErrorCode
+    partition_type: type, partition: int, committed: CommittedOffset | None, error: ErrorCode
 ) -> Any:
     return make(
-        types.OffsetFetchResponsePartition,
+        partition_type,
         partition_index=partition,
         committed_offset=committed.offset if committed else NO_OFFSET,
         committed_leader_epoch=committed.leader_epoch if committed else NO_LEADER_EPOCH,

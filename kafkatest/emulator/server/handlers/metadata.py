@@ -25,7 +25,7 @@ log = logging.getLogger("kafkatest.emulator")
 _OPERATIONS_OMITTED = -(2**31)
 
 
-@handles(3, 0, 12)
+@handles(3, 0, 13)
 async def metadata(ctx: RequestContext, request: Any) -> Any:
     state = ctx.state
     types = response_types(ctx)
@@ -43,6 +43,7 @@ async def metadata(ctx: RequestContext, request: Any) -> Any:
     return make(
         types.MetadataResponse,
         throttle_time=NO_THROTTLE,
+        error_code=ErrorCode.none,
         brokers=brokers,
         cluster_id=state.cluster.cluster_id,
         controller_id=state.cluster.controller_id,

@@ -1,7 +1,9 @@
 """Produce: validate and append one batch per partition, acks 0/1/all.
 
 A single replica means acks=all is satisfied as soon as the leader appends.
-Produce v0-2 (message formats before v2) is not offered.
+As Kafka 4.1, ApiVersions advertises Produce from v0 (old librdkafka detects
+compression support by it) but v0-2 (message formats before v2) are not served.
+From v13 topics are named by id; an unknown id is UNKNOWN_TOPIC_ID.
 """
 
 from __future__ import annotations
@@ -34,19 +36,34 @@ log = logging.getLogger("kafkatest.emulator")
 _VALID_ACKS = (-1, 0, 1)
 
 
-@handles(0, 3, 11)
+#: The first Produce version that names topics by id.
+TOPIC_ID_VERSION = 13
+
+
+@handles(0, 3, 13, advertised_min=0)
 async def produce(ctx: RequestContext, request: Any) -> Any:
     state = ctx.state
     state.maybe_enforce_retention()
     types = response_types(ctx)
+    by_id = ctx.api_version >= TOPIC_ID_VERSION
     responses = []
     for topic_data in request.topic_data:
+        if by_id:
+            found = state.topics.find_by_id(topic_data.topic_id)
+            name = None if found is None else found.name
+        else:
+            name = topic_data.name
         partitions = tuple(
-            _produce_partition(ctx, types, topic_data.name, data, request)
+            _produce_partition(ctx, types, name, data, request)
             for data in topic_data.partition_data
         )
         responses.append(
-            make(types.TopicProduceResponse, name=topic_data.name, partition_responses=partitions)
+            make(
+                types.TopicProduceResponse,
+                name=name,
+                topic_id=getattr(topic_data, "topic_id", None),
+                partition_responses=partitions,
+            )
         )
     if request.acks == 0:
         return None
@@ -59,7 +76,7 @@ async def produce(ctx: RequestContext, request: Any) -> Any:
 
 
 def _produce_partition(
-    ctx: RequestContext, types: Any, topic_name: str, data: Any, request: Any
+    ctx: RequestContext, types: Any, topic_name: str | None, data: Any, request: Any
 ) -> Any:
     def failed(
         code: ErrorCode,
@@ -80,6 +97,8 @@ def _produce_partition(
 
     if request.acks not in _VALID_ACKS:
         return failed(ErrorCode.invalid_required_acks)
+    if topic_name is None:
+        return failed(ErrorCode.unknown_topic_id)
     try:
         topic = ctx.state.topics.get(topic_name)
         if topic.partition(data.index).leader_id != ctx.broker_id:

@@ -1,0 +1,495 @@
+"""Kafka 4.1's API surface on the wire, on every backend.
+
+ApiVersions is compared with Kafka 4.1.1's own answer (captured from the `kafka`
+backend and written down below); the APIs the emulator does not serve yet are
+listed, each with why. The raised versions' new shapes are exercised here:
+Produce and Fetch by topic id (v13), fetch sessions (KIP-227), batched
+FindCoordinator (v4+) and OffsetFetch (v8+), Metadata v13 and DescribeCluster v2.
+"""
+
+from __future__ import annotations
+
+import datetime
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from batch_builder import build_batch
+from kio.schema.api_versions.v4.request import ApiVersionsRequest
+from kio.schema.errors import ErrorCode
+from kio.schema.metadata.v12.request import MetadataRequest, MetadataRequestTopic
+from kio.static.primitive import i8, i16, i32, i64
+from raw_client import ask, connect, read_frame, request_frame
+
+from kafkatest import Broker
+from kafkatest.pytest_plugin import unique_topic_name
+
+PRODUCE, FETCH, METADATA, FIND_COORDINATOR, OFFSET_FETCH, API_VERSIONS = 0, 1, 3, 10, 9, 18
+DESCRIBE_CLUSTER = 60
+
+#: Kafka 4.1.1's ApiVersions v4 answer on a single KRaft node (broker+controller,
+#: no client-telemetry reporter): api key -> (min, max).
+KAFKA_41_APIS: dict[int, tuple[int, int]] = {
+    0: (0, 13), 1: (4, 18), 2: (1, 10), 3: (0, 13), 8: (2, 9), 9: (1, 9), 10: (0, 6),
+    11: (0, 9), 12: (0, 4), 13: (0, 5), 14: (0, 5), 15: (0, 6), 16: (0, 5), 17: (0, 1),
+    18: (0, 4), 19: (2, 7), 20: (1, 6), 21: (0, 2), 22: (0, 5), 23: (2, 4), 24: (0, 5),
+    25: (0, 4), 26: (0, 5), 27: (1, 1), 28: (0, 5), 29: (1, 3), 30: (1, 3), 31: (1, 3),
+    32: (1, 4), 33: (0, 2), 34: (1, 2), 35: (1, 4), 36: (0, 2), 37: (0, 3), 38: (1, 3),
+    39: (1, 2), 40: (1, 2), 41: (1, 3), 42: (0, 2), 43: (0, 2), 44: (0, 1), 45: (0, 1),
+    46: (0, 0), 47: (0, 0), 48: (0, 1), 49: (0, 1), 50: (0, 0), 51: (0, 0), 55: (0, 2),
+    57: (0, 2), 60: (0, 2), 61: (0, 0), 64: (0, 0), 65: (0, 0), 66: (0, 2), 68: (0, 1),
+    69: (0, 1), 74: (0, 1), 75: (0, 0), 76: (1, 1), 77: (1, 1), 78: (1, 1), 79: (1, 1),
+    80: (0, 0), 81: (0, 0), 83: (0, 0), 84: (0, 0), 85: (0, 0), 86: (0, 0), 87: (0, 0),
+    90: (0, 0), 91: (0, 0), 92: (0, 0),
+}  # fmt: skip
+
+#: APIs Kafka 4.1 serves and the emulator deliberately does not (yet), and why.
+#: Each one a client or tool asks for gets UnsupportedVersionException.
+NOT_SERVED_BY_EMULATOR: dict[int, str] = {
+    # SASL (being added): the emulator's listener is PLAINTEXT only.
+    17: "SaslHandshake",
+    36: "SaslAuthenticate",
+    50: "DescribeUserScramCredentials",
+    51: "AlterUserScramCredentials",
+    # Transactions (being added): transactional producers are refused at InitProducerId.
+    24: "AddPartitionsToTxn",
+    25: "AddOffsetsToTxn",
+    26: "EndTxn",
+    28: "TxnOffsetCommit",
+    61: "DescribeProducers",
+    65: "DescribeTransactions",
+    66: "ListTransactions",
+    # Inter-broker: sent by a transaction coordinator to partition leaders.
+    27: "WriteTxnMarkers",
+    # ACLs (being added): no authorizer, everything is allowed.
+    29: "DescribeAcls",
+    30: "CreateAcls",
+    31: "DeleteAcls",
+    # KIP-848 consumer groups (being added).
+    68: "ConsumerGroupHeartbeat",
+    69: "ConsumerGroupDescribe",
+    # One log dir per broker, in memory: nothing to move between dirs.
+    34: "AlterReplicaLogDirs",
+    # No delegation tokens (they need SASL).
+    38: "CreateDelegationToken",
+    39: "RenewDelegationToken",
+    40: "ExpireDelegationToken",
+    41: "DescribeDelegationToken",
+    # No quotas: the emulator never throttles.
+    48: "DescribeClientQuotas",
+    49: "AlterClientQuotas",
+    # Feature levels are fixed (see ApiVersions' finalized features).
+    57: "UpdateFeatures",
+    # KRaft controller administration: the emulator has no controller quorum to change.
+    64: "UnregisterBroker",
+    80: "AddRaftVoter",
+    81: "RemoveRaftVoter",
+    # Admin APIs for one broker's logs, leaders, reassignments and quorum (next).
+    35: "DescribeLogDirs",
+    43: "ElectLeaders",
+    45: "AlterPartitionReassignments",
+    46: "ListPartitionReassignments",
+    55: "DescribeQuorum",
+    # Client-metrics and group config resources are not kept.
+    74: "ListConfigResources",
+    # Share groups (KIP-932), not enabled by default in Kafka 4.1 (share.version 0).
+    76: "ShareGroupHeartbeat",
+    77: "ShareGroupDescribe",
+    78: "ShareFetch",
+    79: "ShareAcknowledge",
+    83: "InitializeShareGroupState",
+    84: "ReadShareGroupState",
+    85: "WriteShareGroupState",
+    86: "DeleteShareGroupState",
+    87: "ReadShareGroupStateSummary",
+    90: "DescribeShareGroupOffsets",
+    91: "AlterShareGroupOffsets",
+    92: "DeleteShareGroupOffsets",
+}
+
+#: Supported feature ranges Kafka 4.1.1 reports, and the levels it finalizes.
+KAFKA_41_SUPPORTED = {
+    "group.version": (0, 1),
+    "kraft.version": (0, 1),
+    "metadata.version": (7, 27),
+    "share.version": (0, 1),
+    "transaction.version": (0, 2),
+    "eligible.leader.replicas.version": (0, 1),
+}
+KAFKA_41_FINALIZED = {
+    "group.version": 1,
+    "transaction.version": 2,
+    "eligible.leader.replicas.version": 1,
+    "metadata.version": 27,
+}
+#: The emulator keeps the features whose protocol it does not serve at level 0.
+EMULATOR_FEATURE_DIFFERENCES = {"group.version", "transaction.version"}
+
+
+def api_versions(broker: Broker) -> Any:
+    request = ApiVersionsRequest(client_software_name="kafkatest", client_software_version="1")
+    return ask(broker.bootstrap_servers, API_VERSIONS, 4, request)
+
+
+def test_api_versions_are_kafka_41s_less_the_listed_differences(kafka_broker: Broker) -> None:
+    response = api_versions(kafka_broker)
+    advertised = {k.api_key: (k.min_version, k.max_version) for k in response.api_keys}
+    expected = dict(KAFKA_41_APIS)
+    if kafka_broker.backend == "emulator":
+        for key in NOT_SERVED_BY_EMULATOR:
+            expected.pop(key)
+    assert advertised == expected
+    # Nothing listed as a difference is in fact served (the list must shrink as APIs land).
+    if kafka_broker.backend == "emulator":
+        assert not set(NOT_SERVED_BY_EMULATOR) & set(advertised)
+
+
+def test_api_versions_report_kafka_41s_features(kafka_broker: Broker) -> None:
+    response = api_versions(kafka_broker)
+    supported = {f.name: (f.min_version, f.max_version) for f in response.supported_features}
+    finalized = {
+        f.name: (f.min_version_level, f.max_version_level) for f in response.finalized_features
+    }
+    expected_finalized = {name: (level, level) for name, level in KAFKA_41_FINALIZED.items()}
+    assert response.finalized_features_epoch >= 0
+    if kafka_broker.backend == "emulator":
+        for name in EMULATOR_FEATURE_DIFFERENCES:
+            assert supported.pop(name)[1] == 0 and name not in finalized
+            expected_finalized.pop(name)
+        assert supported == {
+            k: v for k, v in KAFKA_41_SUPPORTED.items() if k not in EMULATOR_FEATURE_DIFFERENCES
+        }
+    else:
+        assert supported == KAFKA_41_SUPPORTED
+    assert finalized == expected_finalized
+
+
+def test_produce_v0_to_v2_are_advertised_but_not_served(kafka_broker: Broker) -> None:
+    """Kafka advertises Produce from v0 (KAFKA-18659) yet closes the connection on a
+    v0-2 request, whose message formats it no longer reads."""
+    body = b"\xff\xff" + b"\x00\x00\x00\x01" + b"\x00\x00\x03\xe8" + b"\x00\x00\x00\x00"
+    with connect(kafka_broker.bootstrap_servers) as sock:
+        sock.sendall(request_frame(PRODUCE, 2, 5, body))
+        assert read_frame(sock) is None
+
+
+# -- topic ids: Produce and Fetch v13+ ---------------------------------------------
+
+
+@pytest.fixture
+def topic_with_id(kafka_broker: Broker) -> Iterator[tuple[str, uuid.UUID]]:
+    name = unique_topic_name("surface")
+    kafka_broker.create_topic(name, partitions=2)
+    try:
+        yield name, topic_id(kafka_broker, name)
+    finally:
+        kafka_broker.delete_topic(name)
+
+
+def topic_id(broker: Broker, name: str) -> uuid.UUID:
+    request = MetadataRequest(
+        topics=(MetadataRequestTopic(name=name, topic_id=None),),
+        allow_auto_topic_creation=False,
+        include_topic_authorized_operations=False,
+    )
+    [topic] = ask(broker.bootstrap_servers, METADATA, 12, request).topics
+    assert topic.error_code == ErrorCode.none
+    return topic.topic_id
+
+
+def produce_v13(broker: Broker, topic: uuid.UUID, partition: int, values: list[bytes]) -> Any:
+    from kio.schema.produce.v13.request import (
+        PartitionProduceData,
+        ProduceRequest,
+        TopicProduceData,
+    )
+
+    request = ProduceRequest(
+        transactional_id=None,
+        acks=i16(-1),
+        timeout=datetime.timedelta(seconds=10),
+        topic_data=(
+            TopicProduceData(
+                topic_id=topic,
+                partition_data=(
+                    PartitionProduceData(index=i32(partition), records=build_batch(values)),
+                ),
+            ),
+        ),
+    )
+    # A just-created topic's leader may still be starting on Kafka: retry until it serves.
+    for _ in range(100):
+        response = ask(broker.bootstrap_servers, PRODUCE, 13, request)
+        errors = {p.error_code for t in response.responses for p in t.partition_responses}
+        if ErrorCode.not_leader_or_follower not in errors:
+            return response
+        time.sleep(0.1)
+    raise AssertionError(f"no leader for {topic}-{partition}")
+
+
+def test_produce_v13_names_topics_by_id(
+    kafka_broker: Broker, topic_with_id: tuple[str, uuid.UUID]
+) -> None:
+    name, known = topic_with_id
+    [answer] = produce_v13(kafka_broker, known, 1, [b"a", b"b"]).responses
+    assert answer.topic_id == known
+    [partition] = answer.partition_responses
+    assert (partition.index, partition.error_code, partition.base_offset) == (1, ErrorCode.none, 0)
+
+    unknown = uuid.uuid4()
+    [answer] = produce_v13(kafka_broker, unknown, 0, [b"c"]).responses
+    assert answer.topic_id == unknown
+    [partition] = answer.partition_responses
+    assert partition.error_code == ErrorCode.unknown_topic_id
+    assert kafka_broker.latest_offsets(name) == {0: 0, 1: 2}
+
+
+# -- fetch sessions (KIP-227) --------------------------------------------------------
+
+
+def fetch(
+    broker: Broker,
+    version: int,
+    topics: list[tuple[Any, list[tuple[int, int]]]],
+    session_id: int = 0,
+    epoch: int = -1,
+    forgotten: list[tuple[Any, list[int]]] | None = None,
+) -> Any:
+    """A consumer's Fetch: topics as (name or id, [(partition, offset)])."""
+    from kio.index import load_payload_module
+    from kio.static.constants import EntityType
+
+    types = load_payload_module(FETCH, version, EntityType.request)
+    by_id = version >= 13
+    topic_field = "topic_id" if by_id else "topic"
+    request = types.FetchRequest(
+        max_wait=datetime.timedelta(milliseconds=10),
+        min_bytes=i32(0),
+        max_bytes=i32(1 << 20),
+        isolation_level=i8(0),
+        session_id=i32(session_id),
+        session_epoch=i32(epoch),
+        topics=tuple(
+            types.FetchTopic(
+                **{topic_field: topic},
+                partitions=tuple(
+                    types.FetchPartition(
+                        partition=i32(p),
+                        fetch_offset=i64(offset),
+                        partition_max_bytes=i32(1 << 20),
+                    )
+                    for p, offset in parts
+                ),
+            )
+            for topic, parts in topics
+        ),
+        forgotten_topics_data=tuple(
+            types.ForgottenTopic(**{topic_field: t}, partitions=tuple(i32(p) for p in ps))
+            for t, ps in (forgotten or [])
+        ),
+        rack_id="",
+    )
+    return ask(broker.bootstrap_servers, FETCH, version, request)
+
+
+def answered(response: Any, by_id: bool = True) -> dict[tuple[Any, int], tuple[int, int, int]]:
+    """(topic, partition) -> (error, high watermark, bytes of records)."""
+    return {
+        (t.topic_id if by_id else t.topic, p.partition_index): (
+            p.error_code,
+            p.high_watermark,
+            len(p.records or b""),
+        )
+        for t in response.responses
+        for p in t.partitions
+    }
+
+
+@pytest.mark.parametrize("version", [12, 18])
+def test_fetch_sessions_send_only_what_changed(
+    kafka_broker: Broker, topic_with_id: tuple[str, uuid.UUID], version: int
+) -> None:
+    name, tid = topic_with_id
+    by_id = version >= 13
+    key = tid if by_id else name
+    produce_v13(kafka_broker, tid, 0, [b"x"])
+
+    full = fetch(kafka_broker, version, [(key, [(0, 0), (1, 0)])], epoch=0)
+    assert full.error_code == ErrorCode.none and full.session_id != 0
+    got = answered(full, by_id)
+    assert set(got) == {(key, 0), (key, 1)}
+    assert got[(key, 0)][:2] == (ErrorCode.none, 1) and got[(key, 0)][2] > 0
+    assert got[(key, 1)] == (ErrorCode.none, 0, 0)
+    session = full.session_id
+
+    # Epoch 1 moves partition 0 past its record: nothing new anywhere, nothing sent.
+    quiet = fetch(kafka_broker, version, [(key, [(0, 1)])], session_id=session, epoch=1)
+    assert (quiet.error_code, quiet.session_id, answered(quiet, by_id)) == (
+        ErrorCode.none,
+        session,
+        {},
+    )
+
+    # A record in partition 1 (which the client did not mention) is news.
+    produce_v13(kafka_broker, tid, 1, [b"y"])
+    news = answered(fetch(kafka_broker, version, [], session_id=session, epoch=2), by_id)
+    assert list(news) == [(key, 1)] and news[(key, 1)][:2] == (ErrorCode.none, 1)
+
+    # Forgotten partitions leave the session: new data there is not sent.
+    fetch(
+        kafka_broker,
+        version,
+        [(key, [(1, 1)])],
+        session_id=session,
+        epoch=3,
+        forgotten=[(key, [0])],
+    )
+    produce_v13(kafka_broker, tid, 0, [b"z"])
+    after = fetch(kafka_broker, version, [], session_id=session, epoch=4)
+    assert answered(after, by_id) == {}
+
+    # A replayed epoch, an unknown session: errors without partitions, no session.
+    stale = fetch(kafka_broker, version, [], session_id=session, epoch=4)
+    assert (stale.error_code, stale.session_id, stale.responses) == (
+        ErrorCode.invalid_fetch_session_epoch,
+        0,
+        (),
+    )
+    lost = fetch(kafka_broker, version, [], session_id=session ^ 0x5A5A5A5A or 1, epoch=1)
+    assert lost.error_code == ErrorCode.fetch_session_id_not_found
+
+    # Epoch -1 closes the session and fetches without one.
+    closing = fetch(kafka_broker, version, [(key, [(0, 0)])], session_id=session, epoch=-1)
+    assert (closing.error_code, closing.session_id) == (ErrorCode.none, 0)
+    assert list(answered(closing, by_id)) == [(key, 0)]
+    gone = fetch(kafka_broker, version, [], session_id=session, epoch=5)
+    assert gone.error_code == ErrorCode.fetch_session_id_not_found
+
+
+def test_a_topic_id_session_refuses_a_by_name_fetch(
+    kafka_broker: Broker, topic_with_id: tuple[str, uuid.UUID]
+) -> None:
+    _, tid = topic_with_id
+    session = fetch(kafka_broker, 13, [(tid, [(0, 0)])], epoch=0).session_id
+    assert session != 0
+    mixed = fetch(kafka_broker, 12, [], session_id=session, epoch=1)
+    assert (mixed.error_code, mixed.responses) == (ErrorCode.fetch_session_topic_id_error, ())
+
+
+def test_fetch_v13_answers_an_unknown_topic_id_per_partition(kafka_broker: Broker) -> None:
+    unknown = uuid.uuid4()
+    response = fetch(kafka_broker, 18, [(unknown, [(0, 0)])])
+    assert response.error_code == ErrorCode.none
+    assert answered(response) == {(unknown, 0): (ErrorCode.unknown_topic_id, -1, 0)}
+
+
+# -- batched coordinator lookups and offset fetches ------------------------------------
+
+
+def test_find_coordinator_v4_and_later_answer_each_key(kafka_broker: Broker) -> None:
+    from kio.schema.find_coordinator.v6.request import FindCoordinatorRequest
+
+    groups = [f"g-{uuid.uuid4().hex[:8]}" for _ in range(2)]
+    request = FindCoordinatorRequest(key_type=i8(0), coordinator_keys=tuple(groups))
+    response = _until_coordinators(kafka_broker, request)
+    host, port = kafka_broker.bootstrap_servers.rsplit(":", 1)
+    assert [(c.key, c.error_code, c.host, c.port) for c in response.coordinators] == [
+        (g, ErrorCode.none, host, int(port)) for g in groups
+    ]
+
+
+def _until_coordinators(broker: Broker, request: Any) -> Any:
+    """Kafka answers COORDINATOR_NOT_AVAILABLE while it creates __consumer_offsets."""
+    from kafkatest.brokers.client import wait_until
+
+    answers: list[Any] = []
+
+    def ready() -> bool:
+        answers.append(ask(broker.bootstrap_servers, FIND_COORDINATOR, 6, request))
+        return all(c.error_code == ErrorCode.none for c in answers[-1].coordinators)
+
+    wait_until(ready, 30, "the group coordinator is available")
+    return answers[-1]
+
+
+def test_offset_fetch_v8_batches_groups(kafka_broker: Broker) -> None:
+    from kio.schema.offset_fetch.v9.request import (
+        OffsetFetchRequest,
+        OffsetFetchRequestGroup,
+        OffsetFetchRequestTopics,
+    )
+
+    name = unique_topic_name("offsets")
+    kafka_broker.create_topic(name, partitions=1)
+    try:
+        committed, empty = f"g-{uuid.uuid4().hex[:8]}", f"g-{uuid.uuid4().hex[:8]}"
+        _commit(kafka_broker, committed, name, 5)
+        request = OffsetFetchRequest(
+            groups=(
+                OffsetFetchRequestGroup(
+                    group_id=committed,
+                    member_id=None,
+                    member_epoch=i32(-1),
+                    topics=(OffsetFetchRequestTopics(name=name, partition_indexes=(i32(0),)),),
+                ),
+                OffsetFetchRequestGroup(
+                    group_id=empty, member_id=None, member_epoch=i32(-1), topics=None
+                ),
+            ),
+            require_stable=False,
+        )
+        response = ask(kafka_broker.bootstrap_servers, OFFSET_FETCH, 9, request)
+        by_group = {g.group_id: g for g in response.groups}
+        first = by_group[committed]
+        assert first.error_code == ErrorCode.none
+        assert [
+            (t.name, p.partition_index, p.committed_offset, p.error_code)
+            for t in first.topics
+            for p in t.partitions
+        ] == [(name, 0, 5, ErrorCode.none)]
+        assert (by_group[empty].error_code, by_group[empty].topics) == (ErrorCode.none, ())
+    finally:
+        kafka_broker.delete_topic(name)
+
+
+def _commit(broker: Broker, group: str, topic: str, offset: int) -> None:
+    from confluent_kafka import Consumer, TopicPartition
+
+    consumer = Consumer({"bootstrap.servers": broker.bootstrap_servers, "group.id": group})
+    try:
+        consumer.commit(offsets=[TopicPartition(topic, 0, offset)], asynchronous=False)
+    finally:
+        consumer.close()
+
+
+# -- Metadata v13, DescribeCluster v2 ------------------------------------------------
+
+
+def test_metadata_v13_has_a_top_level_error_code(kafka_broker: Broker) -> None:
+    from kio.schema.metadata.v13.request import MetadataRequest as MetadataRequest13
+
+    request = MetadataRequest13(
+        topics=(), allow_auto_topic_creation=False, include_topic_authorized_operations=False
+    )
+    response = ask(kafka_broker.bootstrap_servers, METADATA, 13, request)
+    assert response.error_code == ErrorCode.none
+    assert [b.port for b in response.brokers] == [
+        int(a.rsplit(":", 1)[1]) for a in kafka_broker.bootstrap_servers.split(",")
+    ]
+
+
+def test_describe_cluster_v2_says_no_broker_is_fenced(kafka_broker: Broker) -> None:
+    from kio.schema.describe_cluster.v2.request import DescribeClusterRequest
+
+    request = DescribeClusterRequest(
+        include_cluster_authorized_operations=False,
+        endpoint_type=i8(1),
+        include_fenced_brokers=True,
+    )
+    response = ask(kafka_broker.bootstrap_servers, DESCRIBE_CLUSTER, 2, request)
+    assert response.error_code == ErrorCode.none
+    assert [(b.port, b.is_fenced) for b in response.brokers] == [
+        (int(kafka_broker.bootstrap_servers.rsplit(":", 1)[1]), False)
+    ]
