@@ -53,14 +53,6 @@ NOT_SERVED_BY_EMULATOR: dict[int, str] = {
     36: "SaslAuthenticate",
     50: "DescribeUserScramCredentials",
     51: "AlterUserScramCredentials",
-    # Transactions (being added): transactional producers are refused at InitProducerId.
-    24: "AddPartitionsToTxn",
-    25: "AddOffsetsToTxn",
-    26: "EndTxn",
-    28: "TxnOffsetCommit",
-    61: "DescribeProducers",
-    65: "DescribeTransactions",
-    66: "ListTransactions",
     # Inter-broker: sent by a transaction coordinator to partition leaders.
     27: "WriteTxnMarkers",
     # ACLs (being added): no authorizer, everything is allowed.
