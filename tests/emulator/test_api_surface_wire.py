@@ -59,9 +59,6 @@ NOT_SERVED_BY_EMULATOR: dict[int, str] = {
     29: "DescribeAcls",
     30: "CreateAcls",
     31: "DeleteAcls",
-    # KIP-848 consumer groups (being added).
-    68: "ConsumerGroupHeartbeat",
-    69: "ConsumerGroupDescribe",
     # One log dir per broker, in memory: nothing to move between dirs.
     34: "AlterReplicaLogDirs",
     # No delegation tokens (they need SASL).
@@ -116,8 +113,6 @@ KAFKA_41_FINALIZED = {
     "eligible.leader.replicas.version": 1,
     "metadata.version": 27,
 }
-#: The emulator keeps the features whose protocol it does not serve at level 0.
-EMULATOR_FEATURE_DIFFERENCES = {"group.version", "transaction.version"}
 
 
 def api_versions(broker: Broker) -> Any:
@@ -139,23 +134,15 @@ def test_api_versions_are_kafka_41s_less_the_listed_differences(kafka_broker: Br
 
 
 def test_api_versions_report_kafka_41s_features(kafka_broker: Broker) -> None:
+    """What Admin.describeFeatures and kafka-features describe show; clients read
+    transaction.version to choose KIP-890's transaction protocol."""
     response = api_versions(kafka_broker)
     supported = {f.name: (f.min_version, f.max_version) for f in response.supported_features}
-    finalized = {
-        f.name: (f.min_version_level, f.max_version_level) for f in response.finalized_features
-    }
-    expected_finalized = {name: (level, level) for name, level in KAFKA_41_FINALIZED.items()}
+    finalized = {f.name: f.max_version_level for f in response.finalized_features}
+    assert supported == KAFKA_41_SUPPORTED
+    assert finalized == KAFKA_41_FINALIZED
+    assert all(f.min_version_level == f.max_version_level for f in response.finalized_features)
     assert response.finalized_features_epoch >= 0
-    if kafka_broker.backend == "emulator":
-        for name in EMULATOR_FEATURE_DIFFERENCES:
-            assert supported.pop(name)[1] == 0 and name not in finalized
-            expected_finalized.pop(name)
-        assert supported == {
-            k: v for k, v in KAFKA_41_SUPPORTED.items() if k not in EMULATOR_FEATURE_DIFFERENCES
-        }
-    else:
-        assert supported == KAFKA_41_SUPPORTED
-    assert finalized == expected_finalized
 
 
 def test_produce_v0_to_v2_are_advertised_but_not_served(kafka_broker: Broker) -> None:

@@ -3,8 +3,7 @@
 ApiVersions v3+ also answers DescribeFeatures (Admin.describeFeatures, the
 kafka-features tool): the feature levels this broker's software supports and the
 levels finalized cluster-wide, as a Kafka 4.1 cluster formatted with defaults has
-them. A feature whose behaviour the emulator does not serve is kept at level 0
-(see FINALIZED_FEATURES).
+them.
 """
 
 from __future__ import annotations
@@ -19,22 +18,23 @@ from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_type
 
 #: (min, max) supported levels, as Kafka 4.1.1 reports them.
 SUPPORTED_FEATURES: dict[str, tuple[int, int]] = {
-    # Kafka supports 0-1; level 1 means KIP-848's consumer groups, not served yet.
-    "group.version": (0, 0),
+    "group.version": (0, 1),
     "kraft.version": (0, 1),
     "metadata.version": (7, 27),
     "share.version": (0, 1),
-    # Kafka supports 0-2; level 1+ means the transaction protocol, not served yet.
-    "transaction.version": (0, 0),
+    "transaction.version": (0, 2),
     "eligible.leader.replicas.version": (0, 1),
 }
 
-#: Finalized levels. Kafka 4.1 also finalizes transaction.version 2 (clients would
-#: then use KIP-890's transaction protocol) and group.version 1; level 0 features
-#: are omitted from the answer, as Kafka omits them.
+#: Finalized levels, as Kafka 4.1 finalizes them: transaction.version 2 makes Java
+#: 4.x producers use KIP-890's transactions (EndTxn v5, implicit adds by Produce
+#: v12), group.version 1 enables KIP-848's consumer groups. Level 0 features are
+#: omitted from the answer, as Kafka omits them.
 FINALIZED_FEATURES: dict[str, int] = {
-    "metadata.version": 27,
+    "group.version": 1,
+    "transaction.version": 2,
     "eligible.leader.replicas.version": 1,
+    "metadata.version": 27,
 }
 
 #: The metadata offset at which the features were finalized (Kafka: a log offset).
