@@ -48,11 +48,6 @@ KAFKA_41_APIS: dict[int, tuple[int, int]] = {
 #: APIs Kafka 4.1 serves and the emulator deliberately does not (yet), and why.
 #: Each one a client or tool asks for gets UnsupportedVersionException.
 NOT_SERVED_BY_EMULATOR: dict[int, str] = {
-    # SASL (being added): the emulator's listener is PLAINTEXT only.
-    17: "SaslHandshake",
-    36: "SaslAuthenticate",
-    50: "DescribeUserScramCredentials",
-    51: "AlterUserScramCredentials",
     # Inter-broker: sent by a transaction coordinator to partition leaders.
     27: "WriteTxnMarkers",
     # ACLs (being added): no authorizer, everything is allowed.
