@@ -1,5 +1,6 @@
 """Developer sessions: `nox -s tests`, `nox -s demo`, `nox -s lint`, `nox -s conformance`,
-`nox -s spark35`, `nox -s spark40`."""
+`nox -s spark35`, `nox -s spark40`,
+`nox -s kafka39`."""
 
 import nox
 
@@ -21,6 +22,22 @@ def conformance(session: nox.Session) -> None:
     """The same suite against real Apache Kafka, run from Maven Central jars."""
     session.install(*INSTALL)
     session.run("pytest", "--kafka-backend=kafka", *session.posargs)
+
+
+#: Apache Kafka release line the `kafka39` session runs the conformance suite on.
+KAFKA_39 = "3.9.1"
+
+
+@nox.session
+def kafka39(session: nox.Session) -> None:
+    """The conformance suite (tests/conformance) against real Apache Kafka 3.9."""
+    session.install(*INSTALL)
+    session.run(
+        "pytest",
+        "--kafka-backend=kafka",
+        *(session.posargs or ("tests/conformance",)),
+        env={"KAFKATEST_KAFKA_VERSION": KAFKA_39},
+    )
 
 
 #: What `spark35` and `spark40` run: everything that drives Spark's connector, on the emulator, and

@@ -9,6 +9,7 @@ fresh checkpoint directory each.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import re
 import uuid
@@ -30,6 +31,12 @@ _BROKERS_KEY = pytest.StashKey[list[Broker]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini(
+        "kafka_broker_config",
+        type="linelist",
+        default=[],
+        help="Kafka broker properties (name=value, one a line) for every broker the run starts",
+    )
     group = parser.getgroup("kafkatest", "Kafka + PySpark testing")
     group.addoption(
         "--kafka-backend",
@@ -69,7 +76,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     selected_backends(config)  # a misspelt backend stops the run before anything starts
     _set_log_level(config)
-    for marker in ("kafka_backends(*names): run this test only on these broker backends",):
+    for marker in (
+        "kafka_backends(*names): run this test only on these broker backends",
+        "kafka_broker_config(settings): run this test on a broker started with these Kafka "
+        "broker properties (shared by the tests that ask for the same ones)",
+    ):
         config.addinivalue_line("markers", marker)
 
 
@@ -117,16 +128,68 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     marker = metafunc.definition.get_closest_marker("kafka_backends")
     if marker is not None:
         backends = [b for b in backends if b in marker.args] or backends[:1]
-    if len(backends) > 1 or marker is not None:
+    settings = metafunc.definition.get_closest_marker("kafka_broker_config")
+    if settings is not None:
+        # Tests asking for the same settings share one broker of their own per backend.
+        wanted = _marker_config(settings)
+        requests = [BrokerRequest(backend, tuple(sorted(wanted.items()))) for backend in backends]
+        metafunc.parametrize("kafka_broker", requests, indirect=True, scope="session", ids=str)
+    elif len(backends) > 1 or marker is not None:
         metafunc.parametrize("kafka_broker", backends, indirect=True, scope="session")
+
+
+@dataclasses.dataclass(frozen=True)
+class BrokerRequest:
+    """A backend plus broker settings from a ``kafka_broker_config`` marker."""
+
+    backend: str
+    config: tuple[tuple[str, str], ...]
+
+    def __str__(self) -> str:
+        return "-".join([self.backend, *(f"{k}={v}" for k, v in self.config)])
+
+
+def _marker_config(marker: pytest.Mark) -> dict[str, str]:
+    """``@pytest.mark.kafka_broker_config({"auto.create.topics.enable": "false"})``."""
+    given: dict[str, object] = {}
+    for arg in marker.args:
+        if not isinstance(arg, Mapping):
+            raise pytest.UsageError(
+                f"kafka_broker_config takes a dict of Kafka broker properties, not {arg!r}"
+            )
+        given.update(arg)
+    given.update(marker.kwargs)
+    return {
+        name: str(value).lower() if isinstance(value, bool) else str(value)
+        for name, value in given.items()
+    }
+
+
+def _ini_config(config: pytest.Config) -> dict[str, str]:
+    """The ``kafka_broker_config`` ini lines (``name=value``), for every broker of the run."""
+    settings: dict[str, str] = {}
+    for line in config.getini("kafka_broker_config"):
+        name, sep, value = str(line).partition("=")
+        if not sep or not name.strip():
+            raise pytest.UsageError(
+                f"kafka_broker_config: {line!r} is not name=value (e.g. auto.create.topics.enable=false)"
+            )
+        settings[name.strip()] = value.strip()
+    return settings
 
 
 @pytest.fixture(scope="session")
 def kafka_broker(request: pytest.FixtureRequest) -> Iterator[Broker]:
     """The session's broker (one per backend), started once, closed at the end of the run."""
     config = request.config
-    backend = getattr(request, "param", None) or selected_backends(config)[0]
-    options: dict[str, object] = {}
+    param = getattr(request, "param", None)
+    backend = param.backend if isinstance(param, BrokerRequest) else param
+    backend = backend or selected_backends(config)[0]
+    settings = {
+        **_ini_config(config),
+        **dict(param.config if isinstance(param, BrokerRequest) else ()),
+    }
+    options: dict[str, object] = {"config": settings} if settings else {}
     if backend == "emulator":
         options["brokers"] = config.getoption("--emulator-brokers")
     broker = start_broker(backend, config.getoption("--kafka-bootstrap"), **options)

@@ -34,8 +34,12 @@ class ContainerBroker(Broker):
 
     backend = "container"
 
-    def __init__(self, image: str = DEFAULT_IMAGE) -> None:
+    def __init__(
+        self, image: str = DEFAULT_IMAGE, environment: dict[str, str] | None = None
+    ) -> None:
         self.image = image
+        #: Broker settings as the image's KAFKA_* variables (`kafkatest.brokers.config`).
+        self.environment = dict(environment or {})
         self._container: Any = None
         self._bootstrap: str | None = None
         self._paused = False
@@ -67,6 +71,8 @@ class ContainerBroker(Broker):
         container = KafkaContainer(self.image)
         if hasattr(container, "with_kraft"):
             container = container.with_kraft()
+        for name, value in self.environment.items():
+            container = container.with_env(name, value)
         container.start()
         self._container = container
         self._bootstrap = container.get_bootstrap_server()

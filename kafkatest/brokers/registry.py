@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from typing import cast
 
 from kafkatest.brokers.base import Broker
+from kafkatest.brokers.config import (
+    container_environment,
+    emulator_settings,
+    kafka_settings,
+    refuse_for_external,
+)
 from kafkatest.errors import BrokerError
 
 BACKENDS = ("emulator", "kafka", "container", "external")
@@ -23,27 +31,36 @@ def make_broker(
 ) -> Broker:
     """A not-yet-started broker of the named backend.
 
+    Broker settings are Kafka's property names in `config` on every backend
+    (`kafkatest.brokers.config`); one a backend cannot honour is refused by name.
     Security is asked for with `security` (a `kafkatest.security.Security`) or the
     keywords `security_protocol`, `sasl_mechanisms`, `users`, `ssl_client_auth`
     and `tls_dir`, on the emulator and kafka backends.
     """
     backend = backend or default_backend()
     options = _with_security(backend, options)
+    config = cast("Mapping[str, object] | None", options.pop("config", None))
     if backend == "emulator":
         from kafkatest.brokers.emulator import EmulatorBroker
 
+        if config is not None:
+            options["settings"] = emulator_settings(config)
         return EmulatorBroker(**options)  # type: ignore[arg-type]
     if backend == "kafka":
         from kafkatest.brokers.kafka_process import KafkaProcessBroker
 
+        if config is not None:
+            own = cast("Mapping[str, object]", options.get("settings") or {})
+            options["settings"] = {**kafka_settings(config), **own}
         return KafkaProcessBroker(**options)  # type: ignore[arg-type]
     if backend == "container":
         from kafkatest.brokers.container import ContainerBroker
 
-        return ContainerBroker(**options)  # type: ignore[arg-type]
+        return ContainerBroker(environment=container_environment(config), **options)  # type: ignore[arg-type]
     if backend == "external":
         from kafkatest.brokers.external import ExternalBroker
 
+        refuse_for_external(config)
         if not bootstrap:
             raise BrokerError("the external backend needs --kafka-bootstrap host:port")
         return ExternalBroker(bootstrap)

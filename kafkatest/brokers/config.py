@@ -1,0 +1,121 @@
+"""One shape for broker settings on every backend: Kafka's own property names.
+
+``start_broker(backend, config={"auto.create.topics.enable": "false"})`` means the
+same on each backend: real Kafka gets the properties in its server.properties, a
+container gets them as ``KAFKA_*`` environment variables, and the emulator maps the
+ones it implements onto its `BrokerSettings`. A setting a backend cannot honour is
+refused by name, with what it does honour, so a test never runs on a broker that
+silently ignored what it asked for.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from kafkatest.errors import BrokerError
+
+if TYPE_CHECKING:
+    from kafkatest.emulator.state import BrokerSettings
+
+
+def _boolean(name: str, value: object) -> bool:
+    text = str(value).strip().lower()
+    if text not in ("true", "false"):
+        raise BrokerError(f"broker setting {name}={value!r}: expected true or false")
+    return text == "true"
+
+
+def _integer(name: str, value: object) -> int:
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise BrokerError(f"broker setting {name}={value!r}: expected a whole number") from None
+
+
+#: Kafka property -> (BrokerSettings field, parser): what the emulator honours.
+EMULATOR_SETTINGS: dict[str, tuple[str, Callable[[str, object], object]]] = {
+    "auto.create.topics.enable": ("auto_create_topics", _boolean),
+    "num.partitions": ("num_partitions", _integer),
+    "default.replication.factor": ("default_replication_factor", _integer),
+    "message.max.bytes": ("message_max_bytes", _integer),
+    "delete.topic.enable": ("delete_topic_enable", _boolean),
+    "log.retention.check.interval.ms": ("retention_check_interval_ms", _integer),
+    "log.cleaner.backoff.ms": ("log_cleaner_backoff_ms", _integer),
+    "transaction.abort.timed.out.transaction.cleanup.interval.ms": (
+        "transaction_abort_interval_ms",
+        _integer,
+    ),
+    "group.consumer.heartbeat.interval.ms": ("group_consumer_heartbeat_interval_ms", _integer),
+    "group.consumer.session.timeout.ms": ("group_consumer_session_timeout_ms", _integer),
+}
+
+#: Properties kafkatest itself decides for the kafka backend (ports, paths, roles).
+KAFKA_MANAGED = frozenset(
+    {
+        "node.id",
+        "process.roles",
+        "listeners",
+        "advertised.listeners",
+        "listener.security.protocol.map",
+        "controller.listener.names",
+        "controller.quorum.voters",
+        "controller.quorum.bootstrap.servers",
+        "inter.broker.listener.name",
+        "log.dirs",
+    }
+)
+
+
+def emulator_settings(config: Mapping[str, object] | None) -> BrokerSettings:
+    """`config` as the emulator's settings; a property it does not implement is refused."""
+    from kafkatest.emulator.state import BrokerSettings
+
+    settings = BrokerSettings()
+    if not config:
+        return settings
+    unknown = sorted(name for name in config if name not in EMULATOR_SETTINGS)
+    if unknown:
+        raise BrokerError(
+            f"the emulator does not implement broker setting(s) {', '.join(unknown)}; it "
+            f"honours {', '.join(sorted(EMULATOR_SETTINGS))}. Set topic-level configs on "
+            "the topic (create_topic(..., config=...)), or use --kafka-backend=kafka."
+        )
+    changes: dict[str, Any] = {
+        EMULATOR_SETTINGS[name][0]: EMULATOR_SETTINGS[name][1](name, value)
+        for name, value in config.items()
+    }
+    return dataclasses.replace(settings, **changes)
+
+
+def kafka_settings(config: Mapping[str, object] | None) -> dict[str, str]:
+    """`config` for real Kafka's server.properties; kafkatest's own wiring is refused."""
+    if not config:
+        return {}
+    managed = sorted(name for name in config if name in KAFKA_MANAGED)
+    if managed:
+        raise BrokerError(
+            f"broker setting(s) {', '.join(managed)} are kafkatest's to set on the kafka "
+            "backend (ports, listeners, roles and paths it chooses); leave them out"
+        )
+    return {
+        name: str(value).lower() if isinstance(value, bool) else str(value)
+        for name, value in config.items()
+    }
+
+
+def container_environment(config: Mapping[str, object] | None) -> dict[str, str]:
+    """`config` as the ``KAFKA_*`` variables Kafka's images turn into properties."""
+    return {
+        "KAFKA_" + name.upper().replace(".", "_"): value
+        for name, value in kafka_settings(config).items()
+    }
+
+
+def refuse_for_external(config: Mapping[str, object] | None) -> None:
+    if config:
+        raise BrokerError(
+            f"an external cluster's settings are its own: kafkatest cannot set "
+            f"{', '.join(sorted(config))} on it. Configure the cluster, or drop config=."
+        )
