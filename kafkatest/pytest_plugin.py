@@ -80,6 +80,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "kafka_backends(*names): run this test only on these broker backends",
         "kafka_broker_config(settings): run this test on a broker started with these Kafka "
         "broker properties (shared by the tests that ask for the same ones)",
+        "kafka_min_version(version, why): skip on the kafka backend when it runs an older "
+        "Apache Kafka (KAFKATEST_KAFKA_VERSION)",
     ):
         config.addinivalue_line("markers", marker)
 
@@ -221,13 +223,31 @@ def kafka_backend(kafka_broker: Broker) -> str:
 
 @pytest.fixture(autouse=True)
 def _kafkatest_backend_filter(request: pytest.FixtureRequest) -> None:
-    """Skip a test marked ``kafka_backends(...)`` on a backend it does not list."""
-    marker = request.node.get_closest_marker("kafka_backends")
-    if marker is None or "kafka_broker" not in request.fixturenames:
+    """Skip a test marked ``kafka_backends(...)`` on a backend it does not list, and one
+    marked ``kafka_min_version(v, why)`` on a real Kafka older than `v`."""
+    if "kafka_broker" not in request.fixturenames:
         return
-    backend = request.getfixturevalue("kafka_broker").backend
-    if backend not in marker.args:
-        pytest.skip(f"needs the {' or '.join(marker.args)} backend: it uses what only they can do")
+    marker = request.node.get_closest_marker("kafka_backends")
+    if marker is not None:
+        backend = request.getfixturevalue("kafka_broker").backend
+        if backend not in marker.args:
+            pytest.skip(
+                f"needs the {' or '.join(marker.args)} backend: it uses what only they can do"
+            )
+    minimum = request.node.get_closest_marker("kafka_min_version")
+    if minimum is not None:
+        broker = request.getfixturevalue("kafka_broker")
+        if broker.backend == "kafka":
+            from kafkatest.jars.coordinates import kafka_version
+
+            running = getattr(broker, "version", None) or kafka_version()
+            if _version_tuple(running) < _version_tuple(str(minimum.args[0])):
+                why = minimum.args[1] if len(minimum.args) > 1 else "it uses a newer feature"
+                pytest.skip(f"needs Apache Kafka {minimum.args[0]}+ (this run: {running}): {why}")
+
+
+def _version_tuple(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
 
 
 @pytest.fixture(scope="session")

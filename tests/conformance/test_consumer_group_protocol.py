@@ -24,6 +24,10 @@ from kafkatest.tools import CONSOLE_CONSUMER, CONSUMER_GROUPS, run_kafka_tool
 
 SETTLE_S = 60.0
 
+pytestmark = pytest.mark.kafka_min_version(
+    "4.0", "KIP-848 consumer groups are generally available from Kafka 4.0 (off in 3.9)"
+)
+
 
 def group_name(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:8]}"
