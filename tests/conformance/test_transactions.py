@@ -8,9 +8,12 @@ skip it, so the offsets they see have gaps where markers are.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from confluent_kafka import (
@@ -25,7 +28,9 @@ from confluent_kafka import (
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from kafkatest import Broker
-from kafkatest.tools import TRANSACTIONS, run_kafka_tool
+from kafkatest.tools import TRANSACTIONS, kafka_tools_classpath, run_kafka_tool
+
+JAVA_DIR = Path(__file__).parent / "java"
 
 TIMEOUT_S = 30
 
@@ -332,3 +337,64 @@ def test_kafka_transactions_tool_lists_and_describes(
     )
     assert missing.returncode == 1
     assert "could not be found" in missing.stderr
+
+
+def test_java_client_uses_transaction_version_2(kafka_broker: Broker, kafka_topic) -> None:
+    """Kafka 4.1 finalizes transaction.version 2, so its Java client skips
+    AddPartitionsToTxn (Produce v12+ adds the partition) and AddOffsetsToTxn, and every
+    EndTxn v5 bumps the epoch: 0 -> 1 (commit) -> 2 (abort); a second instance fences
+    the zombie's open transaction (3, aborted) and starts at 4; its commit makes 5.
+
+    Right after EndTxn Kafka may still be writing the markers (PrepareCommit with the
+    partitions listed) or be done (CompleteCommit, none); the emulator is always done.
+    """
+    java = shutil.which("java")
+    if java is None:
+        pytest.skip("the Java client needs java on PATH")
+    topic = kafka_topic()
+    group = f"java-txn-{uuid.uuid4().hex[:8]}"
+    run = subprocess.run(
+        [
+            java,
+            "-cp",
+            kafka_tools_classpath(),
+            str(JAVA_DIR / "TxnProducer.java"),
+            kafka_broker.bootstrap_servers,
+            topic,
+            f"java-txn-{uuid.uuid4().hex[:8]}",
+            group,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    settled = {"PrepareCommit": "CompleteCommit", "PrepareAbort": "CompleteAbort"}
+    steps = []
+    for line in run.stdout.splitlines():
+        words = line.split()
+        if len(words) == 6 and words[2] == "epoch":
+            when, state, epoch, partitions = words[0], words[1], words[3], words[5]
+            if state in settled:
+                state, partitions = settled[state], "0"
+            steps.append((when, state, int(epoch), int(partitions)))
+    assert steps == [
+        ("initialized", "Empty", 0, 0),
+        ("open", "Ongoing", 0, 2),  # the topic partition and the group's offsets partition
+        ("committed", "CompleteCommit", 1, 0),
+        ("aborted", "CompleteAbort", 2, 0),
+        ("fenced", "Empty", 4, 0),
+        ("successor", "CompleteCommit", 5, 0),
+    ]
+    assert "zombie fenced" in run.stdout
+    assert run.stdout.splitlines()[-1] == "offset 5"
+    # c1 c2, commit 2, a1 3, abort 4, zombie 5, abort 6 (the fence), c3 7, commit 8
+    assert read(kafka_broker, topic, "read_committed") == [(0, b"c1"), (1, b"c2"), (7, b"c3")]
+    assert read(kafka_broker, topic, "read_uncommitted") == [
+        (0, b"c1"),
+        (1, b"c2"),
+        (3, b"a1"),
+        (5, b"zombie"),
+        (7, b"c3"),
+    ]
