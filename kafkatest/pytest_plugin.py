@@ -73,8 +73,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+#: More emulated brokers than this is a typo, not a cluster (each takes a port).
+MAX_EMULATOR_BROKERS = 64
+
+
 def pytest_configure(config: pytest.Config) -> None:
     selected_backends(config)  # a misspelt backend stops the run before anything starts
+    _check_options(config)
     _set_log_level(config)
     for marker in (
         "kafka_backends(*names): run this test only on these broker backends",
@@ -103,6 +108,34 @@ def _set_log_level(config: pytest.Config) -> None:
         console_level()
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None
+
+
+def _check_options(config: pytest.Config) -> None:
+    """Bad option values are one usage error at start, naming the option."""
+    brokers = config.getoption("--emulator-brokers")
+    if not 1 <= brokers <= MAX_EMULATOR_BROKERS:
+        raise pytest.UsageError(
+            f"--emulator-brokers={brokers}: the emulator serves 1 to {MAX_EMULATOR_BROKERS} "
+            "brokers (default 1; 3 to test leader moves)"
+        )
+    bootstrap = config.getoption("--kafka-bootstrap")
+    if bootstrap is not None:
+        for address in bootstrap.split(","):
+            host, _, port = address.strip().rpartition(":")
+            if not host or not port.isdigit() or not 0 < int(port) < 65536:
+                raise pytest.UsageError(
+                    f"--kafka-bootstrap={bootstrap!r}: give host:port[,host:port] "
+                    f"({address.strip()!r} is not host:port)"
+                )
+    if "external" in selected_backends(config) and not bootstrap:
+        raise pytest.UsageError(
+            "--kafka-backend=external needs --kafka-bootstrap host:port of the cluster"
+        )
+    reports = config.getoption("--kafkatest-reports")
+    if reports and Path(reports).exists() and not Path(reports).is_dir():
+        raise pytest.UsageError(
+            f"--kafkatest-reports={reports!r} is a file; give a directory for the reports"
+        )
 
 
 def selected_backends(config: pytest.Config) -> list[str]:

@@ -30,7 +30,8 @@ def to_bytes(value: Any) -> bytes | None:
     if isinstance(value, str):
         return value.encode("utf-8")
     if isinstance(value, (dict, list, int, float, bool)):
-        return json.dumps(value, separators=(",", ":"), sort_keys=False).encode("utf-8")
+        # NaN and infinities are not JSON: refuse them rather than write what no reader parses.
+        return json.dumps(value, separators=(",", ":"), allow_nan=False).encode("utf-8")
     raise TypeError(
         f"cannot turn a {type(value).__name__} into Kafka bytes: pass bytes, str, "
         "or a JSON-serialisable dict/list"

@@ -68,3 +68,31 @@ def test_emulator_brokers_option_spreads_leaders(pytester: pytest.Pytester) -> N
     )
     result = pytester.runpytest_inprocess("--kafka-backend=emulator", "--emulator-brokers=3")
     result.assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--emulator-brokers=0"], "--emulator-brokers=0: the emulator serves 1 to 64 brokers"),
+        (["--emulator-brokers=-2"], "--emulator-brokers=-2: the emulator serves 1 to 64 brokers"),
+        (["--emulator-brokers=100000"], "--emulator-brokers=100000: the emulator serves 1 to 64"),
+        (["--emulator-brokers=two"], "*--emulator-brokers*invalid int value*"),
+        (["--kafka-bootstrap=localhost"], "--kafka-bootstrap='localhost': give host:port*"),
+        (["--kafka-bootstrap=h:1,h:99999"], "*'h:99999' is not host:port*"),
+        (["--kafka-backend=external"], "--kafka-backend=external needs --kafka-bootstrap*"),
+        (["--kafkatest-reports=afile.txt"], "--kafkatest-reports='afile.txt' is a file*"),
+    ],
+)
+def test_bad_plugin_options_are_one_usage_error_naming_the_option(
+    pytester: pytest.Pytester, args: list[str], says: str
+) -> None:
+    pytester.makefile(".txt", afile="not a directory")
+    pytester.makepyfile(
+        "from pathlib import Path\ndef test_x(kafka_broker):\n    Path('ran').write_text('yes')\n"
+    )
+
+    result = pytester.runpytest_inprocess("--kafka-backend=emulator", *args)
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{says.strip('*')}*"])
+    assert not (pytester.path / "ran").exists()

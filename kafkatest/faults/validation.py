@@ -39,6 +39,7 @@ from functools import cache
 from typing import Any
 
 from kafkatest.brokers.base import Broker
+from kafkatest.brokers.lookup import topic_partitions
 from kafkatest.emulator.state.topics import MAX_PARTITIONS
 from kafkatest.errors import BrokerError
 
@@ -125,34 +126,6 @@ def finite(action: str, name: str, value: object) -> float:
 
 
 # -- topics and partitions (every backend) ---------------------------------------------
-
-
-def topic_partitions(broker: Broker, topic: str) -> int | None:
-    """The topic's partition count, None if it does not exist; never creates it.
-
-    The emulator is asked on its own thread (so this works while it is paused);
-    other backends through DescribeTopics, which never auto-creates a topic (a
-    Metadata request naming it could, with auto.create.topics.enable).
-    """
-    if broker.backend == "emulator":
-        state = broker.state  # type: ignore[attr-defined]
-
-        def lookup() -> int | None:
-            found = state.topics.find(topic)
-            return None if found is None else len(found.partitions)
-
-        return broker.call(lookup)  # type: ignore[attr-defined,no-any-return]
-    from confluent_kafka import KafkaError, KafkaException, TopicCollection
-
-    futures = broker.admin().describe_topics(TopicCollection([topic]), request_timeout=10)
-    try:
-        description = futures[topic].result(timeout=15)
-    except KafkaException as exc:
-        error = exc.args[0] if exc.args else None
-        if isinstance(error, KafkaError) and error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART:
-            return None
-        raise BrokerError(f"describing topic {topic!r} failed: {error or exc}") from exc
-    return len(description.partitions)
 
 
 def _topic_names(broker: Broker) -> list[str]:

@@ -96,12 +96,21 @@ def _one(
     record_id = _identity(value, given, id_header, id_field, default_id, index)
     if isinstance(value, dict) and id_field is not None and id_field not in value:
         value, raw = {id_field: record_id, **value}, None
-    if key is None and key_field is not None:
-        key = to_bytes(_key_from(value, key_field, index))
+    try:
+        if key is None and key_field is not None:
+            key = to_bytes(_key_from(value, key_field, index))
+        if raw is None:
+            raw = _encode(value)
+    except ValueError as exc:
+        if "JSON compliant" not in str(exc):
+            raise
+        raise ValueError(
+            f"item {index} (id {record_id!r}): its value holds NaN or an infinity, which JSON "
+            "cannot carry (a JSON reader such as Spark's from_json would not parse it); "
+            "use None, or send the number as text"
+        ) from None
     if id_header is not None and given is None:
         headers = (*headers, (id_header, record_id.encode("utf-8")))
-    if raw is None:
-        raw = _encode(value)
     record = Record(topic, raw, key, headers, partition, timestamp_ms)
     return record, record_id
 
@@ -152,7 +161,7 @@ def _json_object(data: bytes | None) -> Any:
 def _encode(value: Any) -> bytes | None:
     """Like `to_bytes`, but dates (YAML fixtures carry them) travel as ISO-8601 text."""
     if isinstance(value, (dict, list)):
-        return json.dumps(value, separators=(",", ":"), default=_iso).encode("utf-8")
+        return json.dumps(value, separators=(",", ":"), default=_iso, allow_nan=False).encode()
     return to_bytes(value)
 
 

@@ -3,15 +3,50 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterable
 from typing import Any
 
 from kafkatest.brokers.client import ClientOperations
+from kafkatest.brokers.lookup import topic_partitions
 from kafkatest.errors import BrokerError
+from kafkatest.records import Record
 from kafkatest.seeding.files import load_fixture
 from kafkatest.seeding.items import DEFAULT_ID_HEADER, prepare
 from kafkatest.seeding.result import SeedResult
 from kafkatest.seeding.retention import warn_if_older_than_retention
+
+
+class SeedAutoCreateWarning(UserWarning):
+    """seed() wrote to a topic that did not exist: the broker created it with its defaults."""
+
+
+def warn_if_auto_created(broker: ClientOperations, topic: str, records: list[Record]) -> None:
+    """Warn before producing to a topic that does not exist (the broker will create it).
+
+    A misspelt topic name otherwise "works": the records land in a new topic with
+    the broker's default partition count and configs, and the job reads nothing.
+    """
+    if not isinstance(broker, ClientOperations):
+        return  # a stand-in that only places records (seeding's own unit tests)
+    try:
+        partitions = topic_partitions(broker, topic)
+    except BrokerError:
+        return  # cannot tell: producing will say what is wrong
+    if partitions is not None:
+        return
+    wanted = sorted({r.partition for r in records if r.partition is not None})
+    beyond = (
+        f"; records name partition(s) {wanted}, which it will not have" if wanted[-1:] > [0] else ""
+    )
+    warnings.warn(
+        f"seed: topic {topic!r} does not exist, so the broker creates it now with its default "
+        f"partition count (num.partitions, 1 here) and configs{beyond}. Create it first "
+        "(kafka_topic(partitions=N), broker.create_topic) to choose them, and so that a "
+        "misspelt name fails instead of seeding a topic nobody reads.",
+        SeedAutoCreateWarning,
+        stacklevel=3,
+    )
 
 
 def seed(
@@ -45,6 +80,8 @@ def seed(
         id_field=id_field,
         id_prefix=id_prefix,
     )
+    if records:
+        warn_if_auto_created(broker, topic, records)
     warn_if_older_than_retention(broker, topic, records)
     placed = broker.produce(records, timeout_s=timeout_s) if records else []
     if len(placed) != len(records):
