@@ -398,3 +398,35 @@ def test_java_client_uses_transaction_version_2(kafka_broker: Broker, kafka_topi
         (5, b"zombie"),
         (7, b"c3"),
     ]
+
+
+def test_kafka_transactions_tool_aborts_a_hanging_transaction(
+    kafka_broker: Broker, kafka_topic, kafka_faults
+) -> None:
+    """`kafka-transactions abort` finds the crashed producer by the transaction's start
+    offset (DescribeProducers) and has the leader write an abort marker
+    (WriteTxnMarkers): read_committed readers are free again."""
+    topic = kafka_topic()
+    kafka_faults.crash_producer_mid_transaction(topic)
+    assert latest(kafka_broker, topic, IsolationLevel.READ_COMMITTED) == 0
+    aborted = run_kafka_tool(
+        TRANSACTIONS,
+        [
+            "--bootstrap-server",
+            kafka_broker.bootstrap_servers,
+            "abort",
+            "--topic",
+            topic,
+            "--partition",
+            "0",
+            "--start-offset",
+            "0",
+        ],
+    )
+    assert aborted.returncode == 0, aborted.stderr
+    assert latest(kafka_broker, topic, IsolationLevel.READ_COMMITTED) == 2
+    assert read(kafka_broker, topic, "read_committed") == []
+    (producer,) = transactions_tool(
+        kafka_broker, "describe-producers", "--topic", topic, "--partition", "0"
+    )
+    assert producer["CurrentTransactionStartOffset"] == "None"

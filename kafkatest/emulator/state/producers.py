@@ -162,16 +162,17 @@ class ProducerRegistry:
             state.batches.clear()
         return state
 
+    def entry(self, producer_id: int, partition: PartitionKey) -> ActiveProducer | None:
+        """The producer's state on one partition, if it wrote there."""
+        state = self._partitions.get((producer_id, partition))
+        if state is None:
+            return None
+        return _active(producer_id, state)
+
     def active_on(self, partition: PartitionKey) -> list[ActiveProducer]:
         """Producers with state on `partition`, by producer id (DescribeProducers)."""
         return [
-            ActiveProducer(
-                producer_id,
-                state.epoch,
-                state.batches[-1].last_sequence if state.batches else -1,
-                state.last_timestamp,
-                state.coordinator_epoch,
-            )
+            _active(producer_id, state)
             for (producer_id, key), state in sorted(self._partitions.items())
             if key == partition
         ]
@@ -191,3 +192,13 @@ class ProducerRegistry:
         """A deleted topic's partitions start afresh if the name is reused."""
         for key in [k for k in self._partitions if k[1][0] == topic]:
             del self._partitions[key]
+
+
+def _active(producer_id: int, state: _PartitionProducerState) -> ActiveProducer:
+    return ActiveProducer(
+        producer_id,
+        state.epoch,
+        state.batches[-1].last_sequence if state.batches else -1,
+        state.last_timestamp,
+        state.coordinator_epoch,
+    )

@@ -1,5 +1,5 @@
 """Transactions on the wire: InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn,
-TxnOffsetCommit, EndTxn, and the admin views DescribeTransactions,
+TxnOffsetCommit, EndTxn, WriteTxnMarkers, and the admin views DescribeTransactions,
 ListTransactions and DescribeProducers (what ``kafka-transactions`` calls).
 
 Version ranges are Kafka 4.1's. Old versions get Kafka's down-conversions:
@@ -314,6 +314,63 @@ async def end_txn(ctx: RequestContext, request: Any) -> Any:
         producer_id=producer_id,
         producer_epoch=epoch,
     )
+
+
+# -- WriteTxnMarkers ------------------------------------------------------------------------
+
+
+@handles(27, 1, 1)
+async def write_txn_markers(ctx: RequestContext, request: Any) -> Any:
+    """What a coordinator sends partition leaders; clients send it to abort a hanging
+    transaction (``kafka-transactions abort``, Admin.abortTransaction)."""
+    types = response_types(ctx)
+    results = []
+    for marker in request.markers:
+        topics = tuple(
+            make(
+                types.WritableTxnMarkerTopicResult,
+                name=topic.name,
+                partitions=tuple(
+                    make(
+                        types.WritableTxnMarkerPartitionResult,
+                        partition_index=index,
+                        error_code=_write_marker(ctx, marker, topic.name, index),
+                    )
+                    for index in topic.partition_indexes
+                ),
+            )
+            for topic in marker.topics
+        )
+        results.append(
+            make(types.WritableTxnMarkerResult, producer_id=marker.producer_id, topics=topics)
+        )
+    return make(types.WriteTxnMarkersResponse, markers=tuple(results))
+
+
+def _write_marker(ctx: RequestContext, marker: Any, topic_name: str, index: int) -> ErrorCode:
+    """Kafka's leader checks (``ProducerAppendInfo.appendEndTxnMarker``): an older
+    producer epoch or coordinator epoch than the partition has seen is refused."""
+    try:
+        partition = ctx.state.topics.get(topic_name).partition(index)
+    except StateError as exc:
+        return error_code_of(exc)
+    if partition.leader_id != ctx.broker_id:
+        return ErrorCode.not_leader_or_follower
+    known = ctx.state.producers.entry(marker.producer_id, (topic_name, index))
+    if known is not None:
+        if marker.producer_epoch < known.epoch:
+            return ErrorCode.invalid_producer_epoch
+        if marker.coordinator_epoch < known.coordinator_epoch:
+            return ErrorCode.transaction_coordinator_fenced
+    ctx.state.write_marker(
+        topic_name,
+        index,
+        marker.producer_id,
+        marker.producer_epoch,
+        marker.transaction_result,
+        marker.coordinator_epoch,
+    )
+    return ErrorCode.none
 
 
 # -- admin views ---------------------------------------------------------------------------
