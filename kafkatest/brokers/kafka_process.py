@@ -137,6 +137,30 @@ class KafkaProcessBroker(Broker):
                 out[(parts[0], int(parts[1]))] = int(parts[2])
         return out
 
+    def segment_bases(self, topic: str, partition: int) -> list[int]:
+        """Base offsets of the partition's log segments, from its segment files."""
+        if self._workdir is None:
+            return []
+        directory = self._workdir / "data" / f"{topic}-{partition}"
+        return sorted(int(p.stem) for p in directory.glob("*.log") if p.stem.isdigit())
+
+    def broker_log_text(self, since: int = 0) -> str:
+        """The broker's log from byte `since` (see `broker_log_size`)."""
+        if self.log_path is None:
+            return ""
+        try:
+            with self.log_path.open("rb") as log:
+                log.seek(since)
+                return log.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    def broker_log_size(self) -> int:
+        try:
+            return 0 if self.log_path is None else self.log_path.stat().st_size
+        except OSError:
+            return 0
+
     def start(self) -> None:
         if self._process is not None and self._process.poll() is None:
             return

@@ -13,11 +13,11 @@ import signal
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, cast
 
 from kafkatest.brokers.base import Broker
 from kafkatest.errors import UnsupportedOperation
-from kafkatest.faults.compaction import compact_on_kafka
+from kafkatest.faults.compaction import LocalKafka, compact_on_kafka
 
 
 class BackendControl(Protocol):
@@ -62,10 +62,10 @@ class KafkaProcessControl:
     def compact(
         self, topic: str, until: int | Mapping[int, int] | None, roll: bool, timeout_s: float
     ) -> dict[int, int]:
-        checkpoints = getattr(self.broker, "cleaner_checkpoints", None)
-        if checkpoints is None:
-            raise UnsupportedOperation("this kafka broker does not expose its cleaner checkpoints")
-        return compact_on_kafka(self.broker, topic, checkpoints, until, roll, timeout_s)
+        if not hasattr(self.broker, "cleaner_checkpoints"):
+            raise UnsupportedOperation("this kafka broker does not expose its log directory")
+        local = cast(LocalKafka, self.broker)
+        return compact_on_kafka(self.broker, local, topic, until, roll, timeout_s)
 
 
 def _wait_until_stopped(pid: int, timeout_s: float = 5.0) -> None:

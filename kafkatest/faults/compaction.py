@@ -11,8 +11,10 @@ marker and runs its cleaner at once, so offsets and records agree on both backen
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from typing import Protocol
 
 from kafkatest.brokers.base import Broker
 from kafkatest.brokers.client import wait_until
@@ -22,8 +24,6 @@ from kafkatest.records import Record
 
 #: The settings that make Kafka roll on the marker and clean right after.
 _PROMPT_SETTINGS = {"segment.ms": "1", "min.cleanable.dirty.ratio": "0"}
-
-Checkpoints = Callable[[], Mapping[tuple[str, int], int]]
 
 
 def targets(
@@ -56,15 +56,41 @@ def require_compacted_topic(broker: Broker, topic: str) -> None:
         )
 
 
-def _applied(broker: Broker, topic: str) -> bool:
-    current = broker.topic_config(topic)
-    return all(float(current.get(k, "-1")) == float(v) for k, v in _PROMPT_SETTINGS.items())
+class LocalKafka(Protocol):
+    """What kafkatest can see of a Kafka broker it runs itself (`KafkaProcess`)."""
+
+    def cleaner_checkpoints(self) -> Mapping[tuple[str, int], int]: ...
+    def segment_bases(self, topic: str, partition: int) -> list[int]: ...
+    def broker_log_size(self) -> int: ...
+    def broker_log_text(self, since: int = 0) -> str: ...
+
+
+def _wait_applied(local: LocalKafka, topic: str, since: int, timeout_s: float) -> None:
+    """Until the broker applied the settings to its logs. DescribeConfigs shows a change
+    before the log manager takes it; the broker logs "Updating topic T with new
+    configuration" just before handing it over, so after that line a short pause suffices."""
+    head = f"Updating topic {topic} with new configuration : "
+    wanted = [
+        re.compile(rf"(?:^|,){re.escape(k)} -> {re.escape(v)}(?:,|$)")
+        for k, v in _PROMPT_SETTINGS.items()
+    ]
+
+    def logged() -> bool:
+        for line in local.broker_log_text(since).splitlines():
+            _, found, props = line.partition(head)
+            props = props.rsplit(" (kafka.", 1)[0]
+            if found and all(w.search(props) for w in wanted):
+                return True
+        return False
+
+    wait_until(logged, timeout_s, f"Kafka applies {_PROMPT_SETTINGS} to {topic!r}")
+    time.sleep(0.2)
 
 
 def compact_on_kafka(
     broker: Broker,
+    local: LocalKafka,
     topic: str,
-    checkpoints: Checkpoints,
     until: int | Mapping[int, int] | None,
     roll: bool,
     timeout_s: float,
@@ -73,12 +99,13 @@ def compact_on_kafka(
     checkpoint passes the wanted offsets; the topic's own settings are put back after."""
     require_compacted_topic(broker, topic)
     overrides = broker.topic_config_overrides(topic)
-    broker.alter_topic_config(topic, _PROMPT_SETTINGS)
+    since = local.broker_log_size()
+    already = all(overrides.get(k) == v for k, v in _PROMPT_SETTINGS.items())
+    if not already:
+        broker.alter_topic_config(topic, _PROMPT_SETTINGS)
     try:
-        # The broker applies a config change a moment after the controller commits it.
-        wait_until(
-            lambda: _applied(broker, topic), timeout_s, f"{topic!r} takes {_PROMPT_SETTINGS}"
-        )
+        if not already:
+            _wait_applied(local, topic, since, timeout_s)
         if roll:
             partitions = broker.partition_count(topic)
             placed = broker.produce(
@@ -90,12 +117,19 @@ def compact_on_kafka(
                 for r in placed
                 if r.partition is not None and r.offset is not None
             }
+            unrolled = {p: o for p, o in ends.items() if o not in local.segment_bases(topic, p)}
+            if unrolled:
+                raise BrokerError(
+                    f"Kafka did not roll a new segment at the compact_now markers {unrolled} of "
+                    f"{topic!r} (segment.ms=1 measures from the segment's first record "
+                    "timestamp: records timestamped in the future delay the roll)"
+                )
         else:
             ends = broker.latest_offsets(topic)
         wanted = targets(ends, until)
         deadline = time.monotonic() + timeout_s
         while True:
-            known = checkpoints()
+            known = local.cleaner_checkpoints()
             reached = {p: known.get((topic, p), -1) for p in wanted}
             if all(reached[p] >= offset for p, offset in wanted.items()):
                 return reached
