@@ -67,6 +67,32 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         ),
     )
     group.addoption(
+        "--kafka-security",
+        default=None,
+        help=(
+            "the session broker's listener: PLAINTEXT (default), SSL, SASL_PLAINTEXT or "
+            "SASL_SSL (ini: kafka_security; env KAFKATEST_SECURITY). Tests reach it with "
+            "kafka_broker.client_config(user) and kafka_broker.spark_options(user)"
+        ),
+    )
+    group.addoption(
+        "--kafka-sasl-mechanism",
+        default=None,
+        help=(
+            "SASL mechanism(s) of a SASL listener, comma-separated: PLAIN, SCRAM-SHA-256, "
+            "SCRAM-SHA-512 (default PLAIN; ini: kafka_sasl_mechanisms)"
+        ),
+    )
+    group.addoption(
+        "--kafka-user",
+        action="append",
+        default=None,
+        help="NAME:PASSWORD of a user of a SASL listener (repeatable; ini: kafka_users)",
+    )
+    parser.addini("kafka_security", "default of --kafka-security", default="")
+    parser.addini("kafka_sasl_mechanisms", "default of --kafka-sasl-mechanism", default="")
+    parser.addini("kafka_users", "NAME:PASSWORD lines, default of --kafka-user", type="linelist")
+    group.addoption(
         "--kafka-bootstrap",
         default=None,
         help="host:port of an existing cluster, for --kafka-backend=external",
@@ -80,6 +106,7 @@ MAX_EMULATOR_BROKERS = 64
 def pytest_configure(config: pytest.Config) -> None:
     selected_backends(config)  # a misspelt backend stops the run before anything starts
     _check_options(config)
+    _check_security(config)
     _set_log_level(config)
     for marker in (
         "kafka_backends(*names): run this test only on these broker backends",
@@ -149,6 +176,53 @@ def selected_backends(config: pytest.Config) -> list[str]:
             f"choose from {', '.join(BACKENDS)} (comma-separated for several)"
         )
     return names
+
+
+def _check_security(config: pytest.Config) -> None:
+    """A misspelt protocol or mechanism is a usage error before any broker starts."""
+    options = security_options(config)
+    if not options:
+        return
+    from kafkatest.errors import BrokerError
+    from kafkatest.security import Security
+
+    try:
+        Security.of(
+            str(options["security_protocol"]),
+            options.get("sasl_mechanisms"),  # type: ignore[arg-type]
+            options.get("users"),  # type: ignore[arg-type]
+        )
+    except BrokerError as exc:
+        raise pytest.UsageError(f"--kafka-security: {exc}") from None
+
+
+def security_options(config: pytest.Config) -> dict[str, object]:
+    """start_broker's security keywords from the command line, ini file or environment."""
+    import os
+
+    protocol = (
+        config.getoption("--kafka-security")
+        or config.getini("kafka_security")
+        or os.environ.get("KAFKATEST_SECURITY")
+        or "PLAINTEXT"
+    )
+    if protocol.upper() == "PLAINTEXT":
+        return {}
+    mechanisms = config.getoption("--kafka-sasl-mechanism") or config.getini(
+        "kafka_sasl_mechanisms"
+    )
+    users: dict[str, str] = {}
+    for entry in config.getoption("--kafka-user") or config.getini("kafka_users") or []:
+        name, sep, password = str(entry).partition(":")
+        if not sep or not name or not password:
+            raise pytest.UsageError(f"--kafka-user: expected NAME:PASSWORD, got {entry!r}")
+        users[name] = password
+    options: dict[str, object] = {"security_protocol": protocol}
+    if mechanisms:
+        options["sasl_mechanisms"] = mechanisms
+    if users:
+        options["users"] = users
+    return options
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -227,6 +301,7 @@ def kafka_broker(request: pytest.FixtureRequest) -> Iterator[Broker]:
     options: dict[str, object] = {"config": settings} if settings else {}
     if backend == "emulator":
         options["brokers"] = config.getoption("--emulator-brokers")
+    options.update(security_options(config))
     broker = start_broker(backend, config.getoption("--kafka-bootstrap"), **options)
     config.stash.setdefault(_BROKERS_KEY, []).append(broker)
     try:

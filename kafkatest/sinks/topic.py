@@ -56,7 +56,8 @@ def topic_frame(
             raise ValueError(f"decode {name} as one of {DECODINGS}, not {how!r}")
     reader = (
         spark.read.format("kafka")
-        .option("kafka.bootstrap.servers", broker.bootstrap_servers)
+        # The broker's own options: on a secured broker, its admin login and CA.
+        .options(**broker.spark_options())
         .option("subscribe", topic)
         .option("startingOffsets", "earliest")
         .option("endingOffsets", "latest")

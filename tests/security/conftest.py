@@ -13,7 +13,7 @@ import pytest
 
 from kafkatest import Broker
 from kafkatest.brokers.registry import start_broker
-from kafkatest.pytest_plugin import selected_backends
+from kafkatest.pytest_plugin import _release_spark_clients, selected_backends
 
 ALICE = ("alice", "alice-secret")
 #: The listeners the tests use (few: each is a broker JVM on the kafka backend).
@@ -41,6 +41,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def _secured_brokers() -> Iterator[dict[tuple[str, str], Broker]]:
     brokers: dict[tuple[str, str], Broker] = {}
     yield brokers
+    _release_spark_clients()  # Spark's cached producers go before their broker does
     for broker in brokers.values():
         broker.close()
 
