@@ -13,9 +13,7 @@ from kafkatest.errors import BrokerError
 
 
 def _produce_to(broker, topic: str) -> None:
-    producer = Producer(
-        {"bootstrap.servers": broker.bootstrap_servers, "message.timeout.ms": 5000}
-    )
+    producer = Producer({"bootstrap.servers": broker.bootstrap_servers, "message.timeout.ms": 5000})
     producer.produce(topic, b"x")
     producer.flush(10)
 

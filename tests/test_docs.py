@@ -15,7 +15,14 @@ def fenced_blocks(language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", text, flags=re.S)
 
 
-@pytest.mark.parametrize("name", ["test_readme_example.py", "test_readme_sinks_example.py"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "test_readme_example.py",
+        "test_readme_sinks_example.py",
+        "test_readme_scenario_example.py",
+    ],
+)
 def test_readme_examples_are_the_tested_files(name: str) -> None:
     example = (ROOT / "tests" / name).read_text()
     assert example in fenced_blocks("python")

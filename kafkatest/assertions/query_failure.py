@@ -81,11 +81,21 @@ class QueryFailure:
 
 def query_failure(query_or_error: Any) -> QueryFailure | None:
     """The failure of a StreamingQuery (None while it has none) or of a raised exception."""
+    known_conditions: list[str] = []
+    if isinstance(getattr(query_or_error, "error", None), str) and hasattr(
+        query_or_error, "conditions"
+    ):  # a scenario's JobRun: the error's text and the conditions read off it in the run
+        if not query_or_error.error:
+            return None
+        known_conditions = list(query_or_error.conditions)
+        query_or_error = RuntimeError(query_or_error.error)
+    elif isinstance(query_or_error, str):
+        query_or_error = RuntimeError(query_or_error)
     error = _error_of(query_or_error)
     if error is None:
         return None
     text = str(error)
-    conditions = error_conditions(error)
+    conditions = [*known_conditions, *error_conditions(error)]
     for nested in _python_causes(error):
         conditions += [c for c in error_conditions(nested) if c not in conditions]
     causes = _jvm_causes(error)
@@ -111,8 +121,9 @@ def assert_query_failed(
 ) -> QueryFailure:
     """Assert that a query failed, for `reason` and with `message` when given.
 
-    `query_or_error` is a StreamingQuery (finished or stopped) or the exception a call
-    raised (``wait_for_query``, a batch ``save()``). `reason` is what the README's
+    `query_or_error` is a StreamingQuery (finished or stopped), the exception a call
+    raised (``wait_for_query``, a batch ``save()``), a scenario's ``result.run`` or the
+    error's text. `reason` is what the README's
     tables name: a data-loss reason (``COULD_NOT_READ_OFFSET_RANGE`` or
     ``KAFKA_DATA_LOSS.COULD_NOT_READ_OFFSET_RANGE``; any of them with
     ``KAFKA_DATA_LOSS``), a Spark error condition (``STREAM_FAILED``) or a Kafka
