@@ -17,7 +17,13 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, ConsumerGroupState, ConsumerGroupType
+from confluent_kafka import (
+    Consumer,
+    ConsumerGroupState,
+    ConsumerGroupType,
+    Producer,
+    TopicPartition,
+)
 
 from kafkatest import Broker, Record
 from kafkatest.tools import CONSOLE_CONSUMER, CONSUMER_GROUPS, run_kafka_tool
@@ -256,3 +262,31 @@ def test_kafka_consumer_groups_describes_the_live_members(
         "Stable",
         "1",
     )
+
+
+def test_offsets_sent_in_a_transaction_count_for_a_consumer_group(
+    kafka_broker: Broker, kafka_topic, consumers
+) -> None:
+    """Consume-transform-produce with the consumer protocol: TxnOffsetCommit carries the
+    member's id and epoch (from consumer_group_metadata), which the group accepts."""
+    source, sink = kafka_topic(partitions=1), kafka_topic(partitions=1)
+    group = group_name("kip848-txn")
+    kafka_broker.produce(Record(source, f"v{i}".encode()) for i in range(3))
+    consumer = consumers(group)
+    consumer.subscribe([source])
+    assert read(consumer, 3) == ["v0", "v1", "v2"]
+    producer = Producer(
+        {
+            "bootstrap.servers": kafka_broker.bootstrap_servers,
+            "transactional.id": f"kip848-{uuid.uuid4().hex[:8]}",
+        }
+    )
+    producer.init_transactions(30)
+    producer.begin_transaction()
+    producer.produce(sink, b"out")
+    producer.send_offsets_to_transaction(
+        [TopicPartition(source, 0, 3)], consumer.consumer_group_metadata(), 30
+    )
+    producer.commit_transaction(30)
+    (committed,) = consumer.committed([TopicPartition(source, 0)], timeout=30)
+    assert committed.offset == 3

@@ -258,7 +258,7 @@ def test_stale_epochs_are_fenced_and_offset_commits_checked_against_the_member_e
     session.heartbeat(group, b, 0, subscribed_topic_names=(topic,))  # group epoch 2
     session.heartbeat(group, a, 1, owned={})  # a has nothing to revoke: epoch 2
 
-    def commit(member: str, epoch: int) -> ErrorCode:
+    def commit(member: str, epoch: int, group_id: str = group) -> ErrorCode:
         types = load_payload_module(COMMIT, 9, EntityType.request)
         partition = types.OffsetCommitRequestPartition(
             partition_index=0, committed_offset=0, committed_leader_epoch=-1, committed_metadata=""
@@ -266,7 +266,7 @@ def test_stale_epochs_are_fenced_and_offset_commits_checked_against_the_member_e
         response = session.call(
             COMMIT,
             9,
-            group_id=group,
+            group_id=group_id,
             generation_id_or_member_epoch=epoch,
             member_id=member,
             group_instance_id=None,
@@ -278,6 +278,8 @@ def test_stale_epochs_are_fenced_and_offset_commits_checked_against_the_member_e
     assert commit(a, 2) == ErrorCode.none
     assert commit("not-a-member", 2) == ErrorCode.unknown_member_id
     assert commit("", -1) == ErrorCode.unknown_member_id  # the group has members
+    # v9 names a group that does not exist (older versions said ILLEGAL_GENERATION).
+    assert commit(a, 2, f"{group}-absent") == ErrorCode.group_id_not_found
 
 
 def test_bad_heartbeats_get_kafkas_errors(

@@ -404,18 +404,27 @@ class ConsumerGroupCoordinator:
     # -- offsets and admin --------------------------------------------------------------
 
     def commit_error(
-        self, group: ConsumerGroup, member_id: str, epoch: int, api_version: int
+        self,
+        group: ConsumerGroup,
+        member_id: str,
+        epoch: int,
+        api_version: int,
+        transactional: bool = False,
+        instance_id: str | None = None,
     ) -> ErrorCode | None:
-        """Kafka's ConsumerGroup.validateOffsetCommit (OffsetCommit carries no message)."""
+        """Kafka's ConsumerGroup.validateOffsetCommit (OffsetCommit carries no message);
+        TxnOffsetCommit turns a stale epoch into ILLEGAL_GENERATION, as Kafka does."""
         if epoch < 0 and not group.members:
+            return None
+        if transactional and epoch == -1 and not member_id and instance_id is None:
             return None
         member = group.members.get(member_id)
         if member is None:
             return ErrorCode.unknown_member_id
-        if api_version < _MEMBER_EPOCH_COMMIT_SINCE:
+        if not transactional and api_version < _MEMBER_EPOCH_COMMIT_SINCE:
             return ErrorCode.unsupported_version
         if epoch != member.member_epoch:
-            return ErrorCode.stale_member_epoch
+            return ErrorCode.illegal_generation if transactional else ErrorCode.stale_member_epoch
         return None
 
     def fetch_error(

@@ -105,14 +105,33 @@ class GroupNamespace:
     # -- offsets ---------------------------------------------------------------------
 
     def commit_error(
-        self, group_id: str, member_id: str, epoch: int, api_version: int
+        self,
+        group_id: str,
+        member_id: str,
+        epoch: int,
+        api_version: int,
+        transactional: bool = False,
+        instance_id: str | None = None,
     ) -> ErrorCode | None:
-        """A consumer group's refusal of an OffsetCommit; None lets the commit go on to
-        the store (through the classic rules, which see such an id as an empty group)."""
+        """A consumer group's refusal of an OffsetCommit or TxnOffsetCommit; None lets the
+        commit go on to the store (through the classic rules, which see such an id as
+        an empty group)."""
         group = self.consumer.groups.get(group_id)
         if group is None:
             return None
-        return self.consumer.commit_error(group, member_id, epoch, api_version)
+        return self.consumer.commit_error(
+            group, member_id, epoch, api_version, transactional, instance_id
+        )
+
+    def fetch_error(self, group_id: str, member_id: str | None, epoch: int) -> ErrorCode | None:
+        """OffsetFetch v9+ names the member: a consumer group checks its epoch."""
+        group = self.consumer.groups.get(group_id)
+        if group is None:
+            return None
+        return self.consumer.fetch_error(group, member_id, epoch)
+
+    def exists(self, group_id: str) -> bool:
+        return group_id in self.consumer.groups or self.classic.group(group_id) is not None
 
     def subscribed_topics(self, group_id: str) -> frozenset[str] | None:
         """OffsetDelete on a consumer group: the topics it may not lose (None: not one)."""

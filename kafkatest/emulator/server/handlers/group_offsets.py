@@ -21,6 +21,8 @@ from kafkatest.emulator.state.offsets import CommittedOffset
 
 TopicPartition = tuple[str, int]
 NO_OFFSET = -1
+#: OffsetCommit v9 answers a commit for a group that does not exist with GROUP_ID_NOT_FOUND.
+_GROUP_NOT_FOUND_SINCE = 9
 NO_LEADER_EPOCH = -1
 
 
@@ -68,6 +70,13 @@ def _commit(
         if refusal is not None:
             return dict.fromkeys(valid, refusal)
         generation, member_id, instance_id = -1, "", None
+    elif (
+        generation >= 0
+        and ctx.api_version >= _GROUP_NOT_FOUND_SINCE
+        and not namespace.exists(request.group_id)
+    ):
+        # OffsetCommit v9+ names a missing group instead of ILLEGAL_GENERATION.
+        return dict.fromkeys(valid, ErrorCode.group_id_not_found)
     if not valid:
         return {}
     return coordinator_of(ctx.state).commit_offsets(

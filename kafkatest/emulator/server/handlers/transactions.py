@@ -19,7 +19,7 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
-from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordinator
+from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordinator, namespace_of
 from kafkatest.emulator.server.responses import (
     NO_THROTTLE,
     error_code_of,
@@ -246,12 +246,18 @@ def _commit_pending(
     ctx: RequestContext, request: Any, wanted: list[tuple[str, Any]]
 ) -> dict[TopicPartition, ErrorCode]:
     keys = [(name, p.partition_index) for name, p in wanted]
-    error = coordinator_of(ctx.state).check_committer(
-        request.group_id,
-        getattr(request, "generation_id", -1),
-        getattr(request, "member_id", ""),
-        getattr(request, "group_instance_id", None),
-    )
+    generation = getattr(request, "generation_id", -1)
+    member_id = getattr(request, "member_id", "")
+    instance_id = getattr(request, "group_instance_id", None)
+    namespace = namespace_of(ctx.state)
+    if namespace.is_consumer_group(request.group_id):
+        error = namespace.commit_error(
+            request.group_id, member_id, generation, ctx.api_version, True, instance_id
+        )
+    else:
+        error = coordinator_of(ctx.state).check_committer(
+            request.group_id, generation, member_id, instance_id
+        )
     if error is not None:
         return dict.fromkeys(keys, error)
     out: dict[TopicPartition, ErrorCode] = {}
