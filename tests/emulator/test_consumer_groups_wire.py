@@ -30,7 +30,15 @@ from kafkatest import Broker
 from kafkatest.emulator.server.responses import make
 
 HEARTBEAT, DESCRIBE = 68, 69
-COMMIT, JOIN, LIST_GROUPS, DESCRIBE_GROUPS, FIND_COORDINATOR, METADATA = 8, 11, 16, 15, 10, 3
+COMMIT, JOIN, LIST_GROUPS, DESCRIBE_GROUPS, FIND_COORDINATOR, METADATA, FETCH = (
+    8,
+    11,
+    16,
+    15,
+    10,
+    3,
+    9,
+)
 _NAMES = {
     HEARTBEAT: "ConsumerGroupHeartbeat",
     DESCRIBE: "ConsumerGroupDescribe",
@@ -40,6 +48,7 @@ _NAMES = {
     DESCRIBE_GROUPS: "DescribeGroups",
     FIND_COORDINATOR: "FindCoordinator",
     METADATA: "Metadata",
+    FETCH: "OffsetFetch",
 }
 _COORDINATOR_LOADING = (
     ErrorCode.coordinator_not_available,
@@ -280,6 +289,21 @@ def test_stale_epochs_are_fenced_and_offset_commits_checked_against_the_member_e
     assert commit("", -1) == ErrorCode.unknown_member_id  # the group has members
     # v9 names a group that does not exist (older versions said ILLEGAL_GENERATION).
     assert commit(a, 2, f"{group}-absent") == ErrorCode.group_id_not_found
+
+    def fetch(member: str | None, epoch: int) -> tuple[ErrorCode, list[int]]:
+        types = load_payload_module(FETCH, 9, EntityType.request)
+        wanted = types.OffsetFetchRequestTopics(name=topic, partition_indexes=(0,))
+        request = types.OffsetFetchRequestGroup(
+            group_id=group, member_id=member, member_epoch=epoch, topics=(wanted,)
+        )
+        (answer,) = session.call(FETCH, 9, groups=(request,), require_stable=False).groups
+        offsets = [p.committed_offset for t in answer.topics for p in t.partitions]
+        return answer.error_code, offsets
+
+    assert fetch(a, 2) == (ErrorCode.none, [0])
+    assert fetch(None, -1) == (ErrorCode.none, [0])  # admin clients name no member
+    assert fetch(a, 1) == (ErrorCode.stale_member_epoch, [])
+    assert fetch("not-a-member", 2) == (ErrorCode.unknown_member_id, [])
 
 
 def test_bad_heartbeats_get_kafkas_errors(

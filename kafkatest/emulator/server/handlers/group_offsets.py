@@ -136,7 +136,8 @@ async def offset_fetch(ctx: RequestContext, request: Any) -> Any:
         )
     groups = []
     for group in request.groups:
-        error, fetched, unstable = _fetch_group(ctx, group.group_id, group.topics, stable)
+        member = (getattr(group, "member_id", None), getattr(group, "member_epoch", -1))
+        error, fetched, unstable = _fetch_group(ctx, group.group_id, group.topics, stable, member)
         # From v8 a group-level error comes alone, without partitions.
         topics = _fetched_topics(
             types.OffsetFetchResponseTopics,
@@ -157,13 +158,23 @@ async def offset_fetch(ctx: RequestContext, request: Any) -> Any:
 
 
 def _fetch_group(
-    ctx: RequestContext, group_id: str, topics: Iterable[Any] | None, require_stable: bool
+    ctx: RequestContext,
+    group_id: str,
+    topics: Iterable[Any] | None,
+    require_stable: bool,
+    member: tuple[str | None, int] = (None, -1),
 ) -> tuple[ErrorCode, dict[TopicPartition, CommittedOffset | None], set[TopicPartition]]:
-    """(group error, committed offsets, partitions whose offsets are not stable yet)."""
+    """(group error, committed offsets, partitions whose offsets are not stable yet).
+
+    `member` is OffsetFetch v9's (member id, member epoch), which a consumer group checks.
+    """
     wanted = None if topics is None else [(t.name, p) for t in topics for p in t.partition_indexes]
     if not is_coordinator(ctx, group_id):
         # Before v2 there is no top-level error: each partition carries it.
         return ErrorCode.not_coordinator, dict.fromkeys(wanted or []), set()
+    refusal = namespace_of(ctx.state).fetch_error(group_id, *member)
+    if refusal is not None:
+        return refusal, {}, set()
     fetched = coordinator_of(ctx.state).fetch_offsets(group_id, wanted)
     unstable: set[TopicPartition] = set()
     if require_stable:
