@@ -393,13 +393,14 @@ async def describe_transactions(ctx: RequestContext, request: Any) -> Any:
             states.append(
                 make(
                     types.TransactionState,
+                    # The other fields keep the message's defaults, as Kafka leaves them.
                     error_code=error_code_of(exc),
                     transactional_id=transactional_id,
                     transaction_state="",
                     transaction_timeout=_timeout(0),
-                    transaction_start_time=_timestamp(-1),
-                    producer_id=-1,
-                    producer_epoch=-1,
+                    transaction_start_time=_timestamp(0),
+                    producer_id=0,
+                    producer_epoch=0,
                     topics=(),
                 )
             )
