@@ -131,20 +131,32 @@ def validate(header: BatchHeader, batch: bytes) -> None:
 
 
 def place(
-    batch: bytes, base_offset: int, leader_epoch: int, log_append_time: int | None = None
+    batch: bytes,
+    base_offset: int,
+    leader_epoch: int,
+    log_append_time: int | None = None,
+    create_time_max: int | None = None,
 ) -> bytes:
     """A copy of `batch` as stored: new base offset and leader epoch.
 
     With `log_append_time`, the batch is stamped as a LogAppendTime batch whose
-    max timestamp is that time (this is inside the CRC, so the CRC is redone).
+    max timestamp is that time; with `create_time_max`, as a CreateTime batch (a
+    client's LogAppendTime bit cleared) whose max timestamp is that, as Kafka's
+    LogValidator sets it from the records. Both are inside the CRC, so it is redone.
     """
     placed = bytearray(batch)
     _BASE_OFFSET.pack_into(placed, 0, base_offset)
     _LEADER_EPOCH.pack_into(placed, LOG_OVERHEAD, leader_epoch)
-    if log_append_time is not None:
+    if log_append_time is not None or create_time_max is not None:
         (attributes,) = _ATTRIBUTES.unpack_from(placed, _ATTRIBUTES_OFFSET)
-        _ATTRIBUTES.pack_into(placed, _ATTRIBUTES_OFFSET, attributes | LOG_APPEND_TIME_FLAG)
-        _TIMESTAMP.pack_into(placed, _MAX_TIMESTAMP_OFFSET, log_append_time)
+        if log_append_time is not None:
+            attributes |= LOG_APPEND_TIME_FLAG
+            stamp = log_append_time
+        else:
+            attributes &= ~LOG_APPEND_TIME_FLAG
+            stamp = create_time_max  # type: ignore[assignment]
+        _ATTRIBUTES.pack_into(placed, _ATTRIBUTES_OFFSET, attributes)
+        _TIMESTAMP.pack_into(placed, _MAX_TIMESTAMP_OFFSET, stamp)
         _CRC.pack_into(placed, _CRC_OFFSET, crc32c(memoryview(placed)[CRC_START:]))
     return bytes(placed)
 

@@ -45,6 +45,7 @@ from kafkatest.emulator.state.log import PartitionLog
 from kafkatest.emulator.state.notify import AppendSignal
 from kafkatest.emulator.state.offsets import OffsetStore
 from kafkatest.emulator.state.producers import AppendedBatch, ProducerRegistry
+from kafkatest.emulator.state.record_validation import checked_max_timestamp
 from kafkatest.emulator.state.topic_configs import (
     INTERNAL_TOPIC_CONFIGS,
     TOPIC_CONFIGS,
@@ -245,6 +246,10 @@ class EmulatorState:
             raise MessageTooLarge(
                 f"The batch of {header.size} bytes is larger than max.message.bytes={max_bytes}"
             )
+        now = self.clock.now_ms()
+        records_max_timestamp = checked_max_timestamp(
+            topic, header, batch, now, log.log_start_offset
+        )
         if topic.compacted:
             _refuse_keyless(topic.name, partition, header, batch, log.log_start_offset)
         key = (topic.name, partition)
@@ -263,16 +268,19 @@ class EmulatorState:
                 return AppendResult(
                     earlier.base_offset, earlier.log_append_time, log.log_start_offset, True
                 )
-        now = self.clock.now_ms()
         log_append_time = -1
-        max_timestamp = header.max_timestamp
+        max_timestamp = records_max_timestamp
+        create_time_max = None
         if topic.config("message.timestamp.type") == "LogAppendTime":
             log_append_time = max_timestamp = now
+        elif header.uses_log_append_time or header.max_timestamp != max_timestamp:
+            create_time_max = max_timestamp
         placed = place(
             batch,
             log.log_end_offset,
             topic.partition(partition).leader_epoch,
             log_append_time if log_append_time >= 0 else None,
+            create_time_max,
         )
         if header.is_transactional:
             base_offset = log.append_transactional(

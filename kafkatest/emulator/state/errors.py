@@ -81,6 +81,16 @@ class InvalidTimestamp(StateError):
     error_name = "invalid_timestamp"
 
 
+class TimestampsRejected(RecordsRejected):
+    """Records refused for their timestamps: INVALID_TIMESTAMP, with record errors."""
+
+    error_name = "invalid_timestamp"
+
+    def __init__(self, record_errors: list[tuple[int, str]], log_start_offset: int) -> None:
+        super().__init__(record_errors, log_start_offset)
+        self.args = ("One or more records have been rejected due to invalid timestamp",)
+
+
 class OutOfOrderSequence(StateError):
     error_name = "out_of_order_sequence_number"
 
