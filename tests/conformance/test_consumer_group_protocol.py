@@ -290,3 +290,29 @@ def test_offsets_sent_in_a_transaction_count_for_a_consumer_group(
     producer.commit_transaction(30)
     (committed,) = consumer.committed([TopicPartition(source, 0)], timeout=30)
     assert committed.offset == 3
+
+
+def test_committed_offsets_carry_over_between_the_protocols(
+    kafka_broker: Broker, kafka_topic, consumers
+) -> None:
+    """An empty group of one type is taken over by the other protocol, offsets and all:
+    classic -> consumer -> classic under one group id."""
+    topic, group = kafka_topic(partitions=1), group_name("kip848-switch")
+    kafka_broker.produce(Record(topic, f"v{i}".encode()) for i in range(6))
+    classic = consumers(group, **{"group.protocol": "classic"})
+    classic.subscribe([topic])
+    assert read(classic, 2) == ["v0", "v1"]
+    classic.commit(asynchronous=False)
+    classic.close()
+
+    modern = consumers(group)
+    modern.subscribe([topic])
+    assert read(modern, 2) == ["v2", "v3"]
+    modern.commit(asynchronous=False)
+    assert describe(kafka_broker, group).type == ConsumerGroupType.CONSUMER
+    modern.close()
+
+    back = consumers(group, **{"group.protocol": "classic"})
+    back.subscribe([topic])
+    assert read(back, 2) == ["v4", "v5"]
+    assert describe(kafka_broker, group).type == ConsumerGroupType.CLASSIC

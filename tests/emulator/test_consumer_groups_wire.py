@@ -478,3 +478,36 @@ def test_a_silent_member_is_fenced_when_its_session_ends(
     assert epoch == 3
     gone = session.heartbeat(group, silent, 2)
     assert gone.error_code == ErrorCode.unknown_member_id
+
+
+def test_a_live_classic_group_of_another_protocol_type_is_not_taken_over(
+    kafka_broker: Broker, kafka_topic, session: Session, group: str
+) -> None:
+    topic = kafka_topic(partitions=1)
+    join_types = load_payload_module(JOIN, 5, EntityType.request)
+    fields: dict[str, Any] = {
+        "group_id": group,
+        "session_timeout": _millis(30_000),
+        "rebalance_timeout": _millis(30_000),
+        "group_instance_id": None,
+        "protocol_type": "connect",
+        "protocols": (join_types.JoinGroupRequestProtocol(name="default", metadata=b""),),
+    }
+    first = session.call(JOIN, 5, member_id="", **fields)
+    assert first.error_code == ErrorCode.member_id_required
+    joined = session.call(JOIN, 5, member_id=first.member_id, **fields)
+    assert joined.error_code == ErrorCode.none
+
+    refused = session.heartbeat(group, new_member(), 0, subscribed_topic_names=(topic,))
+    assert (refused.error_code, refused.error_message) == (
+        ErrorCode.group_id_not_found,
+        f"Cannot upgrade classic group {group} to consumer group because the group does not "
+        "use the consumer embedded protocol.",
+    )
+    described = session.call(
+        DESCRIBE, 1, group_ids=(group,), include_authorized_operations=False
+    ).groups[0]
+    assert (described.error_code, described.error_message) == (
+        ErrorCode.group_id_not_found,
+        f"Group {group} is not a consumer group.",
+    )
