@@ -12,11 +12,11 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Mapping
 
-from kafkatest.brokers.client import ClientOperations
+from kafkatest.brokers.acl_client import AclClientOperations
 from kafkatest.errors import UnsupportedOperation
 
 
-class Broker(ClientOperations):
+class Broker(AclClientOperations):
     """A running Kafka-compatible broker (or cluster) and what a test may do with it."""
 
     #: Backend name as given to ``--kafka-backend``.

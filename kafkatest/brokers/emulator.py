@@ -7,16 +7,19 @@ on the broker's own thread.
 
 from __future__ import annotations
 
+import secrets
 import warnings
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
+from kafkatest.brokers.acl_client import ADMIN_PRINCIPAL
 from kafkatest.brokers.base import Broker
 from kafkatest.brokers.security import BrokerSecurity, tls_hosts
 from kafkatest.emulator.exposure import ExposedEmulatorWarning, exposure_warning
 from kafkatest.emulator.runner import EmulatorRunner
 from kafkatest.emulator.server.faults import FaultHook
 from kafkatest.emulator.state import BrokerSettings, EmulatorState
+from kafkatest.emulator.state.acls import Authorizer
 from kafkatest.errors import BrokerError
 from kafkatest.security import Security
 
@@ -33,6 +36,8 @@ class EmulatorBroker(Broker):
         port: int = 0,
         settings: BrokerSettings | None = None,
         security: Security | None = None,
+        acls: bool = False,
+        super_users: Iterable[str] = (),
     ) -> None:
         warning = exposure_warning(host)
         if warning is not None:
@@ -45,6 +50,21 @@ class EmulatorBroker(Broker):
         if security is not None and security.sasl:
             for user, password in security.users.items():
                 self.state.credentials.add_user(user, password, security.mechanisms)
+        #: kafkatest's own clients send this client id to act as ADMIN_PRINCIPAL.
+        self._admin_client_id: str | None = None
+        if acls:
+            self._admin_client_id = f"kafkatest-admin-{secrets.token_hex(8)}"
+            authorizer = Authorizer(super_users={ADMIN_PRINCIPAL, *super_users})
+            authorizer.trusted_clients[self._admin_client_id] = ADMIN_PRINCIPAL
+            self.state.acls = authorizer
+
+    def client_config(
+        self, user: str | None = None, mechanism: str | None = None
+    ) -> dict[str, Any]:
+        config = super().client_config(user, mechanism)
+        if user is None and self._admin_client_id is not None:
+            config["client.id"] = self._admin_client_id
+        return config
 
     def add_user(self, name: str, password: str, mechanism: str | None = None) -> None:
         """Let `name` log in with `password`: over `mechanism`, or every enabled one.

@@ -14,13 +14,15 @@ import shutil
 import subprocess
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from confluent_kafka.admin import AdminClient
 
 from kafkatest import tempdirs
 from kafkatest.brokers import process
+from kafkatest.brokers.acl_client import ADMIN_PRINCIPAL
 from kafkatest.brokers.base import Broker
 from kafkatest.brokers.security import BrokerSecurity
 from kafkatest.errors import BrokerError, SetupError
@@ -56,6 +58,11 @@ TEST_SETTINGS: dict[str, str] = {
     "file.delete.delay.ms": "0",
 }
 
+_BROKER_PRINCIPAL = "User:kafkatest-broker"
+#: Fixed secrets: the listener is on loopback and only ever serves tests.
+_BROKER_SECRET = "kafkatest-broker-secret"
+_ADMIN_SECRET = "kafkatest-admin-secret"
+
 LOG4J2 = """\
 status = warn
 appender.file.type = File
@@ -84,9 +91,16 @@ class KafkaProcessBroker(Broker):
         heap: str = "1g",
         startup_timeout_s: float = 90.0,
         security: Security | None = None,
+        acls: bool = False,
+        super_users: Iterable[str] = (),
     ) -> None:
         self.version = version
         self._security = security if security is not None and security.secured else None
+        #: With ACLs: Kafka's StandardAuthorizer, and a SASL/PLAIN listener of its own
+        #: for the broker itself and kafkatest's clients, both super users.
+        self.acls_enabled = acls
+        self.super_users = tuple(super_users)
+        self._admin_port: int | None = None
         self.settings = {**TEST_SETTINGS, **{k: str(v) for k, v in (settings or {}).items()}}
         self.heap = heap
         self.startup_timeout_s = startup_timeout_s
@@ -185,6 +199,8 @@ class KafkaProcessBroker(Broker):
                     if self._security.tls_dir
                     else _with_tls_dir(self._security, self._workdir / "tls")
                 )
+            if self.acls_enabled:
+                self._admin_port = process.free_port()
             self._write_config()
             self._format_storage(java)
         self._launch(java)
@@ -232,6 +248,7 @@ class KafkaProcessBroker(Broker):
             "listener.security.protocol.map": f"CONTROLLER:PLAINTEXT,{self.listener_name}:{self.listener_name}",
             "log.dirs": str(self._workdir / "data"),
             **self._security_properties(),
+            **(self._acl_properties() if self.acls_enabled else {}),
             **self.settings,
         }
         text = "".join(f"{key}={value}\n" for key, value in properties.items())
@@ -335,6 +352,59 @@ class KafkaProcessBroker(Broker):
                         f"its credential was added.\n{self.diagnostics()}"
                     ) from None
                 time.sleep(0.2)
+
+    def _acl_properties(self) -> dict[str, str]:
+        """StandardAuthorizer with the broker and kafkatest as super users.
+
+        The broker reaches its controller, and kafkatest its broker, as named
+        principals over SASL/PLAIN listeners of their own: on PLAINTEXT both would be
+        User:ANONYMOUS, the principal tests write ACLs for.
+        """
+        listener = self.listener_name
+        super_users = [_BROKER_PRINCIPAL, ADMIN_PRINCIPAL, *self.super_users]
+        if self.security_runtime is not None:
+            super_users.append(self.security_runtime.admin_principal)
+        broker_user, admin_user = _BROKER_PRINCIPAL.split(":")[1], ADMIN_PRINCIPAL.split(":")[1]
+        users = f'user_{broker_user}="{_BROKER_SECRET}" user_{admin_user}="{_ADMIN_SECRET}"'
+        jaas = (
+            "org.apache.kafka.common.security.plain.PlainLoginModule required "
+            f'username="{broker_user}" password="{_BROKER_SECRET}" {users};'
+        )
+        return {
+            "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+            "super.users": ";".join(dict.fromkeys(super_users)),
+            "listeners": f"{listener}://127.0.0.1:{self._port},"
+            f"CONTROLLER://127.0.0.1:{self._controller_port},KAFKATEST://127.0.0.1:{self._admin_port}",
+            "advertised.listeners": f"{listener}://127.0.0.1:{self._port},"
+            f"KAFKATEST://127.0.0.1:{self._admin_port}",
+            "inter.broker.listener.name": "KAFKATEST",
+            "listener.security.protocol.map": f"CONTROLLER:SASL_PLAINTEXT,{listener}:{listener},"
+            "KAFKATEST:SASL_PLAINTEXT",
+            "sasl.mechanism.controller.protocol": "PLAIN",
+            "sasl.mechanism.inter.broker.protocol": "PLAIN",
+            "listener.name.controller.sasl.enabled.mechanisms": "PLAIN",
+            "listener.name.controller.plain.sasl.jaas.config": jaas,
+            "listener.name.kafkatest.sasl.enabled.mechanisms": "PLAIN",
+            "listener.name.kafkatest.plain.sasl.jaas.config": jaas,
+        }
+
+    def client_config(
+        self, user: str | None = None, mechanism: str | None = None
+    ) -> dict[str, Any]:
+        """With ACLs, kafkatest's own clients (no `user`) are the super user
+        User:kafkatest on the KAFKATEST listener."""
+        config = super().client_config(user, mechanism)
+        if user is None and self.acls_enabled and self._admin_port is not None:
+            config = {
+                "bootstrap.servers": f"127.0.0.1:{self._admin_port}",
+                "client.id": config.get("client.id", "kafkatest"),
+                "logger": config["logger"],
+                "security.protocol": "SASL_PLAINTEXT",
+                "sasl.mechanisms": "PLAIN",
+                "sasl.username": ADMIN_PRINCIPAL.split(":")[1],
+                "sasl.password": _ADMIN_SECRET,
+            }
+        return config
 
     def _java_command(self, java: str, main: str, *args: str) -> list[str]:
         assert self._workdir is not None and self._classpath is not None

@@ -142,6 +142,9 @@ def _mirror_items(element: type, source: Any) -> tuple[Any, ...]:
     """The request entries a response tuple of `element` answers one by one."""
     if source is None or not dataclasses.is_dataclass(source):
         return ()
+    positional = _POSITIONAL.get(element.__name__)
+    if positional is not None:
+        return tuple(getattr(source, positional, None) or ())
     kind = _kind({f.name for f in dataclasses.fields(element)})
     if kind == "other":
         return ()
@@ -163,6 +166,8 @@ def _mirror_items(element: type, source: Any) -> tuple[Any, ...]:
     return ()
 
 
+#: Results that answer the request's entries one by one, by position only.
+_POSITIONAL = {"AclCreationResult": "creations", "DeleteAclsFilterResult": "filters"}
 #: Requests that list plain values where the response has one entry per value.
 _SCALAR_LISTS = {
     "topic": ("topic_names",),
@@ -218,6 +223,9 @@ def _neutral(f: dataclasses.Field[Any], hint: Any) -> Any:
 def _neutral_for(hint: Any, kafka_type: str) -> Any:
     """A value that means "nothing here" for a field of this wire type."""
     optional = type(None) in typing.get_args(hint)
+    if kafka_type == "records":
+        # Kafka sends empty records, never null: librdkafka cannot parse a null set.
+        return b""
     if _element_type(hint) is not None:
         return None if optional else ()
     if optional:

@@ -48,10 +48,6 @@ KAFKA_41_APIS: dict[int, tuple[int, int]] = {
 #: APIs Kafka 4.1 serves and the emulator deliberately does not (yet), and why.
 #: Each one a client or tool asks for gets UnsupportedVersionException.
 NOT_SERVED_BY_EMULATOR: dict[int, str] = {
-    # ACLs (being added): no authorizer, everything is allowed.
-    29: "DescribeAcls",
-    30: "CreateAcls",
-    31: "DeleteAcls",
     # One log dir per broker, in memory: nothing to move between dirs.
     34: "AlterReplicaLogDirs",
     # No delegation tokens (they need SASL).

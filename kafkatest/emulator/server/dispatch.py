@@ -27,10 +27,12 @@ from kafkatest.emulator.protocol.messages import (
     request_schema,
 )
 from kafkatest.emulator.protocol.primitives import DecodeError
+from kafkatest.emulator.server.authorization import authorized_call
 from kafkatest.emulator.server.context import ANONYMOUS, RequestContext
-from kafkatest.emulator.server.faults import FaultHook
+from kafkatest.emulator.server.faults import FaultHook, Handler
 from kafkatest.emulator.server.handlers import load_handlers
 from kafkatest.emulator.state import EmulatorState
+from kafkatest.emulator.state.acls import Authorizer
 from kafkatest.emulator.state.fetch_sessions import FetchSessionCache
 
 log = logging.getLogger("kafkatest.emulator")
@@ -78,6 +80,9 @@ class Dispatcher:
             request = decode_request(schema, request_frame, header.body_offset)
         except DecodeError as exc:
             raise CloseConnection(f"malformed request (API {api_key} v{version}): {exc}") from exc
+        acls = self.state.acls
+        if acls is not None and header.client_id in acls.trusted_clients:
+            principal = acls.trusted_clients[header.client_id]
         ctx = RequestContext(
             state=self.state,
             broker_id=self.broker_id,
@@ -91,6 +96,8 @@ class Dispatcher:
             fetch_sessions=self.fetch_sessions,
         )
         handler = spec.handler
+        if acls is not None:
+            handler = _authorized(acls, handler)
         decision = await self.faults.before_dispatch(ctx, request)
         if decision is not None:
             if decision.close_connection:
@@ -129,3 +136,10 @@ class Dispatcher:
             ),
         )
         return frame(response_header(correlation_id, False) + encode_response(response))
+
+
+def _authorized(acls: Authorizer, handler: Handler) -> Handler:
+    async def checked(ctx: RequestContext, request: Any) -> Any:
+        return await authorized_call(acls, ctx, request, handler)
+
+    return checked

@@ -24,6 +24,7 @@ from kafkatest.emulator.protocol.control_batches import marker_batch
 from kafkatest.emulator.protocol.primitives import DecodeError
 from kafkatest.emulator.protocol.record_rewrite import decode_records, single_record_batch
 from kafkatest.emulator.state import cleaner
+from kafkatest.emulator.state.acls import Authorizer
 from kafkatest.emulator.state.clock import Clock
 from kafkatest.emulator.state.cluster import Cluster
 from kafkatest.emulator.state.credentials import CredentialStore
@@ -117,6 +118,8 @@ class EmulatorState:
         self.transactions = TransactionCoordinator(self)
         #: Slot for the KIP-848 consumer group coordinator (`state.consumer_groups`).
         self.consumer_groups: Any = None
+        #: The ACLs and their decisions; None while ACLs are off (nothing is checked).
+        self.acls: Authorizer | None = None
         self._last_retention_check_ms = self.clock.now_ms()
         self._last_txn_check_ms = self._last_retention_check_ms
         self._last_cleaner_run_ms = self._last_retention_check_ms
