@@ -1,4 +1,4 @@
-"""Developer sessions: `nox -s tests`, `nox -s demo`, `nox -s lint`, `nox -s conformance`,
+"""Developer sessions: `nox -s tests`, `nox -s demo`, `nox -s lint`, `nox -s conformance`, `nox -s fuzz`,
 `nox -s spark35`, `nox -s spark40`,
 `nox -s kafka39`."""
 
@@ -83,3 +83,11 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy", "kafkatest")
+
+
+@nox.session(venv_backend="none")
+def fuzz(session: nox.Session) -> None:
+    """10^6 mutated client frames at an emulator in a child process (kafkatest installed
+    in the current environment); prints frames sent, connections closed, crashes,
+    hangs, handler exceptions and RSS. Arguments go to the fuzzer: `-- --frames 20000`."""
+    session.run("python", "-m", "kafkatest.emulator.fuzz", *session.posargs)

@@ -1,0 +1,234 @@
+"""Fire mutated frames at an emulator in a child process and count what breaks.
+
+The emulator runs as `python -m kafkatest.cli emulator`, so an abort ends that
+child, not the run: it is counted as a crash and a fresh emulator takes over.
+Workers send one frame at a time per connection and wait up to a second for the
+reply (or for the emulator to close the connection, which a malformed request
+earns); a probe sends ApiVersions on its own connection every quarter second and
+counts a hang whenever no answer comes within a second. Handler failures are the
+tracebacks in the emulator's log.
+"""
+
+from __future__ import annotations
+
+import random
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from kafkatest.brokers.process import free_port, spawn, terminate
+from kafkatest.emulator.fuzz.corpus import capture_client_frames, random_header_frames
+from kafkatest.emulator.fuzz.mutate import mutate
+
+#: ApiVersions v0 from client "probe": answered by any emulator that is alive.
+_PROBE = struct.pack(">ihhih", 15, 18, 0, 7, 5) + b"probe"
+PROBE_DEADLINE_S = 1.0
+REPLY_WAIT_S = 1.0
+
+
+@dataclass
+class FuzzReport:
+    frames_sent: int = 0
+    connections_closed: int = 0
+    unanswered: int = 0
+    crashes: int = 0
+    hangs: int = 0
+    handler_exceptions: int = 0
+    rss_start_mb: float = 0.0
+    rss_end_mb: float = 0.0
+    seconds: float = 0.0
+
+    def lines(self) -> list[str]:
+        return [f"{name}: {value}" for name, value in asdict(self).items()]
+
+
+class _Emulator:
+    """`kafkatest emulator` as a child, restarted after a crash; logs kept."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.port = 0
+        self.process: subprocess.Popen[bytes] | None = None
+        self.logs: list[Path] = []
+
+    def start(self) -> None:
+        self.port = free_port()
+        log = self.workdir / f"emulator-{len(self.logs)}.log"
+        self.logs.append(log)
+        command = [sys.executable, "-m", "kafkatest.cli", "emulator", "--port", str(self.port)]
+        self.process = spawn(command, log, self.workdir)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if _probe(self.port):
+                return
+            time.sleep(0.05)
+        raise RuntimeError(f"the emulator did not start; see {log}")
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def rss_mb(self) -> float:
+        assert self.process is not None
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+        return float("nan")
+
+    def tracebacks(self) -> int:
+        return sum(
+            log.read_text(errors="replace").count("Traceback (most recent call last)")
+            for log in self.logs
+            if log.exists()
+        )
+
+    def close(self) -> None:
+        if self.process is not None:
+            terminate(self.process)
+
+
+def _probe(port: int) -> bool:
+    """Whether ApiVersions is answered within PROBE_DEADLINE_S."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=PROBE_DEADLINE_S) as sock:
+            sock.sendall(_PROBE)
+            return len(sock.recv(8)) >= 8
+    except OSError:
+        return False
+
+
+def run_fuzz(
+    frames: int = 1_000_000,
+    connections: int = 16,
+    seed: int = 0,
+    workdir: Path | None = None,
+    log: object = None,
+    max_seconds: float = float("inf"),
+) -> FuzzReport:
+    """Send `frames` mutated frames over `connections` parallel connections.
+
+    Stops early after `max_seconds` (the report says how many frames went out).
+    """
+    report = FuzzReport()
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="kafkatest-fuzz-") as scratch:
+        emulator = _Emulator(workdir or Path(scratch))
+        emulator.start()
+        try:
+            rng = random.Random(seed)
+            corpus = capture_client_frames(("127.0.0.1", emulator.port))
+            corpus += random_header_frames(rng, max(200, len(corpus) // 2))
+            report.rss_start_mb = emulator.rss_mb()
+            _fire(emulator, corpus, frames, connections, seed, report, log, max_seconds)
+            # Let the emulator settle (closed connections, freed buffers) before the figure.
+            time.sleep(1.0)
+            report.rss_end_mb = emulator.rss_mb() if emulator.alive else float("nan")
+            report.handler_exceptions = emulator.tracebacks()
+        finally:
+            emulator.close()
+    report.seconds = round(time.monotonic() - started, 1)
+    return report
+
+
+def _fire(
+    emulator: _Emulator,
+    corpus: list[bytes],
+    frames: int,
+    connections: int,
+    seed: int,
+    report: FuzzReport,
+    log: object,
+    max_seconds: float,
+) -> None:
+    lock = threading.Lock()
+    remaining = [frames]
+    deadline = time.monotonic() + max_seconds
+    stop = threading.Event()
+    restarting = threading.Lock()
+
+    def take() -> bool:
+        with lock:
+            if remaining[0] <= 0 or time.monotonic() > deadline:
+                return False
+            remaining[0] -= 1
+            report.frames_sent += 1
+            return True
+
+    def count(field: str) -> None:
+        with lock:
+            setattr(report, field, getattr(report, field) + 1)
+
+    def ensure_alive() -> None:
+        with restarting:
+            if not emulator.alive and not stop.is_set():
+                count("crashes")
+                emulator.start()
+
+    def worker(index: int) -> None:
+        rng = random.Random(seed * 1000 + index)
+        sock: socket.socket | None = None
+        while take():
+            seed_frame = rng.choice(corpus)
+            # Some frames go out intact, so connections live on and handlers run.
+            frame = seed_frame if rng.random() < 0.25 else mutate(rng, seed_frame, corpus)
+            try:
+                if sock is None:
+                    sock = socket.create_connection(("127.0.0.1", emulator.port), timeout=5)
+                    sock.settimeout(REPLY_WAIT_S)
+                sock.sendall(frame)
+                if not sock.recv(65536):
+                    raise ConnectionResetError
+            except TimeoutError:
+                count("unanswered")  # a request may legitimately wait (acks=0, long poll)
+                _drop(sock)
+                sock = None
+            except OSError:
+                count("connections_closed")
+                _drop(sock)
+                sock = None
+                if not emulator.alive:
+                    ensure_alive()
+        _drop(sock)
+
+    def prober() -> None:
+        while not stop.wait(0.25):
+            if not emulator.alive:
+                ensure_alive()
+                continue
+            if not _probe(emulator.port) and emulator.alive:
+                count("hangs")
+
+    def progress() -> None:
+        while not stop.wait(10):
+            if callable(log):
+                log(
+                    f"  {report.frames_sent:,} frames, {report.crashes} crashes, "
+                    f"{report.hangs} hangs, rss {emulator.rss_mb() if emulator.alive else '-'} MB"
+                )
+
+    workers = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(connections)]
+    helpers = [
+        threading.Thread(target=prober, daemon=True),
+        threading.Thread(target=progress, daemon=True),
+    ]
+    for thread in workers + helpers:
+        thread.start()
+    for thread in workers:
+        thread.join()
+    stop.set()
+    for thread in helpers:
+        thread.join()
+    if not emulator.alive:
+        count("crashes")
+
+
+def _drop(sock: socket.socket | None) -> None:
+    if sock is not None:
+        sock.close()
+    return None

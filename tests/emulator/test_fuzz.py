@@ -1,0 +1,24 @@
+"""A bounded fuzz run: mutated client frames over many connections never take the emulator down.
+
+The full run (`nox -s fuzz`, 10^6 frames) reports the same figures; this one sends
+20,000 and must see no crash (the emulator runs in a child process, so an abort
+is counted, not fatal), no hang (a probe is answered within a second throughout)
+and no handler traceback in the emulator's log.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kafkatest.emulator.fuzz import run_fuzz
+
+
+def test_twenty_thousand_mutated_frames_cause_no_crash_hang_or_traceback(
+    tmp_path: Path,
+) -> None:
+    report = run_fuzz(frames=20_000, connections=16, seed=8, workdir=tmp_path)
+    assert report.frames_sent == 20_000
+    assert (report.crashes, report.hangs, report.handler_exceptions) == (0, 0, 0), "\n".join(
+        report.lines()
+    )
+    assert report.connections_closed > 0, "the mutations should break some requests"
