@@ -26,9 +26,16 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _emulator(args: argparse.Namespace) -> int:
-    from kafkatest.emulator.standalone import run_standalone
+    from kafkatest.emulator.standalone import run_standalone, security_from_args
 
-    return run_standalone(args.host, args.port, args.brokers, args.control_port, args.control_host)
+    return run_standalone(
+        args.host,
+        args.port,
+        args.brokers,
+        args.control_port,
+        args.control_host,
+        security_from_args(args),
+    )
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -105,9 +112,10 @@ def build_parser() -> argparse.ArgumentParser:
     emulator.add_argument("--host", default="127.0.0.1")
     emulator.add_argument("--port", type=int, default=9092)
     emulator.add_argument("--brokers", type=int, default=1)
-    from kafkatest.emulator.standalone import add_control_options
+    from kafkatest.emulator.standalone import add_control_options, add_security_options
 
     add_control_options(emulator)
+    add_security_options(emulator)
     emulator.set_defaults(run=_emulator)
 
     from kafkatest.faults.cli import add_fault_parser

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from kafkatest.brokers.emulator import EmulatorBroker
 from kafkatest.emulator.exposure import ExposedEmulatorWarning, exposure_warning
 from kafkatest.errors import BrokerError
+from kafkatest.security import ADMIN_USER, MECHANISMS, PROTOCOLS, Security
+from kafkatest.security.tls import TRUSTSTORE_PASSWORD
 
 LOOPBACK = "127.0.0.1"
 
@@ -29,6 +31,7 @@ def run_standalone(
     brokers: int,
     control_port: int | None = None,
     control_host: str = LOOPBACK,
+    security: Security | None = None,
 ) -> int:
     """Serve until SIGINT/SIGTERM; the exit status (non-zero if it could not listen)."""
     if brokers < 1:
@@ -44,7 +47,7 @@ def run_standalone(
         signal.signal(sig, lambda *_: stop.set())
     with warnings.catch_warnings():  # printed above, in the command's own words
         warnings.simplefilter("ignore", ExposedEmulatorWarning)
-        broker = EmulatorBroker(brokers, host, port)
+        broker = EmulatorBroker(brokers, host, port, security=security)
     control = None
     try:
         try:
@@ -67,6 +70,8 @@ def run_standalone(
                 return 1
             control.start()
         print(f"kafkatest emulator: bootstrap servers {broker.bootstrap_servers}", flush=True)
+        if broker.security_runtime is not None:
+            _print_security(broker)
         if control is not None:
             print(f"kafkatest emulator: fault control http://{control.address}/faults", flush=True)
         stop.wait()
@@ -86,10 +91,97 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=9092, help="port of the first broker")
     parser.add_argument("--brokers", type=int, default=1, help="number of brokers")
     add_control_options(parser)
+    add_security_options(parser)
     parser.add_argument("--verbose", action="store_true", help="log every refused request")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING)
-    return run_standalone(args.host, args.port, args.brokers, args.control_port, args.control_host)
+    return run_standalone(
+        args.host,
+        args.port,
+        args.brokers,
+        args.control_port,
+        args.control_host,
+        security_from_args(args),
+    )
+
+
+def _print_security(broker: EmulatorBroker) -> None:
+    """What a client needs to know: the protocol, the mechanisms, the CA's files."""
+    runtime = broker.security_runtime
+    assert runtime is not None
+    security = runtime.security
+    line = f"kafkatest emulator: security.protocol={security.protocol}"
+    if security.sasl:
+        users = ", ".join(u for u in security.users if u != ADMIN_USER) or "none"
+        line += f" sasl.mechanisms={','.join(security.mechanisms)} users: {users}"
+    if security.client_auth != "none":
+        line += f" ssl.client.auth={security.client_auth}"
+    print(line, flush=True)
+    if runtime.ca is not None:
+        print(
+            f"kafkatest emulator: CA {runtime.ca.ca_pem} (librdkafka ssl.ca.location; JVM "
+            f"ssl.truststore.type=PEM) and {runtime.ca.truststore_p12} (JVM PKCS12 "
+            f"truststore, password {TRUSTSTORE_PASSWORD})",
+            flush=True,
+        )
+
+
+def add_security_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--security-protocol",
+        default="PLAINTEXT",
+        type=str.upper,
+        choices=PROTOCOLS,
+        help="the listener's security.protocol (default PLAINTEXT)",
+    )
+    parser.add_argument(
+        "--sasl-mechanism",
+        action="append",
+        type=str.upper,
+        choices=MECHANISMS,
+        help="an enabled SASL mechanism (repeatable; default PLAIN)",
+    )
+    parser.add_argument(
+        "--user",
+        action="append",
+        default=[],
+        metavar="NAME:PASSWORD",
+        help="a user who may log in over SASL (repeatable)",
+    )
+    parser.add_argument(
+        "--tls-dir",
+        default=None,
+        help="directory for the CA and certificates of an SSL/SASL_SSL listener (ca.pem, "
+        "truststore.p12); default a temporary directory",
+    )
+    parser.add_argument(
+        "--ssl-client-auth",
+        default="none",
+        choices=("none", "requested", "required"),
+        help="mutual TLS: ask clients for a certificate (principal = its subject)",
+    )
+
+
+def security_from_args(args: argparse.Namespace) -> Security | None:
+    """The `Security` the flags ask for; exits with a usage message when they disagree."""
+    if args.security_protocol == "PLAINTEXT" and not (args.user or args.sasl_mechanism):
+        return None
+    users: dict[str, str] = {}
+    for entry in args.user:
+        name, sep, password = entry.partition(":")
+        if not sep or not name or not password:
+            raise SystemExit(f"kafkatest emulator: --user expects NAME:PASSWORD, got {entry!r}")
+        users[name] = password
+    try:
+        return Security.of(
+            args.security_protocol,
+            args.sasl_mechanism,
+            users,
+            client_auth=args.ssl_client_auth,
+            tls_dir=args.tls_dir,
+        )
+    except BrokerError as exc:
+        raise SystemExit(f"kafkatest emulator: {exc}") from None
 
 
 def add_control_options(parser: argparse.ArgumentParser) -> None:

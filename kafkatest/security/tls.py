@@ -22,6 +22,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+#: The password of `CertificateAuthority.truststore_p12` (a truststore holds no secret).
+TRUSTSTORE_PASSWORD = "kafkatest"
 #: The names a loopback broker is reached by; a server certificate covers them all.
 DEFAULT_HOSTS = ("127.0.0.1", "localhost", "::1")
 _VALIDITY = datetime.timedelta(days=2)
@@ -104,6 +106,15 @@ class CertificateAuthority:
         #: The file every client trusts (librdkafka ``ssl.ca.location``; a JVM PEM truststore).
         self.ca_pem = directory / "ca.pem"
         self.ca_pem.write_bytes(_pem_cert(self.certificate))
+        #: The same CA as a Java PKCS12 truststore (``ssl.truststore.type=PKCS12``,
+        #: password `TRUSTSTORE_PASSWORD`), for JVM clients configured the classic way.
+        self.truststore_p12 = directory / "truststore.p12"
+        self.truststore_p12.write_bytes(
+            pkcs12.serialize_java_truststore(
+                [pkcs12.PKCS12Certificate(self.certificate, b"kafkatest-ca")],
+                serialization.BestAvailableEncryption(TRUSTSTORE_PASSWORD.encode()),
+            )
+        )
 
     def _issue(
         self,
