@@ -22,6 +22,7 @@ from kafkatest.emulator.state.consumer_group_model import (
 from kafkatest.emulator.state.consumer_groups import (
     ConsumerGroupConfig,
     ConsumerGroupCoordinator,
+    compile_regex,
     validate_regex,
 )
 from kafkatest.emulator.state.group_clock import ManualClock
@@ -62,15 +63,40 @@ def test_uniform_with_different_subscriptions_assigns_each_partition_once() -> N
     assert result["b"] == {T1: frozenset({1}), T2: frozenset({0, 1, 2})}
 
 
-@pytest.mark.parametrize("regex", ["(?<=x)y", "(?!x)", r"(a)\1", "a++", "[unclosed"])
-def test_regexes_re2j_cannot_compile_are_refused(regex: str) -> None:
+@pytest.mark.parametrize(
+    ("regex", "description"),
+    [
+        # RE2J 1.8's descriptions (Kafka 4.1's regex engine), as java prints them.
+        ("(?<=x)y", "invalid named capture"),
+        ("(?!x)", "invalid or unsupported Perl syntax"),
+        (r"(a)\1", "invalid escape sequence"),
+        ("a++", "invalid nested repetition operator"),
+        ("[unclosed", "missing closing ]"),
+        ("(abc", "missing closing )"),
+        ("abc)", "regexp/syntax: internal error"),
+        ("*a", "missing argument to repetition operator"),
+        ("a{2,1}", "invalid repeat count"),
+        ("[z-a]", "invalid character class range"),
+        ("\\", "trailing backslash at end of expression"),
+        ("(?P<n>a)(?P<n>b)", "duplicate capture group name"),
+        ("(?P<>a)", "invalid named capture"),
+    ],
+)
+def test_regexes_re2j_cannot_compile_are_refused_in_its_words(regex: str, description: str) -> None:
     with pytest.raises(HeartbeatError) as refused:
         validate_regex(regex)
     assert refused.value.error == ErrorCode.invalid_regular_expression
+    assert refused.value.message == (
+        f"SubscribedTopicRegex `{regex}` is not a valid regular expression: {description}."
+    )
 
 
-def test_ordinary_regexes_are_accepted() -> None:
+def test_regexes_match_whole_names_in_linear_time() -> None:
     validate_regex(r"^orders-(eu|us)\.[a-z]+$")
+    assert compile_regex(r"orders-\w+").fullmatch("orders-eu")
+    assert not compile_regex("orders").fullmatch("orders-eu")
+    # Exponential for a backtracking engine; RE2 answers at once.
+    assert compile_regex("(a+)+b").fullmatch("a" * 5000) is None
 
 
 def coordinator(clock: ManualClock, *topics: tuple[str, int]) -> ConsumerGroupCoordinator:

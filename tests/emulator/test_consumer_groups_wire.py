@@ -333,8 +333,14 @@ def test_bad_heartbeats_get_kafkas_errors(
     )
     bad_regex = session.heartbeat(group, new_member(), 0, subscribed_topic_regex="(?<=x)y")
     assert bad_regex.error_code == ErrorCode.invalid_regular_expression
-    assert bad_regex.error_message.startswith(
-        "SubscribedTopicRegex `(?<=x)y` is not a valid regular expression: "
+    # RE2J reads "(?<" as a named group (and has no look-behind).
+    assert bad_regex.error_message == (
+        "SubscribedTopicRegex `(?<=x)y` is not a valid regular expression: invalid named capture."
+    )
+    unclosed = session.heartbeat(group, new_member(), 0, subscribed_topic_regex="orders-[a-z")
+    assert refused(unclosed) == (
+        ErrorCode.invalid_regular_expression,
+        "SubscribedTopicRegex `orders-[a-z` is not a valid regular expression: missing closing ].",
     )
     unknown_group = session.heartbeat(f"{group}-absent", new_member(), 3)
     assert refused(unknown_group) == (
