@@ -138,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"kafkatest: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        print("kafkatest: interrupted", file=sys.stderr)
         return 130
 
 

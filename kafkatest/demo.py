@@ -7,6 +7,7 @@ the real connector, and checks the sink with the at-least-once assertion.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import logging
 import sys
@@ -135,6 +136,14 @@ def run_demo(backend: str | None = None, records: int = 1000, job_path: str | No
             print(f"\n  a sink record: {sample}")
             print(f"\nresult: {'OK' if outcome == 0 else 'FAILED'}")
             return outcome
+        except KeyboardInterrupt:
+            # Ctrl-C: the interrupt is the outcome; a py4j error while stopping Spark
+            # after it must not replace it.
+            if spark is not None:
+                with contextlib.suppress(Exception):
+                    stop_spark_session(spark)
+                spark = None
+            raise
         finally:
             if spark is not None:
                 stop_spark_session(spark)

@@ -33,6 +33,7 @@ from kafkatest.scenarios.triggers import (
 )
 from kafkatest.scenarios.watch import CheckpointFeed, ProgressFeed, TriggerWatch
 from kafkatest.spark.errors import error_conditions
+from kafkatest.spark.queries import stop_quietly
 from kafkatest.tempdirs import owned_tempdir, remove
 
 if TYPE_CHECKING:
@@ -224,6 +225,7 @@ def _run_stream(
     until = _until_trigger(scenario, ctx, control.stop)
     watched = [t for t in triggers if not isinstance(t, BeforeStart)] + ([until] if until else [])
     watch: TriggerWatch | None = None
+    interrupted = False
     try:
         for trigger in triggers:
             if isinstance(trigger, BeforeStart):
@@ -233,10 +235,18 @@ def _run_stream(
         feed.query_id = str(control.query.id)
         watch = TriggerWatch(watched, feed.latest).start()
         run = _await_query(scenario.timeout_s, control, watch)
+    except KeyboardInterrupt:
+        # Ctrl-C: stop the query, and let no py4j error from cleaning up replace the
+        # interrupt (pytest must end the run as interrupted, not as a failed test).
+        interrupted = True
+        if control.query is not None:
+            stop_quietly(control.query)
+        raise
     finally:
         if watch is not None:
             watch.stop()
-        feed.close()
+        with contextlib.suppress(Exception) if interrupted else contextlib.nullcontext():
+            feed.close()
     return run, triggers
 
 

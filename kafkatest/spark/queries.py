@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, cast
 
 from kafkatest.errors import KafkaTestError
@@ -21,8 +22,12 @@ def wait_for_query(query: StreamingQuery, timeout_s: float = 120.0) -> None:
     QueryTimeout if it is still running after `timeout_s`, so a bad option or a
     broker that went away fails the test instead of hanging it.
     """
-    # PySpark takes fractional seconds (it sends milliseconds); its stub says int.
-    finished = query.awaitTermination(cast(int, timeout_s))
+    try:
+        # PySpark takes fractional seconds (it sends milliseconds); its stub says int.
+        finished = query.awaitTermination(cast(int, timeout_s))
+    except KeyboardInterrupt:
+        stop_quietly(query)
+        raise
     if not finished:
         progress = query.lastProgress
         query.stop()
@@ -33,3 +38,15 @@ def wait_for_query(query: StreamingQuery, timeout_s: float = 120.0) -> None:
     error = query.exception()
     if error is not None:
         raise error
+
+
+def stop_quietly(query: StreamingQuery) -> None:
+    """Stop `query` after Ctrl-C, and let nothing but the KeyboardInterrupt surface.
+
+    PySpark's SIGINT handler has already cancelled the running jobs, and the py4j
+    call the interrupt landed in may have left its connection mid-answer: stopping
+    can then fail in py4j, and that traceback must not replace the interrupt (the
+    run would end as a failed test instead of an interrupted one).
+    """
+    with contextlib.suppress(Exception):
+        query.stop()
