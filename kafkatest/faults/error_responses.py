@@ -185,6 +185,7 @@ _KIND_FIELDS = {
     "key": ("key",),
     "transaction": ("transactional_id",),
     "user": ("user",),
+    "producer": ("producer_id",),
 }
 #: Response kinds whose request entries name them by another field
 #: (AlterUserScramCredentials: one result per deletion or upsertion ``name``).

@@ -181,8 +181,8 @@ RULE_CASES: list[tuple[str, Call, str]] = [
     ),
     (
         "an API the emulator does not serve",
-        lambda f, t: f.inject_error("DescribeAcls", 6),
-        "the emulator does not serve DescribeAcls (API key 29)",
+        lambda f, t: f.inject_error("Vote", 6),  # KRaft controllers' own API
+        "the emulator does not serve Vote (API key 52)",
     ),
     (
         "an unknown error name",
