@@ -14,9 +14,11 @@ from __future__ import annotations
 import datetime
 import struct
 import time
+import uuid
 from collections.abc import Callable
 
 import pytest
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from crc32c import crc32c
 from kio.schema.errors import ErrorCode
 from kio.schema.produce.v9.request import PartitionProduceData, ProduceRequest, TopicProduceData
@@ -212,3 +214,103 @@ def test_keyless_records_are_refused_by_a_compacted_topic(
         f"RecordError(batchIndex=2, message='{why}')]"
     )
     assert kafka_broker.latest_offsets(topic) == {0: 0}
+
+
+def _read_uncommitted(broker: Broker, topic: str) -> list[tuple[int, bytes | None, bytes | None]]:
+    """Every record a read_uncommitted consumer gets, aborted ones included."""
+    consumer = Consumer(
+        {
+            "bootstrap.servers": broker.bootstrap_servers,
+            "group.id": f"reader-{uuid.uuid4().hex[:8]}",
+            "enable.partition.eof": True,
+            "isolation.level": "read_uncommitted",
+        }
+    )
+    consumer.assign([TopicPartition(topic, 0, 0)])
+    out: list[tuple[int, bytes | None, bytes | None]] = []
+    try:
+        for _ in range(600):
+            msg = consumer.poll(0.1)
+            if msg is None:
+                continue
+            error = msg.error()
+            if error is not None:
+                if error.code() == KafkaError._PARTITION_EOF:
+                    return out
+                raise KafkaException(error)
+            out.append((msg.offset(), msg.key(), msg.value()))
+    finally:
+        consumer.close()
+    raise AssertionError(f"never reached the end of {topic}: {out}")
+
+
+def test_compaction_drops_aborted_transactions_and_keeps_the_markers(
+    kafka_broker: Broker, kafka_topic: Callable[..., str], kafka_faults: Faults
+) -> None:
+    # Kafka's cleaner leaves aborted records out of its key map and drops them, so a1
+    # (committed) survives the aborted a2; markers stay while their transaction's
+    # batches do (the aborted batch stays empty: it holds the producer's last sequence).
+    topic = kafka_topic(config=COMPACT)
+    producer = Producer(
+        {**kafka_broker.client_config(), "transactional.id": f"txn-{uuid.uuid4().hex[:8]}"}
+    )
+    producer.init_transactions(30)
+    for values, commit in (({b"a": b"a1", b"b": b"b1"}, True), ({b"a": b"a2", b"c": b"c2"}, False)):
+        producer.begin_transaction()
+        for key, value in values.items():
+            producer.produce(topic, value, key=key, partition=0)
+        producer.flush(30)  # aborting would otherwise drop what is still queued
+        if commit:
+            producer.commit_transaction(30)
+        else:
+            producer.abort_transaction(30)
+    kafka_broker.produce([Record(topic=topic, key=b"b", value=b"b3", partition=0)])
+    before = [(0, b"a", b"a1"), (1, b"b", b"b1"), (3, b"a", b"a2"), (4, b"c", b"c2")]
+    assert _read_uncommitted(kafka_broker, topic) == [*before, (6, b"b", b"b3")]
+
+    kafka_faults.compact_now(topic)
+
+    after = [(0, b"a", b"a1"), (6, b"b", b"b3"), (7, *MARKER)]
+    assert _read_uncommitted(kafka_broker, topic) == after
+    assert _read(kafka_broker, topic) == after
+    kafka_faults.compact_now(topic)
+    assert _read_uncommitted(kafka_broker, topic) == [*after, (8, *MARKER)]
+
+
+def test_an_open_transaction_holds_the_cleaner_back_until_it_ends(
+    kafka_broker: Broker, kafka_topic: Callable[..., str], kafka_faults: Faults
+) -> None:
+    # The cleaner stops at the last stable offset (rounded down to its segment's start):
+    # the open transaction at offset 10 keeps the segment from 6 on dirty until it commits.
+    topic = kafka_topic(config=COMPACT)
+    _rounds(kafka_broker, topic, 2)
+    assert kafka_faults.compact_now(topic) == {0: 6}
+    kafka_broker.produce(Record(topic=topic, key=k.encode(), value=f"{k}2".encode()) for k in "abc")
+    producer = Producer(
+        {**kafka_broker.client_config(), "transactional.id": f"txn-{uuid.uuid4().hex[:8]}"}
+    )
+    producer.init_transactions(30)
+    producer.begin_transaction()
+    producer.produce(topic, b"t", key=b"a", partition=0)
+    producer.flush(30)
+
+    with pytest.raises(BrokerError, match=r"only up to offsets \{0: 6\}"):
+        kafka_faults.compact_now(topic, timeout_s=5)
+    assert kafka_faults.compact_now(topic, until=6) == {0: 6}
+    assert _read_uncommitted(kafka_broker, topic)[:5] == [
+        (3, b"a", b"a1"),
+        (4, b"b", b"b1"),
+        (5, b"c", b"c1"),
+        (6, *MARKER),
+        (7, b"a", b"a2"),
+    ]
+
+    producer.commit_transaction(30)  # its marker takes offset 13
+    assert kafka_faults.compact_now(topic) == {0: 14}
+    assert _read(kafka_broker, topic) == [
+        (8, b"b", b"b2"),
+        (9, b"c", b"c2"),
+        (10, b"a", b"t"),
+        (12, *MARKER),
+        (14, *MARKER),
+    ]

@@ -421,8 +421,8 @@ class EmulatorState:
                 if part is None or part.cleanable_bytes == 0:
                     continue
                 if force or part.due(config.min_cleanable_ratio):
-                    last_offsets = self.producers.last_offsets((topic.name, partition.index))
-                    cleaner.clean(log, config, part, now, last_offsets)
+                    producers = self.producers.last_records((topic.name, partition.index))
+                    cleaner.clean(log, config, part, now, producers)
 
     def compact_now(self, name: str, roll: bool = True) -> dict[int, int]:
         """Roll every partition's active segment with a marker record (unless not

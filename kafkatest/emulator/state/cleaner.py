@@ -25,6 +25,7 @@ from kafkatest.emulator.protocol.record_rewrite import (
     has_delete_horizon,
     rewrite_batch,
 )
+from kafkatest.emulator.state.cleaned_transactions import CleanedTransactions
 from kafkatest.emulator.state.log import PartitionLog
 from kafkatest.emulator.state.segments import Segment
 
@@ -113,12 +114,13 @@ def clean(
     config: CleanerConfig,
     part: Cleanable,
     now_ms: int,
-    producer_last_offsets: Mapping[int, int],
+    producers: Mapping[int, tuple[int | None, int]],
 ) -> None:
     """One cleaning pass over [log start, part.first_uncleanable).
 
-    `producer_last_offsets` maps each producer the partition still remembers to the
-    last offset it wrote: that batch stays (maybe empty) so its sequence survives.
+    `producers` maps each producer the partition remembers to (the offset of its
+    last data record, or None after a newer epoch's marker; its epoch): that batch
+    or marker stays, maybe emptied, so the producer's sequence and epoch survive.
     """
     segments = log.segments
     end = part.first_uncleanable
@@ -126,24 +128,30 @@ def clean(
     if not dirty:
         return
     latest: dict[bytes, int] = {}
+    txns = CleanedTransactions()
+    txns.add_aborted(log.aborted_transactions(part.first_dirty, end))
     for index in dirty:
         for batch in log.segment_batches(index):
             header = read_header(batch)
-            if (
-                header.is_control
-                or header.base_offset + header.last_offset_delta < part.first_dirty
-            ):
+            if header.is_control:
+                txns.on_marker(header, batch)
+                continue
+            if txns.on_batch(header):
+                continue
+            if header.base_offset + header.last_offset_delta < part.first_dirty:
                 continue
             for record in decode_records(header, batch):
                 if record.key is not None and record.offset >= part.first_dirty:
                     latest[record.key] = record.offset
-    pass_ = _Pass(latest, end, now_ms, config.delete_retention_ms, producer_last_offsets)
+    pass_ = _Pass(latest, end, now_ms, config.delete_retention_ms, producers, CleanedTransactions())
     below = sum(1 for s in segments if s.base_offset < end)
     cleaned: list[tuple[Segment, list[bytes]]] = []
     for group in _groups(segments[:below], config.segment_bytes):
         first, last = segments[group[0]], segments[group[-1]]
         batches: list[bytes] = []
         for index in group:
+            upper = segments[index + 1].base_offset if index + 1 < len(segments) else end
+            pass_.txns.add_aborted(log.aborted_transactions(segments[index].base_offset, upper))
             for batch in log.segment_batches(index):
                 kept = pass_.filter(read_header(batch), batch)
                 if kept is not None:
@@ -154,6 +162,7 @@ def clean(
         segment.last_modified_ms = last.last_modified_ms
         cleaned.append((segment, batches))
     log.replace_segments(below, cleaned)
+    log.keep_aborted_below(end, pass_.txns.still_indexed)
     log.cleaner_checkpoint = end
 
 
@@ -166,29 +175,49 @@ class _Pass:
     end: int
     now_ms: int
     delete_retention_ms: int
-    producer_last_offsets: Mapping[int, int]
+    producers: Mapping[int, tuple[int | None, int]]
+    txns: CleanedTransactions
 
     def filter(self, header: BatchHeader, batch: bytes) -> bytes | None:
         """The batch as it stays (itself, a filtered copy, an empty header) or None."""
-        if header.is_control:
-            return batch
-        last_offset = header.base_offset + header.last_offset_delta
-        records = decode_records(header, batch)
         horizon = header.base_timestamp if has_delete_horizon(header) else None
-        kept = [r for r in records if self._retain(r, horizon)]
-        if kept:
+        if header.is_control:
+            may_go = self.txns.on_marker(header, batch)
+            discard = may_go and horizon is not None and horizon <= self.now_ms
+        else:
+            may_go = self.txns.on_batch(header)
+            discard = may_go
+        records = [] if discard else decode_records(header, batch)
+        if header.is_control:
+            kept = records
+            needs_horizon = horizon is None and may_go and bool(kept)
+        else:
+            kept = [r for r in records if self._retain(r, horizon)]
             needs_horizon = horizon is None and any(not r.has_value for r in kept)
+        if kept:
             if len(kept) == len(records) and not needs_horizon:
                 return batch
             if needs_horizon:
                 horizon = self.now_ms + self.delete_retention_ms
             return rewrite_batch(header, kept, horizon)
-        producer_last = self.producer_last_offsets.get(header.producer_id)
         if (
-            header.producer_id >= 0 and producer_last == last_offset
-        ) or last_offset + 1 == self.end:
+            self._producer_last(header)
+            or header.base_offset + header.last_offset_delta + 1 == self.end
+        ):
             return empty_batch(header)
         return None
+
+    def _producer_last(self, header: BatchHeader) -> bool:
+        """The batch holding its producer's last sequence (or last epoch's marker)."""
+        if header.producer_id < 0:
+            return False
+        last = self.producers.get(header.producer_id)
+        if last is None:
+            return False
+        last_data, epoch = last
+        if last_data is not None:
+            return header.base_offset + header.last_offset_delta == last_data
+        return header.is_control and header.producer_epoch == epoch
 
     def _retain(self, record: StoredRecord, horizon: int | None) -> bool:
         if record.offset >= self.end:

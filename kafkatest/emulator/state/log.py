@@ -216,6 +216,13 @@ class PartitionLog:
         self.segments[:count] = [segment for segment, _ in cleaned]
         self.size_bytes = sum(segment.size for segment in self.segments)
 
+    def keep_aborted_below(self, end: int, kept: list[AbortedTxn]) -> None:
+        """After a cleaner pass over [log start, end): below `end`, the aborted
+        transactions left in the index are `kept` (those whose data is still there)."""
+        if self.txns is not None:
+            self.txns.aborted = [a for a in self.txns.aborted if a.last_offset >= end] + kept
+            self.txns.aborted.sort(key=lambda a: a.last_offset)
+
     # -- timestamps --------------------------------------------------------------
 
     def offset_for_timestamp(self, timestamp: int) -> tuple[int, int] | None:

@@ -177,15 +177,20 @@ class ProducerRegistry:
             if key == partition
         ]
 
-    def last_offsets(self, partition: PartitionKey) -> dict[int, int]:
-        """Producer id -> offset of the last record each producer wrote to `partition`
-        (the log cleaner keeps that batch so the producer's sequence survives)."""
-        out: dict[int, int] = {}
+    def last_records(self, partition: PartitionKey) -> dict[int, tuple[int | None, int]]:
+        """Producer id -> (offset of the last data record it wrote to `partition`, or
+        None when a marker of a newer epoch came after it; its epoch): Kafka's
+        `lastRecordsOfActiveProducers`, whose batches the log cleaner keeps."""
+        out: dict[int, tuple[int | None, int]] = {}
         for (producer_id, key), state in self._partitions.items():
-            if key == partition and state.batches:
+            if key != partition:
+                continue
+            last_data = None
+            if state.batches:
                 last = state.batches[-1]
                 span = (last.last_sequence - last.first_sequence) % _SEQUENCE_SPACE
-                out[producer_id] = last.base_offset + span
+                last_data = last.base_offset + span
+            out[producer_id] = (last_data, state.epoch)
         return out
 
     def forget_topic(self, topic: str) -> None:
