@@ -30,6 +30,7 @@ from kafkatest.emulator.state.cleaner import COMPACT_NOW_KEY
 from kafkatest.errors import BrokerError
 from kafkatest.faults import Faults
 from kafkatest.records import Record
+from kafkatest.tools import CONSOLE_CONSUMER, run_kafka_tool
 from tests.emulator.batch_builder import RECENT_MS, encode_record
 from tests.emulator.raw_client import connect, encode, read_frame, request_frame
 
@@ -314,3 +315,36 @@ def test_an_open_transaction_holds_the_cleaner_back_until_it_ends(
         (12, *MARKER),
         (14, *MARKER),
     ]
+
+
+@pytest.mark.parametrize("codec", ["gzip", "snappy", "lz4", "zstd"])
+def test_a_compressed_batch_the_cleaner_rewrote_reads_in_java_and_librdkafka(
+    kafka_broker: Broker, kafka_topic: Callable[..., str], kafka_faults: Faults, codec: str
+) -> None:
+    # One batch a0, b0, a1: the cleaner drops a0 and writes b0 and a1 back compressed
+    # with the same codec, offsets and headers kept.
+    topic = kafka_topic(config=COMPACT)
+    producer = Producer(
+        {**kafka_broker.client_config(), "compression.type": codec, "linger.ms": 200}
+    )
+    for key, value in ((b"a", b"a0"), (b"b", b"b0"), (b"a", b"a1")):
+        producer.produce(topic, value, key=key, partition=0, headers=[("h", value)])
+    producer.flush(30)
+
+    kafka_faults.compact_now(topic)
+
+    expected = [(1, b"b", b"b0"), (2, b"a", b"a1"), (3, *MARKER)]
+    assert _read_uncommitted(kafka_broker, topic) == expected
+    consumed = run_kafka_tool(
+        CONSOLE_CONSUMER,
+        ["--bootstrap-server", kafka_broker.bootstrap_servers, "--topic", topic,
+         "--from-beginning", "--max-messages", "3", "--timeout-ms", "30000",
+         "--property", "print.key=true", "--property", "print.offset=true",
+         "--property", "print.headers=true"],
+        timeout_s=90,
+    )  # fmt: skip
+    assert consumed.stdout.splitlines() == [
+        "Offset:1\th:b0\tb\tb0",
+        "Offset:2\th:a1\ta\ta1",
+        f"Offset:3\tNO_HEADERS\t{COMPACT_NOW_KEY.decode()}\tnull",
+    ], consumed.stderr
