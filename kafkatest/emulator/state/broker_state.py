@@ -218,6 +218,7 @@ class EmulatorState:
             "default.replication.factor": (str(s.default_replication_factor), "INT"),
             "delete.topic.enable": (str(s.delete_topic_enable).lower(), "BOOLEAN"),
             "log.retention.check.interval.ms": (str(s.retention_check_interval_ms), "LONG"),
+            "log.cleaner.backoff.ms": (str(s.log_cleaner_backoff_ms), "LONG"),
             "message.max.bytes": (str(s.message_max_bytes), "INT"),
             "num.partitions": (str(s.num_partitions), "INT"),
             "offsets.topic.replication.factor": ("1", "SHORT"),
