@@ -22,7 +22,7 @@ _OPTIONS: dict[str, tuple[str, Any, str]] = {
     "--partition": ("partition", int, "partition index"),
     "--partitions": ("partitions", int, "partition count of a recreated topic"),
     "--total": ("total", int, "partition count after add_partitions"),
-    "--before": ("before", str, "offset for every partition, or P=O,P=O"),
+    "--before": ("before", "offsets", "offset for every partition, or P=O,P=O"),
     "--retention-ms": ("retention_ms", int, "age_out_records: retention to apply"),
     "--api": ("api", str, "Kafka API name or key (Produce, Fetch, 0, ...)"),
     "--error": ("error", str, "Kafka error name or code (NOT_LEADER_OR_FOLLOWER, 6)"),
@@ -46,9 +46,14 @@ def add_fault_parser(commands: Any) -> None:
         help="host:port of the emulator's control interface (env KAFKATEST_CONTROL)",
     )
     for option, (dest, kind, text) in _OPTIONS.items():
-        fault.add_argument(option, dest=dest, type=kind, default=None, help=text)
+        parse = _offsets if kind == "offsets" else kind
+        fault.add_argument(option, dest=dest, type=parse, default=None, help=text)
     fault.add_argument(
-        "--config", action="append", default=None, help="recreate_topic: topic config KEY=VALUE"
+        "--config",
+        action="append",
+        type=_config_item,
+        default=None,
+        help="recreate_topic: topic config KEY=VALUE",
     )
     fault.set_defaults(run=run_fault)
 
@@ -64,10 +69,8 @@ def run_fault(args: argparse.Namespace) -> int:
         value = getattr(args, dest)
         if value is not None:
             params[dest] = value
-    if "before" in params:
-        params["before"] = _offsets(params["before"])
     if args.config:
-        params["config"] = dict(item.split("=", 1) for item in args.config if "=" in item)
+        params["config"] = dict(args.config)
     for name in ("api", "error"):
         if name in params and params[name].lstrip("-").isdigit():
             params[name] = int(params[name])
@@ -77,6 +80,20 @@ def run_fault(args: argparse.Namespace) -> int:
 
 
 def _offsets(text: str) -> int | dict[str, int]:
-    if "=" not in text:
-        return int(text)
-    return {p.strip(): int(o) for p, o in (pair.split("=", 1) for pair in text.split(","))}
+    """``5`` or ``0=5,1=7``; anything else is a usage error naming the option."""
+    try:
+        if "=" not in text:
+            return int(text)
+        pairs = (pair.split("=", 1) for pair in text.split(","))
+        return {str(int(p)): int(o) for p, o in pairs}
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give an offset for every partition (5) or PARTITION=OFFSET pairs (0=5,1=7)"
+        ) from None
+
+
+def _config_item(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"{text!r}: give KEY=VALUE, e.g. retention.ms=1000")
+    return key, value

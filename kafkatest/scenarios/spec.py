@@ -9,44 +9,22 @@ may refer to them as ``{src}`` (in ``subscribePattern``, ``endingOffsets``).
 
 from __future__ import annotations
 
-import difflib
 import json
-import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from kafkatest.errors import KafkaTestError
+from kafkatest.scenarios.checks import (
+    DELIVERIES,
+    OUTCOMES,
+    ScenarioError,
+    check_fields,
+    step_problems,
+)
 
 MODES = ("stream", "batch", "process")
-#: Trigger kinds a step's ``when`` may name (besides the string ``before_start``).
-TRIGGERS = (
-    "before_start",
-    "after_batch",
-    "after_seconds",
-    "at_offsets",
-    "sink_written_uncommitted",
-)
-#: Top-level fields: required ones, with what they hold, then the optional ones.
-REQUIRED_FIELDS = {
-    "name": "the scenario's name",
-    "job": "the job to run: module:function or path/to/file.py:function",
-    "topics": "logical topic names and their partition counts, e.g. {src: 1, sink: 1}",
-    "source": "the topic the job reads (one of topics)",
-    "sink": "the topic the job writes (one of topics)",
-}
-OPTIONAL_FIELDS = ("mode", "options", "seed", "steps", "expect", "timeout_s")
-EXPECT_FIELDS = ("outcome", "error", "until", "delivery", "lost", "duplicated")
-
-
-class ScenarioError(KafkaTestError, ValueError):
-    """A scenario that cannot run: the message names the field and what it must hold."""
-
-
-OUTCOMES = ("fails", "continues", "finishes")
-DELIVERIES = ("at_least_once", "exactly_once", "expected_loss", "none")
 
 
 @dataclass
@@ -190,7 +168,7 @@ class Scenario:
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Scenario:
         """Build from a file's mapping; a missing, unknown or mistyped field is named."""
-        _check_fields(data)
+        check_fields(data)
         try:
             return cls._parse(data)
         except ScenarioError:
@@ -259,134 +237,3 @@ def load_scenario(path: str | Path) -> Scenario:
         return Scenario.from_data(data)
     except ScenarioError as exc:
         raise ScenarioError(f"{path}: {exc}") from None
-
-
-# -- checks (before anything runs) ------------------------------------------------------
-
-
-def _suggest(name: str, known: Any) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def _check_fields(data: dict[str, Any]) -> None:
-    label = f"scenario {data.get('name', '?')!r}"
-    for name, meaning in REQUIRED_FIELDS.items():
-        if data.get(name) is None:
-            raise ScenarioError(f"{label}: missing field {name!r} ({meaning})")
-    known = (*REQUIRED_FIELDS, *OPTIONAL_FIELDS)
-    for name in data:
-        if name not in known:
-            raise ScenarioError(
-                f"{label}: unknown field {name!r}{_suggest(str(name), known)}; "
-                f"fields: {', '.join(known)}"
-            )
-    if not isinstance(data["topics"], dict) or not data["topics"]:
-        raise ScenarioError(f"{label}: field 'topics' must map topic names to partition counts")
-    for name in ("options", "expect"):
-        if not isinstance(data.get(name, {}), dict):
-            raise ScenarioError(f"{label}: field {name!r} must be a mapping")
-    for name in ("seed", "steps"):
-        if not isinstance(data.get(name, []), list):
-            raise ScenarioError(f"{label}: field {name!r} must be a list")
-    for i, step in enumerate(data.get("steps", [])):
-        if not isinstance(step, dict) or not isinstance(step.get("do"), list):
-            raise ScenarioError(
-                f"{label}: steps[{i}] must be a mapping with 'do' (a list of actions) and "
-                "optionally 'when' (a trigger)"
-            )
-        unknown = sorted(set(step) - {"when", "do"})
-        if unknown:
-            raise ScenarioError(f"{label}: steps[{i}]: unknown field(s) {unknown}; use when, do")
-    for i, seed in enumerate(data.get("seed", [])):
-        missing = [
-            k for k in ("label", "topic", "count") if not isinstance(seed, dict) or k not in seed
-        ]
-        if missing:
-            raise ScenarioError(f"{label}: seed[{i}]: missing field(s) {missing}")
-    unknown = sorted(set(data.get("expect", {})) - set(EXPECT_FIELDS))
-    if unknown:
-        raise ScenarioError(
-            f"{label}: expect: unknown field(s) {unknown}; fields: {', '.join(EXPECT_FIELDS)}"
-        )
-
-
-def step_problems(where: str, step: Step, topics: dict[str, int]) -> list[str]:
-    """What is wrong with one step's trigger and actions (empty when it can run)."""
-    problems = _trigger_problems(f"{where}.when", step.when, topics)
-    for j, action in enumerate(step.do):
-        problems.extend(_action_problems(f"{where}.do[{j}]", action, topics))
-    return problems
-
-
-def _trigger_problems(where: str, when: object, topics: dict[str, int]) -> list[str]:
-    if when == "before_start":
-        return []
-    if not isinstance(when, dict) or len(when) != 1:
-        known = ", ".join(TRIGGERS)
-        hint = _suggest(when, TRIGGERS) if isinstance(when, str) else ""
-        return [f"{where}: unknown trigger {when!r}{hint}; triggers: {known}"]
-    ((kind, arg),) = when.items()
-    if kind not in TRIGGERS or kind == "before_start":
-        return [
-            f"{where}: unknown trigger {kind!r}{_suggest(str(kind), TRIGGERS)}; triggers: {', '.join(TRIGGERS)}"
-        ]
-    if kind == "after_batch" and (isinstance(arg, bool) or not isinstance(arg, int) or arg < 0):
-        return [f"{where}.after_batch: a batch id (0 or more), not {arg!r}"]
-    if kind == "after_seconds" and (
-        isinstance(arg, bool) or not isinstance(arg, (int, float)) or not 0 <= arg < math.inf
-    ):
-        return [f"{where}.after_seconds: a number of seconds (0 or more), not {arg!r}"]
-    if kind == "at_offsets":
-        return _offsets_problems(f"{where}.at_offsets", arg, topics)
-    if kind == "sink_written_uncommitted" and arg is not None and not isinstance(arg, dict):
-        return [
-            f"{where}.sink_written_uncommitted: options {{records, sink}} or nothing, not {arg!r}"
-        ]
-    return []
-
-
-def _offsets_problems(where: str, arg: object, topics: dict[str, int]) -> list[str]:
-    if not isinstance(arg, dict) or not arg:
-        return [f"{where}: map topics to {{partition: offset}}, not {arg!r}"]
-    problems = []
-    for topic, parts in arg.items():
-        if topic not in topics:
-            problems.append(f"{where}: topic {topic!r} is not listed under topics")
-        elif not isinstance(parts, dict) or not all(
-            str(p).isdigit() and isinstance(o, int) for p, o in parts.items()
-        ):
-            problems.append(f"{where}.{topic}: map partitions to offsets, not {parts!r}")
-    return problems
-
-
-def _action_problems(where: str, action: object, topics: dict[str, int]) -> list[str]:
-    from kafkatest.scenarios.actions import ACTION_PARAMS, ACTIONS
-
-    if not isinstance(action, dict) or len(action) != 1:
-        return [f"{where}: an action is one {{name: {{arguments}}}} mapping, not {action!r}"]
-    ((name, args),) = action.items()
-    if name not in ACTIONS:
-        return [
-            f"{where}: unknown action {name!r}{_suggest(str(name), ACTIONS)}; "
-            f"actions: {', '.join(sorted(ACTIONS))}"
-        ]
-    if args is None:
-        args = {}
-    if not isinstance(args, dict):
-        return [f"{where}.{name}: arguments must be a mapping, not {args!r}"]
-    params = ACTION_PARAMS.get(name)
-    problems = []
-    if params is not None:
-        required, optional = params
-        missing = [p for p in required if p not in args]
-        unknown = sorted(set(args) - set(required) - set(optional))
-        if missing:
-            problems.append(f"{where}.{name}: missing argument(s) {missing}")
-        if unknown:
-            allowed = ", ".join((*required, *optional)) or "none"
-            problems.append(f"{where}.{name}: unknown argument(s) {unknown}; arguments: {allowed}")
-    topic = args.get("topic")
-    if topic is not None and topic not in topics:
-        problems.append(f"{where}.{name}: topic {topic!r} is not listed under topics")
-    return problems

@@ -240,3 +240,35 @@ def test_cli_reports_a_refusal_with_exit_status_2(standalone: Standalone) -> Non
 
     assert done.returncode == 2
     assert "missing parameter(s) ['total']" in done.stderr
+
+
+def test_cli_reports_a_fault_that_cannot_fire_with_the_api_s_message(
+    standalone: Standalone,
+) -> None:
+    topic = standalone.topic(partitions=2)
+
+    clock = standalone.fault("advance_clock", "--ms", "-1")
+    records = standalone.fault("delete_records", "--topic", topic, "--before", "0=1,5=1")
+
+    assert clock.returncode == 2
+    assert "advance_clock: ms cannot be negative (-1)" in clock.stderr
+    assert records.returncode == 2
+    assert f"partition(s) [5] do not exist: topic '{topic}' has partitions 0..1" in records.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["delete_records", "--topic", "t", "--before", "x"], "--before: 'x': give an offset"),
+        (["delete_records", "--topic", "t", "--before", "0=a"], "PARTITION=OFFSET pairs"),
+        (["recreate_topic", "--topic", "t", "--config", "retention"], "--config: 'retention'"),
+    ],
+)
+def test_cli_options_it_cannot_parse_are_a_usage_error(
+    standalone: Standalone, args: list[str], says: str
+) -> None:
+    done = standalone.fault(*args)
+
+    assert done.returncode == 2
+    assert says in done.stderr
+    assert "Traceback" not in done.stderr

@@ -108,6 +108,26 @@ BAD = [
         "steps[0].do[0].delete_topic: topic 'sinkk' is not listed under topics",
     ),
     (
+        "negative wait",
+        changed("steps.2.do", [{"wait": {"seconds": -1}}]),
+        "steps[2].do[0].wait.seconds: a number of seconds (0 or more), not -1",
+    ),
+    (
+        "seed count as text",
+        changed("steps.2.do", [{"seed": {"label": "b", "topic": "src", "count": "many"}}]),
+        "steps[2].do[0].seed.count: a whole number of at least 0, not 'many'",
+    ),
+    (
+        "no partitions",
+        changed("steps.2.do", [{"add_partitions": {"topic": "src", "total": 0}}]),
+        "steps[2].do[0].add_partitions.total: a whole number of at least 1, not 0",
+    ),
+    (
+        "offsets that are not numbers",
+        changed("steps.0.do", [{"delete_records": {"topic": "src", "before": {"0": "x"}}}]),
+        "steps[0].do[0].delete_records.before: an offset (-1: up to the high watermark)",
+    ),
+    (
         "step without do",
         changed("steps.2", {"when": "before_start"}),
         "steps[2] must be a mapping with 'do'",
