@@ -13,6 +13,8 @@ clock) or until `end` fences the transactional id, as a restarted producer would
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 import uuid
@@ -31,11 +33,11 @@ MAX_RECORDS = 10_000
 
 #: The child: open a transaction, write, flush, say so, then wait for stdin to close.
 _CHILD = """
-import os, sys
+import json, os, sys
 from confluent_kafka import Producer
-bootstrap, topic, partition, records, transactional_id, timeout_ms = sys.argv[1:7]
+topic, partition, records, transactional_id, timeout_ms = sys.argv[1:6]
 producer = Producer({
-    "bootstrap.servers": bootstrap,
+    **json.loads(os.environ["KAFKATEST_CLIENT_CONFIG"]),
     "transactional.id": transactional_id,
     "transaction.timeout.ms": int(timeout_ms),
 })
@@ -86,13 +88,14 @@ def open_transaction(
             sys.executable,
             "-c",
             _CHILD,
-            broker.bootstrap_servers,
             topic,
             str(partition),
             str(records),
             transactional_id,
             str(transaction_timeout_ms),
         ],
+        # In the environment, not argv: on a secured broker it holds a password.
+        env={**os.environ, "KAFKATEST_CLIENT_CONFIG": _connection(broker)},
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -115,6 +118,12 @@ def open_transaction(
         _kill(process)
         return OpenTransaction(kind, transactional_id, topic, partition, records, None)
     return OpenTransaction(kind, transactional_id, topic, partition, records, process)
+
+
+def _connection(broker: Broker) -> str:
+    """The broker's own client settings (its login on a secured broker) as JSON."""
+    config = broker.client_config()
+    return json.dumps({k: v for k, v in config.items() if isinstance(v, str | int | bool)})
 
 
 def _read_ready(process: subprocess.Popen[str]) -> bool:
