@@ -297,3 +297,46 @@ def test_admin_views_of_unknown_transactions(kafka_broker: Broker) -> None:
     )
     assert (listed.error_code, listed.unknown_state_filters) == (ErrorCode.none, ("Bogus",))
     assert listed.transaction_states == ()
+
+
+def describe(broker: Broker, transactional_id: str) -> Any:
+    from kio.schema.describe_transactions.v0.request import DescribeTransactionsRequest
+
+    request = DescribeTransactionsRequest(transactional_ids=(transactional_id,))
+    [state] = ask(broker.bootstrap_servers, DESCRIBE_TRANSACTIONS, 0, request).transaction_states
+    return state
+
+
+def test_tv2_produce_adds_the_partition_and_a_timeout_fences_the_epoch(
+    kafka_broker: Broker, kafka_topic, kafka_faults
+) -> None:
+    """Produce v12 (TV2) needs no AddPartitionsToTxn: the leader adds the partition.
+    Past transaction.timeout.ms the coordinator bumps the epoch and aborts; the old
+    epoch can no longer write."""
+    topic = kafka_topic()
+    transactional_id = f"wire-tv2-{uuid.uuid4().hex[:8]}"
+    init = init_producer(kafka_broker, transactional_id, timeout_ms=1000)
+    pid = init.producer_id
+    written = produce(kafka_broker, 12, transactional_id, topic, pid, 0, 0)
+    assert (written.error_code, written.base_offset) == (ErrorCode.none, 0)
+    state = describe(kafka_broker, transactional_id)
+    assert (state.transaction_state, state.producer_epoch) == ("Ongoing", 0)
+    assert [(t.topic, t.partitions) for t in state.topics] == [(topic, (0,))]
+
+    if kafka_broker.backend == "emulator":
+        kafka_faults.advance_clock(1600)
+    else:
+        time.sleep(1.6)
+    for _ in range(100):
+        state = describe(kafka_broker, transactional_id)
+        if state.transaction_state == "CompleteAbort":
+            break
+        time.sleep(0.1)
+    assert (state.transaction_state, state.producer_epoch) == ("CompleteAbort", 1)
+    # TV2 reads the previous epoch as a retry of the request that ended the transaction:
+    # the abort is answered as done, a commit is the wrong outcome.
+    assert end_txn(kafka_broker, 5, transactional_id, pid, 0, True) == ErrorCode.invalid_txn_state
+    assert end_txn(kafka_broker, 5, transactional_id, pid, 0, False) == ErrorCode.none
+    assert produce(kafka_broker, 12, transactional_id, topic, pid, 0, 1).error_code == (
+        ErrorCode.invalid_producer_epoch
+    )

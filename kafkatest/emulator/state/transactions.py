@@ -260,23 +260,25 @@ class TransactionCoordinator:
             raise ProducerFenced(
                 f"producer {producer_id} epoch {epoch} is fenced (current epoch {meta.epoch})"
             )
-        if meta.state == ONGOING and not retry:
+        terminal = (COMPLETE_COMMIT, COMPLETE_ABORT)
+        if retry:
+            # TV2: the previous epoch retries the EndTxn that ended the transaction.
+            if meta.state not in terminal:
+                raise ProducerFenced(f"producer {producer_id} epoch {epoch} is fenced")
+            if meta.state != completed:
+                raise InvalidTxnState(
+                    f"cannot {what} the transaction of {transactional_id!r}: it was "
+                    f"{'committed' if meta.state == COMPLETE_COMMIT else 'aborted'}"
+                )
+        elif meta.state == ONGOING:
             self._complete(meta, commit, bump=tv2)
-        elif meta.state == completed and (retry or not tv2):
-            pass  # a retry of the request that ended it
-        elif (
-            tv2
-            and not commit
-            and not retry
-            and meta.state in (EMPTY, COMPLETE_COMMIT, COMPLETE_ABORT)
-        ):
+        elif tv2 and not commit and meta.state in (EMPTY, *terminal):
             self._complete(meta, commit=False, bump=True)  # TV2 allows an empty abort
-        elif retry:
-            raise ProducerFenced(f"producer {producer_id} epoch {epoch} is fenced")
-        else:
+        elif tv2 or meta.state != completed:
             raise InvalidTxnState(
                 f"cannot {what} the transaction of {transactional_id!r} in state {meta.state}"
             )
+        # else: TV1, a retry of the request that ended it
         return meta.producer_id, meta.epoch
 
     def _complete(self, meta: TransactionMetadata, commit: bool, bump: bool) -> None:
@@ -304,8 +306,10 @@ class TransactionCoordinator:
         meta.last_update_ms = now
 
     def _fence_and_abort(self, meta: TransactionMetadata) -> None:
-        """Kafka's epoch fence: bump the epoch (the zombie is now stale), then abort."""
-        meta.last_epoch, meta.epoch = -1, meta.epoch + 1
+        """Kafka's epoch fence: bump the epoch (the zombie is now stale), then abort.
+        The old epoch stays known as the last one, so a TV2 EndTxn from it is read as
+        a retry (an abort answered as done, a commit refused as INVALID_TXN_STATE)."""
+        meta.last_epoch, meta.epoch = meta.epoch, meta.epoch + 1
         self._state.producers.set_epoch(meta.producer_id, meta.epoch)
         self._complete(meta, commit=False, bump=False)
 
