@@ -20,6 +20,10 @@ from kafkatest.tools import kafka_tools_classpath
 
 JAVA_DIR = Path(__file__).parent / "java"
 
+pytestmark = pytest.mark.kafka_min_version(
+    "4.0", "KIP-848 consumer groups are generally available from Kafka 4.0 (off in 3.9)"
+)
+
 
 def test_two_java_consumers_split_a_topic_and_one_takes_it_back(
     kafka_broker: Broker, kafka_topic

@@ -27,6 +27,7 @@ from kio.static.constants import EntityType
 from raw_client import encode, read_frame, request_frame
 
 from kafkatest import Broker
+from kafkatest.brokers.emulator import EmulatorBroker
 from kafkatest.emulator.server.responses import make
 
 HEARTBEAT, DESCRIBE = 68, 69
@@ -56,6 +57,10 @@ _COORDINATOR_LOADING = (
     ErrorCode.coordinator_load_in_progress,
 )
 REBALANCE_TIMEOUT_MS = 300_000
+
+pytestmark = pytest.mark.kafka_min_version(
+    "4.0", "KIP-848 consumer groups are generally available from Kafka 4.0 (off in 3.9)"
+)
 
 
 class Session:
@@ -517,3 +522,30 @@ def test_a_live_classic_group_of_another_protocol_type_is_not_taken_over(
         ErrorCode.group_id_not_found,
         f"Group {group} is not a consumer group.",
     )
+
+
+def test_sessions_run_on_the_emulators_clock() -> None:
+    """advance_clock expires a member at once, as ten silent seconds would."""
+    with EmulatorBroker() as broker:
+        broker.create_topic("clocked", 1)
+        group = f"kip848-clock-{uuid.uuid4().hex[:8]}"
+        session = Session(broker.bootstrap_servers)
+        try:
+            member = new_member()
+            session.heartbeat(group, member, 0, subscribed_topic_names=("clocked",))
+            broker.advance_clock(10_001)
+
+            def members() -> int:
+                described = session.call(
+                    DESCRIBE, 1, group_ids=(group,), include_authorized_operations=False
+                )
+                return len(described.groups[0].members)
+
+            # Well inside the 10 s session: only the advanced clock can have ended it.
+            deadline = time.monotonic() + 5
+            while members():
+                assert time.monotonic() < deadline, "the member outlived its session"
+                time.sleep(0.05)
+            assert session.heartbeat(group, member, 1).error_code == ErrorCode.unknown_member_id
+        finally:
+            session.close()
