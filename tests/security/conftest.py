@@ -29,6 +29,14 @@ LISTENERS: dict[str, dict[str, object]] = {
         "users": dict([ALICE]),
     },
     "mtls": {"security_protocol": "SSL", "ssl_client_auth": "required"},
+    # With ACLs, so that the principal a connection authenticated as is observable.
+    "sasl_acls": {
+        "security_protocol": "SASL_PLAINTEXT",
+        "sasl_mechanisms": ["SCRAM-SHA-256"],
+        "users": {"alice": "alice-secret", "bob": "bob-secret"},
+        "acls": True,
+    },
+    "mtls_acls": {"security_protocol": "SSL", "ssl_client_auth": "required", "acls": True},
 }
 
 
