@@ -168,10 +168,18 @@ class Faults:
         how far that is.
         """
         if not roll and until is None:
-            raise ValueError(
+            raise check.InvalidFault(
                 "compact_now(roll=False) needs until=: the offset where the active segment "
                 "starts, which the cleaner stops at"
             )
+        if isinstance(until, Mapping):
+            for offset in until.values():
+                check.non_negative("compact_now", "until", offset)
+            check.existing_partitions(self.broker, "compact_now", topic, until)
+        else:
+            if until is not None:
+                check.non_negative("compact_now", "until", until)
+            check.existing_topic(self.broker, "compact_now", topic)
         return self._control.compact(topic, until, roll, timeout_s)
 
     # -- the broker (emulator, kafka) ---------------------------------------------------

@@ -23,6 +23,7 @@ _OPTIONS: dict[str, tuple[str, Any, str]] = {
     "--partitions": ("partitions", int, "partition count of a recreated topic"),
     "--total": ("total", int, "partition count after add_partitions"),
     "--before": ("before", "offsets", "offset for every partition, or P=O,P=O"),
+    "--until": ("until", "offsets", "compact_now: offset the cleaner must reach, or P=O,P=O"),
     "--retention-ms": ("retention_ms", int, "age_out_records: retention to apply"),
     "--api": ("api", str, "Kafka API name or key (Produce, Fetch, 0, ...)"),
     "--error": ("error", str, "Kafka error name or code (NOT_LEADER_OR_FOLLOWER, 6)"),

@@ -49,6 +49,7 @@ ACTIONS: dict[str, dict[str, Any]] = {
         "records?": int,
         "transaction_timeout_ms?": int,
     },
+    "compact_now": {"topic": str, "until?": (int, dict), "roll?": bool},
     "advance_clock": {"ms": int},
     "enforce_retention": {},
 }
@@ -80,22 +81,24 @@ def checked_params(action: str, params: object) -> dict[str, Any]:
             continue
         value = params[name]
         types = expected if isinstance(expected, tuple) else (expected,)
-        if isinstance(value, bool) or not isinstance(value, types):
+        if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
             wanted = " or ".join(t.__name__ for t in types)
             raise BadRequest(f"{action}: {name} must be {wanted}, not {value!r}")
         out[name] = value
-    if action == "delete_records" and isinstance(out["before"], dict):
-        out["before"] = _partition_offsets(out["before"])
+    for name in ("before", "until"):  # JSON object keys are text: {"0": 5}
+        if isinstance(out.get(name), dict):
+            out[name] = _partition_offsets(action, name, out[name])
     return out
 
 
-def _partition_offsets(raw: Mapping[str, Any]) -> dict[int, int]:
-    try:
-        return {int(p): int(o) for p, o in raw.items() if not isinstance(o, bool)}
-    except (TypeError, ValueError):
+def _partition_offsets(action: str, name: str, raw: Mapping[str, Any]) -> dict[int, int]:
+    if not raw or not all(
+        str(p).isdigit() and isinstance(o, int) and not isinstance(o, bool) for p, o in raw.items()
+    ):
         raise BadRequest(
-            f"delete_records: before must map partitions to offsets: {raw!r}"
-        ) from None
+            f'{action}: {name} must map partitions to offsets ({{"0": 5}}), not {raw!r}'
+        )
+    return {int(p): o for p, o in raw.items()}
 
 
 def perform(faults: Faults, action: str, params: Mapping[str, Any]) -> Any:

@@ -68,6 +68,26 @@ TOPIC_CASES: list[tuple[str, Call, str]] = [
         "recreate_topic: partitions must be at least 1, not 0",
     ),
     (
+        "compact_now of a missing topic",
+        lambda f, t: f.compact_now(t + "-gone"),
+        "compact_now: topic '{t}-gone' does not exist",
+    ),
+    (
+        "compact_now up to partitions that do not exist",
+        lambda f, t: f.compact_now(t, until={0: 1, 4: 1}),
+        "compact_now: partition(s) [4] do not exist: topic '{t}' has partitions 0..1",
+    ),
+    (
+        "compact_now up to a negative offset",
+        lambda f, t: f.compact_now(t, until=-3),
+        "compact_now: until cannot be negative (-3)",
+    ),
+    (
+        "compact_now without a roll or an end",
+        lambda f, t: f.compact_now(t, roll=False),
+        "compact_now(roll=False) needs until=",
+    ),
+    (
         "age_out_records of a missing topic",
         lambda f, t: f.age_out_records(t + "-gone"),
         "age_out_records: topic '{t}-gone' does not exist",
