@@ -22,7 +22,7 @@ from raw_client import ask
 from kafkatest import Broker
 
 PRODUCE, FETCH, FIND_COORDINATOR, INIT_PRODUCER_ID, ADD_PARTITIONS, END_TXN = 0, 1, 10, 22, 24, 26
-DESCRIBE_TRANSACTIONS, LIST_TRANSACTIONS = 65, 66
+DESCRIBE_TRANSACTIONS, LIST_TRANSACTIONS, TXN_OFFSET_COMMIT = 65, 66, 28
 TRANSACTIONAL = 0x10
 
 
@@ -339,4 +339,74 @@ def test_tv2_produce_adds_the_partition_and_a_timeout_fences_the_epoch(
     assert end_txn(kafka_broker, 5, transactional_id, pid, 0, False) == ErrorCode.none
     assert produce(kafka_broker, 12, transactional_id, topic, pid, 0, 1).error_code == (
         ErrorCode.invalid_producer_epoch
+    )
+
+
+def txn_offset_commit(
+    broker: Broker,
+    version: int,
+    transactional_id: str,
+    pid: int,
+    epoch: int,
+    group: str,
+    topic: str,
+) -> ErrorCode:
+    types = __import__(
+        f"kio.schema.txn_offset_commit.v{version}.request", fromlist=["TxnOffsetCommitRequest"]
+    )
+    request = types.TxnOffsetCommitRequest(
+        transactional_id=transactional_id,
+        group_id=group,
+        producer_id=i64(pid),
+        producer_epoch=i16(epoch),
+        generation_id=i32(-1),
+        member_id="",
+        group_instance_id=None,
+        topics=(
+            types.TxnOffsetCommitRequestTopic(
+                name=topic,
+                partitions=(
+                    types.TxnOffsetCommitRequestPartition(
+                        partition_index=i32(0),
+                        committed_offset=i64(3),
+                        committed_leader_epoch=i32(-1),
+                        committed_metadata="",
+                    ),
+                ),
+            ),
+        ),
+    )
+    response = ask(broker.bootstrap_servers, TXN_OFFSET_COMMIT, version, request)
+    return response.topics[0].partitions[0].error_code
+
+
+def test_txn_offset_commit_needs_the_offsets_partition_in_the_transaction(
+    kafka_broker: Broker, kafka_topic
+) -> None:
+    """TV1 (v3, after AddOffsetsToTxn) and TV2 (v5, which adds it itself); a stale epoch
+    is INVALID_PRODUCER_EPOCH here, where the coordinator APIs say PRODUCER_FENCED."""
+    from kio.schema.find_coordinator.v3.request import FindCoordinatorRequest
+
+    topic = kafka_topic()
+    group = f"wire-group-{uuid.uuid4().hex[:8]}"
+    for _ in range(100):  # Kafka creates __consumer_offsets on the first group lookup
+        found = ask(
+            kafka_broker.bootstrap_servers,
+            FIND_COORDINATOR,
+            3,
+            FindCoordinatorRequest(key=group, key_type=i8(0)),
+        )
+        if found.error_code == ErrorCode.none:
+            break
+        time.sleep(0.1)
+    transactional_id = f"wire-offsets-{uuid.uuid4().hex[:8]}"
+    pid = init_producer(kafka_broker, transactional_id).producer_id
+    assert txn_offset_commit(kafka_broker, 3, transactional_id, pid, 0, group, topic) == (
+        ErrorCode.invalid_txn_state
+    )
+    assert txn_offset_commit(kafka_broker, 5, transactional_id, pid, 1, group, topic) == (
+        ErrorCode.invalid_producer_epoch
+    )
+    assert txn_offset_commit(kafka_broker, 5, transactional_id, pid, 0, group, topic) == (
+        ErrorCode.none
     )
