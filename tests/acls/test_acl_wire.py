@@ -253,3 +253,46 @@ def test_prefixed_acls_cover_every_topic_with_the_prefix(acl_broker: Broker) -> 
     acl_broker.create_topic(prefix + "a")
     acl_broker.allow(ANONYMOUS, "WRITE", topic=prefix, pattern="PREFIXED")
     assert _produce_one(acl_broker, prefix + "a") is None
+
+
+def test_a_transactional_producer_needs_write_on_its_transactional_id(acl_broker: Broker) -> None:
+    topic, txn = _name("txn"), _name("txn-id")
+    acl_broker.create_topic(topic)
+    acl_broker.allow(ANONYMOUS, "WRITE", topic=topic)
+    config = {"bootstrap.servers": acl_broker.bootstrap_servers, "transactional.id": txn}
+    with pytest.raises(KafkaException) as raised:
+        Producer(config).init_transactions(20)
+    assert raised.value.args[0].code() == KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+
+    acl_broker.allow(ANONYMOUS, "WRITE", transactional_id=txn)
+    producer = Producer(config)
+    producer.init_transactions(30)
+    producer.begin_transaction()
+    producer.produce(topic, b"committed")
+    producer.commit_transaction(30)
+    # The record and its commit marker (Kafka writes the marker just after EndTxn).
+    wait_until(lambda: acl_broker.latest_offsets(topic) == {0: 2}, 30, "the commit marker")
+
+
+def test_a_consumer_protocol_member_needs_read_on_the_group(acl_broker: Broker) -> None:
+    topic, group = _name("kip848"), _name("kip848-group")
+    acl_broker.create_topic(topic)
+    acl_broker.allow(ANONYMOUS, "READ", topic=topic)
+    consumer = Consumer(
+        {
+            "bootstrap.servers": acl_broker.bootstrap_servers,
+            "group.id": group,
+            "group.protocol": "consumer",
+        }
+    )
+    try:
+        consumer.subscribe([topic])
+        error = None
+        for _ in range(60):
+            msg = consumer.poll(0.5)
+            if msg is not None and msg.error():
+                error = msg.error()
+                break
+    finally:
+        consumer.close()
+    assert error is not None and error.code() == KafkaError.GROUP_AUTHORIZATION_FAILED

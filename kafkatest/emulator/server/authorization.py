@@ -462,3 +462,171 @@ async def _metadata(check: Check, ctx: RequestContext, request: Any, handler: Ha
         for name, topic_id in refused
     )
     return dataclasses.replace(served, topics=topics + denied)
+
+
+# -- transactions -----------------------------------------------------------------
+
+
+def _txn_id(request: Any) -> str:
+    """AddPartitionsToTxn v0-3 names the field after the versions that carry it."""
+    found = getattr(request, "transactional_id", None)
+    return str(found if found is not None else request.v3_and_below_transactional_id)
+
+
+async def _txn_write_then(
+    check: Check, ctx: RequestContext, request: Any, handler: Handler, then: Rule | None
+) -> Any:
+    """WRITE on the request's transactional id, then `then` (or the handler)."""
+    if not check(Op.WRITE, RT.TRANSACTIONAL_ID, _txn_id(request)):
+        return error_response(ctx, request, _TXN_DENIED)
+    if then is None:
+        return await handler(ctx, request)
+    return await then(check, ctx, request, handler)
+
+
+@_rule(24)
+async def _add_partitions_to_txn(
+    check: Check, ctx: RequestContext, request: Any, handler: Handler
+) -> Any:
+    """v0-3 (clients): WRITE on the id and on each topic; a denied topic fails the
+    request, its partitions TOPIC_AUTHORIZATION_FAILED and the rest
+    OPERATION_NOT_ATTEMPTED. v4+ comes from brokers: CLUSTER_ACTION."""
+    if ctx.api_version >= 4:
+        if check.cluster(Op.CLUSTER_ACTION):
+            return await handler(ctx, request)
+        return error_response(ctx, request, _CLUSTER_DENIED)
+
+    async def topics(check: Check, ctx: RequestContext, request: Any, handler: Handler) -> Any:
+        denied = {t for t in _requested_topics(ctx, request) if not check(Op.WRITE, RT.TOPIC, t)}
+        if not denied:
+            return await handler(ctx, request)
+        permitted, refused, left = _split_topics(ctx, request, denied)
+        answer = error_response(ctx, refused, _TOPIC_DENIED)
+        if left:
+            skipped = error_response(ctx, permitted, ErrorCode.operation_not_attempted)
+            answer = merge_responses(answer, skipped)
+        return answer
+
+    return await _txn_write_then(check, ctx, request, handler, topics)
+
+
+@_rule(25)
+async def _add_offsets_to_txn(
+    check: Check, ctx: RequestContext, request: Any, handler: Handler
+) -> Any:
+    return await _txn_write_then(
+        check, ctx, request, handler, _whole(Op.READ, RT.GROUP, lambda r: r.group_id, _GROUP_DENIED)
+    )
+
+
+@_rule(26)
+async def _end_txn(check: Check, ctx: RequestContext, request: Any, handler: Handler) -> Any:
+    return await _txn_write_then(check, ctx, request, handler, None)
+
+
+@_rule(28)
+async def _txn_offset_commit(
+    check: Check, ctx: RequestContext, request: Any, handler: Handler
+) -> Any:
+    """WRITE on the id, READ on the group (else every partition says so), READ per topic."""
+
+    async def group_then_topics(
+        check: Check, ctx: RequestContext, request: Any, handler: Handler
+    ) -> Any:
+        if not check(Op.READ, RT.GROUP, request.group_id):
+            return error_response(ctx, request, _GROUP_DENIED)
+        return await _per_topic(Op.READ)(check, ctx, request, handler)
+
+    return await _txn_write_then(check, ctx, request, handler, group_then_topics)
+
+
+_RULES[61] = _per_topic(Op.READ)  # DescribeProducers
+
+
+@_rule(65)
+async def _describe_transactions(
+    check: Check, ctx: RequestContext, request: Any, handler: Handler
+) -> Any:
+    """DESCRIBE on each id, else that id's entry says TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+    partitions of topics without DESCRIBE are left out."""
+    ids = request.transactional_ids
+    permitted = tuple(i for i in ids if check(Op.DESCRIBE, RT.TRANSACTIONAL_ID, i))
+    served = await handler(ctx, dataclasses.replace(request, transactional_ids=permitted))
+    by_id = {
+        s.transactional_id: dataclasses.replace(
+            s, topics=tuple(t for t in s.topics if check(Op.DESCRIBE, RT.TOPIC, t.topic))
+        )
+        for s in served.transaction_states
+    }
+    types = response_types(ctx)
+    for denied in ids:
+        if denied not in permitted:
+            by_id[denied] = make(
+                types.TransactionState,
+                error_code=_TXN_DENIED,
+                transactional_id=denied,
+                transaction_state="",
+                transaction_timeout=NO_THROTTLE,
+                transaction_start_time=None,
+                producer_id=-1,
+                producer_epoch=-1,
+                topics=(),
+            )
+    states = tuple(by_id[i] for i in dict.fromkeys(ids) if i in by_id)
+    return dataclasses.replace(served, transaction_states=states)
+
+
+@_rule(66)
+async def _list_transactions(
+    check: Check, ctx: RequestContext, request: Any, handler: Handler
+) -> Any:
+    """Only the transactions whose id the principal may DESCRIBE."""
+    served = await handler(ctx, request)
+    return dataclasses.replace(
+        served,
+        transaction_states=tuple(
+            s
+            for s in served.transaction_states
+            if check(Op.DESCRIBE, RT.TRANSACTIONAL_ID, s.transactional_id)
+        ),
+    )
+
+
+# -- SCRAM credentials, KIP-848 groups --------------------------------------------
+
+_RULES[50] = _whole(Op.DESCRIBE, RT.CLUSTER, lambda r: CLUSTER_NAME, _CLUSTER_DENIED)
+
+
+@_rule(51)
+async def _alter_scram(check: Check, ctx: RequestContext, request: Any, handler: Handler) -> Any:
+    """ALTER on the cluster, else each user named gets CLUSTER_AUTHORIZATION_FAILED."""
+    if check.cluster(Op.ALTER):
+        return await handler(ctx, request)
+    types = response_types(ctx)
+    users = dict.fromkeys(c.name for c in (*request.deletions, *request.upsertions))
+    results = tuple(
+        make(
+            types.AlterUserScramCredentialsResult,
+            user=user,
+            error_code=_CLUSTER_DENIED,
+            error_message=None,
+        )
+        for user in users
+    )
+    return make(types.AlterUserScramCredentialsResponse, throttle_time=NO_THROTTLE, results=results)
+
+
+@_rule(68)
+async def _consumer_group_heartbeat(
+    check: Check, ctx: RequestContext, request: Any, handler: Handler
+) -> Any:
+    """READ on the group, and DESCRIBE on every subscribed topic name."""
+    if not check(Op.READ, RT.GROUP, request.group_id):
+        return error_response(ctx, request, _GROUP_DENIED)
+    names = request.subscribed_topic_names or ()
+    if any(not check(Op.DESCRIBE, RT.TOPIC, n) for n in names):
+        return error_response(ctx, request, _TOPIC_DENIED)
+    return await handler(ctx, request)
+
+
+_RULES[69] = _per_group(Op.DESCRIBE, "group_ids", "groups")  # ConsumerGroupDescribe
