@@ -179,7 +179,6 @@ for _key in (11, 12, 13, 14):  # JoinGroup, Heartbeat, LeaveGroup, SyncGroup
 _RULES[29] = _whole(Op.DESCRIBE, RT.CLUSTER, lambda r: CLUSTER_NAME, _CLUSTER_DENIED)
 _RULES[30] = _whole(Op.ALTER, RT.CLUSTER, lambda r: CLUSTER_NAME, _CLUSTER_DENIED)  # CreateAcls
 _RULES[31] = _whole(Op.ALTER, RT.CLUSTER, lambda r: CLUSTER_NAME, _CLUSTER_DENIED)  # DeleteAcls
-_RULES[60] = _whole(Op.DESCRIBE, RT.CLUSTER, lambda r: CLUSTER_NAME, _CLUSTER_DENIED)
 
 
 @_rule(0)
