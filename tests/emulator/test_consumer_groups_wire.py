@@ -40,6 +40,7 @@ COMMIT, JOIN, LIST_GROUPS, DESCRIBE_GROUPS, FIND_COORDINATOR, METADATA, FETCH = 
     3,
     9,
 )
+OFFSET_DELETE, DELETE_GROUPS = 47, 42
 _NAMES = {
     HEARTBEAT: "ConsumerGroupHeartbeat",
     DESCRIBE: "ConsumerGroupDescribe",
@@ -50,6 +51,8 @@ _NAMES = {
     FIND_COORDINATOR: "FindCoordinator",
     METADATA: "Metadata",
     FETCH: "OffsetFetch",
+    OFFSET_DELETE: "OffsetDelete",
+    DELETE_GROUPS: "DeleteGroups",
 }
 _COORDINATOR_LOADING = (
     ErrorCode.coordinator_not_available,
@@ -549,3 +552,55 @@ def test_sessions_run_on_the_emulators_clock() -> None:
             assert session.heartbeat(group, member, 1).error_code == ErrorCode.unknown_member_id
         finally:
             session.close()
+
+
+def test_a_consumer_group_keeps_what_it_reads_until_it_is_empty(
+    kafka_broker: Broker, kafka_topic, session: Session, group: str
+) -> None:
+    """OffsetDelete refuses a subscribed topic; DeleteGroups refuses a group with members."""
+    topic = kafka_topic(partitions=1)
+    assignable(session, topic)
+    member = new_member()
+    epoch = session.heartbeat(group, member, 0, subscribed_topic_names=(topic,)).member_epoch
+    commit_types = load_payload_module(COMMIT, 9, EntityType.request)
+    committed = session.call(
+        COMMIT,
+        9,
+        group_id=group,
+        generation_id_or_member_epoch=epoch,
+        member_id=member,
+        group_instance_id=None,
+        topics=(
+            commit_types.OffsetCommitRequestTopic(
+                name=topic,
+                partitions=(
+                    commit_types.OffsetCommitRequestPartition(
+                        partition_index=0,
+                        committed_offset=0,
+                        committed_leader_epoch=-1,
+                        committed_metadata="",
+                    ),
+                ),
+            ),
+        ),
+    )
+    assert committed.topics[0].partitions[0].error_code == ErrorCode.none
+    delete_types = load_payload_module(OFFSET_DELETE, 0, EntityType.request)
+    wanted = delete_types.OffsetDeleteRequestTopic(
+        name=topic, partitions=(delete_types.OffsetDeleteRequestPartition(partition_index=0),)
+    )
+    kept = session.call(OFFSET_DELETE, 0, group_id=group, topics=(wanted,))
+    assert (kept.error_code, kept.topics[0].partitions[0].error_code) == (
+        ErrorCode.none,
+        ErrorCode.group_subscribed_to_topic,
+    )
+
+    def delete_group() -> ErrorCode:
+        (result,) = session.call(DELETE_GROUPS, 2, groups_names=(group,)).results
+        return ErrorCode(result.error_code)
+
+    assert delete_group() == ErrorCode.non_empty_group
+    session.heartbeat(group, member, -1)
+    assert delete_group() == ErrorCode.none
+    gone = session.call(DESCRIBE, 1, group_ids=(group,), include_authorized_operations=False)
+    assert gone.groups[0].error_code == ErrorCode.group_id_not_found
