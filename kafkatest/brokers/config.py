@@ -47,6 +47,7 @@ EMULATOR_SETTINGS: dict[str, tuple[str, Callable[[str, object], object]]] = {
         "transaction_abort_interval_ms",
         _integer,
     ),
+    "transaction.max.timeout.ms": ("transaction_max_timeout_ms", _integer),
     "group.consumer.heartbeat.interval.ms": ("group_consumer_heartbeat_interval_ms", _integer),
     "group.consumer.session.timeout.ms": ("group_consumer_session_timeout_ms", _integer),
 }

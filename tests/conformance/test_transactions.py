@@ -430,3 +430,13 @@ def test_kafka_transactions_tool_aborts_a_hanging_transaction(
         kafka_broker, "describe-producers", "--topic", topic, "--partition", "0"
     )
     assert producer["CurrentTransactionStartOffset"] == "None"
+
+
+@pytest.mark.kafka_broker_config({"transaction.max.timeout.ms": 5000})
+def test_a_transaction_timeout_over_the_brokers_maximum_is_refused(kafka_broker: Broker) -> None:
+    """transaction.max.timeout.ms caps what a producer may ask for: InitProducerId
+    answers INVALID_TRANSACTION_TIMEOUT, fatal to the producer."""
+    with pytest.raises(KafkaException) as failure:
+        txn_producer(kafka_broker, **{"transaction.timeout.ms": 10000})
+    assert failure.value.args[0].code() == KafkaError.INVALID_TRANSACTION_TIMEOUT
+    txn_producer(kafka_broker, **{"transaction.timeout.ms": 5000})

@@ -75,6 +75,8 @@ class BrokerSettings:
     #: Kafka's default is 10 s; kafkatest runs real Kafka with 500 ms too, so a timed-out
     #: transaction is aborted as promptly on both backends. On the state's clock.
     transaction_abort_interval_ms: int = 500
+    #: The longest transaction.timeout.ms a producer may ask for (Kafka's default).
+    transaction_max_timeout_ms: int = 900_000
     #: Kafka's group.consumer.heartbeat.interval.ms / session.timeout.ms (defaults
     #: 5000 / 45000): kafkatest runs real Kafka with these shorter ones (and the
     #: matching minimums, see kafka_process.TEST_SETTINGS) so consumer groups settle fast.

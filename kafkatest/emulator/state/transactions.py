@@ -55,8 +55,6 @@ STATES = (
     PREPARE_EPOCH_FENCE,
 )
 
-#: Kafka's ``transaction.max.timeout.ms`` default.
-MAX_TIMEOUT_MS = 900_000
 #: Epoch at which Kafka moves a transactional id to a new producer id.
 EXHAUSTED_EPOCH = 32766
 #: The coordinator epoch of the single node's transaction log partition.
@@ -120,9 +118,10 @@ class TransactionCoordinator:
         """
         if transactional_id == "":
             raise InvalidRequest("a transactional id must not be empty")
-        if timeout_ms <= 0 or timeout_ms > MAX_TIMEOUT_MS:
+        max_timeout_ms = self._state.settings.transaction_max_timeout_ms
+        if timeout_ms <= 0 or timeout_ms > max_timeout_ms:
             raise InvalidTransactionTimeout(
-                f"transaction.timeout.ms={timeout_ms} is outside (0, {MAX_TIMEOUT_MS}] "
+                f"transaction.timeout.ms={timeout_ms} is outside (0, {max_timeout_ms}] "
                 "(the broker's transaction.max.timeout.ms)"
             )
         expected = producer_id >= 0
