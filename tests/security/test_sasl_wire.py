@@ -186,3 +186,18 @@ def test_handshake_v0_then_raw_plain_token(secured: Callable[[str], Broker]) -> 
 def test_a_handshake_on_a_plaintext_listener_is_an_illegal_state(kafka_broker: Broker) -> None:
     with connect(kafka_broker) as sock:
         assert _handshake(sock, "PLAIN").error_code == ErrorCode.illegal_sasl_state
+
+
+def test_another_request_during_the_exchange_is_an_illegal_sasl_state_then_closed(
+    secured: Callable[[str], Broker],
+) -> None:
+    with connect(secured("sasl_plaintext")) as sock:
+        _handshake(sock, "SCRAM-SHA-256")
+        send(sock, 60, 0, request("describe_cluster", 0, include_cluster_authorized_operations=False), 2)  # fmt: skip
+        answer = receive(sock, 60, 0)
+        assert answer is not None
+        assert answer.error_code == ErrorCode.illegal_sasl_state
+        assert answer.error_message == (
+            "Unexpected Kafka request of type DESCRIBE_CLUSTER during SASL authentication."
+        )
+        assert closed(sock)

@@ -11,6 +11,7 @@ waiting for a time-out. Handlers never see an unauthenticated request.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import logging
 from typing import Any
@@ -43,7 +44,13 @@ SASL_AUTHENTICATE_KEY = 36
 #: Kafka's ``sasl.server.max.receive.size``: the largest frame before authentication.
 SASL_MAX_RECEIVE_BYTES = 524288
 
-_API_NAMES = {SASL_HANDSHAKE_KEY: "SASL_HANDSHAKE", SASL_AUTHENTICATE_KEY: "SASL_AUTHENTICATE"}
+
+def _api_name(api_key: int) -> str:
+    """Kafka's ApiKeys name (e.g. DESCRIBE_CLUSTER), as its messages print it."""
+    from kio.index import api_key_map
+
+    name = dict(api_key_map).get(api_key)
+    return name.upper() if name else str(api_key)
 
 
 class AuthenticationFailed(Exception):
@@ -108,8 +115,7 @@ class SaslAuthenticator:
             return reply
         if api_key != SASL_HANDSHAKE_KEY:
             raise CloseConnection(
-                f"Unexpected Kafka request of type {_API_NAMES.get(api_key, api_key)} "
-                "during SASL handshake."
+                f"Unexpected Kafka request of type {_api_name(api_key)} during SASL handshake."
             )
         ctx, request = self._decode(frame, api_key, version, correlation_id)
         types = response_types(ctx)
@@ -146,10 +152,13 @@ class SaslAuthenticator:
             from kafkatest.faults.error_responses import error_response
 
             reason = (
-                f"Unexpected Kafka request of type {_API_NAMES.get(api_key, api_key)} "
-                "during SASL authentication."
+                f"Unexpected Kafka request of type {_api_name(api_key)} during SASL authentication."
             )
-            reply = self._frame(ctx, error_response(ctx, request, ErrorCode.illegal_sasl_state))
+            response = error_response(ctx, request, ErrorCode.illegal_sasl_state)
+            if "error_message" in {f.name for f in dataclasses.fields(response)}:
+                # Kafka's getErrorResponse carries the exception's message where it can.
+                response = dataclasses.replace(response, error_message=reason)
+            reply = self._frame(ctx, response)
             raise AuthenticationFailed(reply, reason)
         types = response_types(ctx)
         try:
