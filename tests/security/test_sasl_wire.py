@@ -201,3 +201,28 @@ def test_another_request_during_the_exchange_is_an_illegal_sasl_state_then_close
             "Unexpected Kafka request of type DESCRIBE_CLUSTER during SASL authentication."
         )
         assert closed(sock)
+
+
+def test_oversized_or_garbage_frames_before_authentication_cost_only_their_connection(
+    secured: Callable[[str], Broker],
+) -> None:
+    import struct
+
+    broker = secured("sasl_plaintext")
+    # Kafka's sasl.server.max.receive.size (512 KiB) bounds an unauthenticated frame.
+    with connect(broker) as sock:
+        sock.sendall(struct.pack(">i", 600 * 1024) + b"\0" * 1024)
+        assert closed(sock)
+    # A frame that is no Kafka request (here: a few random bytes).
+    with connect(broker) as sock:
+        sock.sendall(struct.pack(">i", 6) + b"\x16\x03\x01\x02\x00\x01")
+        assert closed(sock)
+    # A SCRAM token that is not UTF-8 is a failed login, not a crash.
+    with connect(broker) as sock:
+        _handshake(sock, "SCRAM-SHA-512")
+        answer = _authenticate(sock, b"\xff\xfe\xfd")
+        assert answer.error_code == ErrorCode.sasl_authentication_failed
+        assert closed(sock)
+    with connect(broker) as sock:
+        _handshake(sock, "PLAIN")
+        assert _authenticate(sock, b"\0alice\0alice-secret").error_code == ErrorCode.none
