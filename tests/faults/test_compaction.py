@@ -26,6 +26,7 @@ from kio.schema.produce.v9.response import ProduceResponse
 from kio.serial import entity_reader
 
 from kafkatest.brokers.base import Broker
+from kafkatest.brokers.client import wait_until
 from kafkatest.emulator.state.cleaner import COMPACT_NOW_KEY
 from kafkatest.errors import BrokerError
 from kafkatest.faults import Faults
@@ -348,3 +349,48 @@ def test_a_compressed_batch_the_cleaner_rewrote_reads_in_java_and_librdkafka(
         "Offset:2\th:a1\ta\ta1",
         f"Offset:3\tNO_HEADERS\t{COMPACT_NOW_KEY.decode()}\tnull",
     ], consumed.stderr
+
+
+def test_the_broker_compacts_on_its_own_once_a_segment_rolls(
+    kafka_broker: Broker, kafka_topic: Callable[..., str]
+) -> None:
+    # No compact_now: the settings the Spark job used. The rounds share one
+    # timestamp a second old, so they fill one segment; d (timestamped now) rolls it
+    # and the cleaner, on its own schedule (500 ms backoff on both), compacts it.
+    topic = kafka_topic(config={**COMPACT, "segment.ms": 100, "min.cleanable.dirty.ratio": 0.01})
+    _rounds(kafka_broker, topic, 3, timestamp_ms=int(time.time() * 1000) - 1000)
+    kafka_broker.produce([Record(topic=topic, key=b"d", value=b"d0")])
+
+    expected = [(6, b"a", b"a2"), (7, b"b", b"b2"), (8, b"c", b"c2"), (9, b"d", b"d0")]
+    wait_until(lambda: _read(kafka_broker, topic) == expected, 60, f"{topic} compacted", 0.5)
+
+
+def test_max_compaction_lag_makes_the_cleaner_take_a_barely_dirty_log(
+    kafka_broker: Broker, kafka_topic: Callable[..., str], kafka_faults: Faults
+) -> None:
+    # After a first pass 30 clean records outweigh the one update behind it, far
+    # below min.cleanable.dirty.ratio=0.99; max.compaction.lag.ms=1 has the cleaner
+    # take the log anyway once z rolls the segment holding the update.
+    topic = kafka_topic(
+        config={
+            **COMPACT,
+            "min.cleanable.dirty.ratio": 0.99,
+            "max.compaction.lag.ms": 1,
+            "segment.ms": 60_000,
+        }
+    )
+    now = int(time.time() * 1000)
+    kafka_broker.produce(
+        Record(topic=topic, key=f"k{i}".encode(), value=b"v" * 20, timestamp_ms=now - 10_000)
+        for i in range(30)
+    )
+    kafka_faults.compact_now(topic)  # the marker at 30 starts the active segment
+    marked = int(time.time() * 1000)
+    kafka_broker.produce([Record(topic=topic, key=b"k0", value=b"new", timestamp_ms=marked)])
+    kafka_broker.produce([Record(topic=topic, key=b"z", value=b"z", timestamp_ms=now + 120_000)])
+
+    def k0_updated() -> bool:
+        return _read(kafka_broker, topic)[0] == (1, b"k1", b"v" * 20)
+
+    wait_until(k0_updated, 60, f"the cleaner took {topic} for its max compaction lag", 0.5)
+    assert _read(kafka_broker, topic)[-3:] == [(30, *MARKER), (31, b"k0", b"new"), (32, b"z", b"z")]
