@@ -19,10 +19,8 @@ from kafkatest.emulator.protocol.batches import (
     read_header,
     validate,
 )
-from kafkatest.emulator.protocol.compression import DecompressionError
 from kafkatest.emulator.protocol.control_batches import marker_batch
-from kafkatest.emulator.protocol.primitives import DecodeError
-from kafkatest.emulator.protocol.record_rewrite import decode_records, single_record_batch
+from kafkatest.emulator.protocol.record_rewrite import single_record_batch
 from kafkatest.emulator.state import cleaner
 from kafkatest.emulator.state.acls import Authorizer
 from kafkatest.emulator.state.clock import Clock
@@ -38,7 +36,6 @@ from kafkatest.emulator.state.errors import (
     InvalidTxnState,
     MessageTooLarge,
     ProducerFenced,
-    RecordsRejected,
     TopicDeletionDisabled,
     TransactionAbortable,
 )
@@ -257,7 +254,7 @@ class EmulatorState:
             topic, header, batch, now, log.log_start_offset
         )
         if topic.compacted:
-            _refuse_keyless(topic.name, partition, header, batch, log.log_start_offset)
+            cleaner.refuse_keyless(topic.name, partition, header, batch, log.log_start_offset)
         key = (topic.name, partition)
         if header.is_transactional:
             self._check_transaction(header, key, transaction)
@@ -455,19 +452,3 @@ class EmulatorState:
 
     def log_of(self, topic: str, partition: int) -> PartitionLog:
         return self.topics.get(topic).partition(partition).log
-
-
-def _refuse_keyless(
-    topic: str, partition: int, header: BatchHeader, batch: bytes, log_start_offset: int
-) -> None:
-    """Kafka's `LogValidator.validateKey`: a compacted topic needs a key on every record."""
-    try:
-        records = decode_records(header, batch)
-    except (DecodeError, DecompressionError) as exc:
-        raise CorruptMessage(f"record batch does not decode: {exc}") from exc
-    message = (
-        f"Compacted topic cannot accept message without key in topic partition {topic}-{partition}"
-    )
-    errors = [(index, message) for index, record in enumerate(records) if record.key is None]
-    if errors:
-        raise RecordsRejected(errors, log_start_offset)

@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kafkatest.emulator.protocol.batches import BatchHeader, read_header
+from kafkatest.emulator.protocol.compression import DecompressionError
+from kafkatest.emulator.protocol.primitives import DecodeError
 from kafkatest.emulator.protocol.record_rewrite import (
     StoredRecord,
     decode_records,
@@ -26,6 +28,7 @@ from kafkatest.emulator.protocol.record_rewrite import (
     rewrite_batch,
 )
 from kafkatest.emulator.state.cleaned_transactions import CleanedTransactions
+from kafkatest.emulator.state.errors import CorruptMessage, RecordsRejected
 from kafkatest.emulator.state.log import PartitionLog
 from kafkatest.emulator.state.segments import Segment
 
@@ -272,3 +275,20 @@ def _groups(segments: list[Segment], max_size: int) -> list[list[int]]:
             index += 1
         groups.append(group)
     return groups
+
+
+def refuse_keyless(
+    topic: str, partition: int, header: BatchHeader, batch: bytes, log_start_offset: int
+) -> None:
+    """Kafka's `LogValidator.validateKey` on produce: the cleaner could not keep a
+    keyless record, so a compacted topic refuses it."""
+    try:
+        records = decode_records(header, batch)
+    except (DecodeError, DecompressionError) as exc:
+        raise CorruptMessage(f"record batch does not decode: {exc}") from exc
+    message = (
+        f"Compacted topic cannot accept message without key in topic partition {topic}-{partition}"
+    )
+    errors = [(index, message) for index, record in enumerate(records) if record.key is None]
+    if errors:
+        raise RecordsRejected(errors, log_start_offset)
