@@ -188,6 +188,25 @@ def topic_id(session: Session, topic: str) -> uuid.UUID:
     return found
 
 
+def commit_offset(session: Session, group: str, topic: str, member: str, epoch: int) -> ErrorCode:
+    """OffsetCommit v9 of offset 0 of partition 0 as `member` at `epoch`: its error."""
+    types = load_payload_module(COMMIT, 9, EntityType.request)
+    partition = types.OffsetCommitRequestPartition(
+        partition_index=0, committed_offset=0, committed_leader_epoch=-1, committed_metadata=""
+    )
+    response = session.call(
+        COMMIT,
+        9,
+        group_id=group,
+        generation_id_or_member_epoch=epoch,
+        member_id=member,
+        group_instance_id=None,
+        topics=(types.OffsetCommitRequestTopic(name=topic, partitions=(partition,)),),
+    )
+    error: ErrorCode = response.topics[0].partitions[0].error_code
+    return error
+
+
 def assigned(response: Any) -> dict[uuid.UUID, list[int]] | None:
     if response.assignment is None:
         return None
@@ -276,20 +295,7 @@ def test_stale_epochs_are_fenced_and_offset_commits_checked_against_the_member_e
     session.heartbeat(group, a, 1, owned={})  # a has nothing to revoke: epoch 2
 
     def commit(member: str, epoch: int, group_id: str = group) -> ErrorCode:
-        types = load_payload_module(COMMIT, 9, EntityType.request)
-        partition = types.OffsetCommitRequestPartition(
-            partition_index=0, committed_offset=0, committed_leader_epoch=-1, committed_metadata=""
-        )
-        response = session.call(
-            COMMIT,
-            9,
-            group_id=group_id,
-            generation_id_or_member_epoch=epoch,
-            member_id=member,
-            group_instance_id=None,
-            topics=(types.OffsetCommitRequestTopic(name=topic, partitions=(partition,)),),
-        )
-        return response.topics[0].partitions[0].error_code
+        return commit_offset(session, group_id, topic, member, epoch)
 
     assert commit(a, 1) == ErrorCode.stale_member_epoch
     assert commit(a, 2) == ErrorCode.none
@@ -562,29 +568,7 @@ def test_a_consumer_group_keeps_what_it_reads_until_it_is_empty(
     assignable(session, topic)
     member = new_member()
     epoch = session.heartbeat(group, member, 0, subscribed_topic_names=(topic,)).member_epoch
-    commit_types = load_payload_module(COMMIT, 9, EntityType.request)
-    committed = session.call(
-        COMMIT,
-        9,
-        group_id=group,
-        generation_id_or_member_epoch=epoch,
-        member_id=member,
-        group_instance_id=None,
-        topics=(
-            commit_types.OffsetCommitRequestTopic(
-                name=topic,
-                partitions=(
-                    commit_types.OffsetCommitRequestPartition(
-                        partition_index=0,
-                        committed_offset=0,
-                        committed_leader_epoch=-1,
-                        committed_metadata="",
-                    ),
-                ),
-            ),
-        ),
-    )
-    assert committed.topics[0].partitions[0].error_code == ErrorCode.none
+    assert commit_offset(session, group, topic, member, epoch) == ErrorCode.none
     delete_types = load_payload_module(OFFSET_DELETE, 0, EntityType.request)
     wanted = delete_types.OffsetDeleteRequestTopic(
         name=topic, partitions=(delete_types.OffsetDeleteRequestPartition(partition_index=0),)
