@@ -431,9 +431,10 @@ def test_describe_groups_v6_says_a_consumer_group_is_not_classic(
     described = session.call(
         DESCRIBE_GROUPS, 6, groups=(group,), include_authorized_operations=False
     ).groups[0]
-    assert (described.error_code, described.error_message) == (
+    assert (described.error_code, described.error_message, described.group_state) == (
         ErrorCode.group_id_not_found,
         f"Group {group} is not a classic group.",
+        "Dead",
     )
 
 

@@ -112,7 +112,10 @@ def _describe(ctx: RequestContext, types: Any, group_id: str, operations: int) -
         error_code=error,
         error_message=message,
         group_id=group_id,
-        group_state=described.state.value if error == ErrorCode.none else "",
+        # Kafka names a group it does not find (or that is not classic) Dead, as v0-5 do.
+        group_state=(
+            described.state.value if error in (ErrorCode.none, ErrorCode.group_id_not_found) else ""
+        ),
         protocol_type=described.protocol_type,
         protocol_data=described.protocol_name,
         members=members,
