@@ -16,6 +16,7 @@ import pytest
 from confluent_kafka import Consumer
 
 from kafkatest.brokers.emulator import EmulatorBroker
+from kafkatest.emulator.state import BrokerSettings
 from kafkatest.records import Record
 
 #: librdkafka settings that make a group react within a fraction of a second.
@@ -38,8 +39,10 @@ PYTHON_CLIENT_GROUP_CONFIG: dict[str, Any] = {
 
 @pytest.fixture(scope="module")
 def three_brokers() -> Iterator[EmulatorBroker]:
-    """A cluster where most groups are coordinated by a broker other than the first."""
-    with EmulatorBroker(brokers=3) as broker:
+    """A cluster where most groups are coordinated by a broker other than the first
+    (with Kafka's default 50 offsets partitions, led by the brokers in turn)."""
+    settings = BrokerSettings(offsets_topic_num_partitions=50)
+    with EmulatorBroker(brokers=3, settings=settings) as broker:
         yield broker
 
 

@@ -24,6 +24,7 @@ from confluent_kafka import (
 )
 
 from kafkatest.brokers.emulator import EmulatorBroker
+from kafkatest.emulator.state.internal_topics import group_coordinator
 from kafkatest.jars.maven import resolve
 from tests.emulator.groups_conftest_helpers import (
     PYTHON_CLIENT_GROUP_CONFIG,
@@ -244,10 +245,6 @@ def test_groups_on_a_cluster_are_served_by_their_coordinator(
     topic = unique("spread")
     seed(three_brokers, topic, partitions=3, per_partition=2)
     groups = [unique("g") for _ in range(4)]
-    coordinators = {
-        three_brokers.call(lambda g=g: three_brokers.state.cluster.coordinator_for(g))
-        for g in groups
-    }
     for group in groups:
         consumer = group_consumer(three_brokers, group)
         try:
@@ -260,6 +257,9 @@ def test_groups_on_a_cluster_are_served_by_their_coordinator(
             consumer.close()
     listed = three_brokers.admin().list_consumer_groups().result(timeout=10)
     assert set(groups) <= {g.group_id for g in listed.valid}
+    coordinators = {
+        three_brokers.call(lambda g=g: group_coordinator(three_brokers.state, g)) for g in groups
+    }
     assert len(coordinators) > 1, "the groups should have been spread over brokers"
 
 

@@ -79,6 +79,9 @@ class BrokerSettings:
     #: matching minimums, see kafka_process.TEST_SETTINGS) so consumer groups settle fast.
     group_consumer_heartbeat_interval_ms: int = 500
     group_consumer_session_timeout_ms: int = 10000
+    #: Kafka's default is 50; kafkatest runs real Kafka with 1 (one node, quick
+    #: start), and __consumer_offsets gets this many partitions on both backends.
+    offsets_topic_num_partitions: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,19 +212,23 @@ class EmulatorState:
             overrides[key] = validate_topic_config(key, value)
         topic.overrides = overrides
 
-    def broker_configs(self) -> dict[str, tuple[str, str]]:
-        """Broker configs as DescribeConfigs shows them: name -> (value, type)."""
+    def broker_settings(self) -> dict[str, str]:
+        """The BrokerSettings by Kafka config name, as DescribeConfigs shows them."""
         s = self.settings
         return {
-            "auto.create.topics.enable": (str(s.auto_create_topics).lower(), "BOOLEAN"),
-            "default.replication.factor": (str(s.default_replication_factor), "INT"),
-            "delete.topic.enable": (str(s.delete_topic_enable).lower(), "BOOLEAN"),
-            "log.retention.check.interval.ms": (str(s.retention_check_interval_ms), "LONG"),
-            "log.cleaner.backoff.ms": (str(s.log_cleaner_backoff_ms), "LONG"),
-            "message.max.bytes": (str(s.message_max_bytes), "INT"),
-            "num.partitions": (str(s.num_partitions), "INT"),
-            "offsets.topic.replication.factor": ("1", "SHORT"),
-            "transaction.state.log.replication.factor": ("1", "SHORT"),
+            "auto.create.topics.enable": str(s.auto_create_topics).lower(),
+            "num.partitions": str(s.num_partitions),
+            "default.replication.factor": str(s.default_replication_factor),
+            "message.max.bytes": str(s.message_max_bytes),
+            "log.retention.check.interval.ms": str(s.retention_check_interval_ms),
+            "delete.topic.enable": str(s.delete_topic_enable).lower(),
+            "offsets.topic.num.partitions": str(s.offsets_topic_num_partitions),
+            "transaction.abort.timed.out.transaction.cleanup.interval.ms": str(
+                s.transaction_abort_interval_ms
+            ),
+            "group.consumer.heartbeat.interval.ms": str(s.group_consumer_heartbeat_interval_ms),
+            "group.consumer.session.timeout.ms": str(s.group_consumer_session_timeout_ms),
+            "log.cleaner.backoff.ms": str(s.log_cleaner_backoff_ms),
         }
 
     # -- writes ---------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """DescribeConfigs, IncrementalAlterConfigs and (legacy) AlterConfigs.
 
-Topic configs are fully supported; broker configs are read-only and describe
-the emulator's settings.
+Topic configs are fully supported. Broker configs are read-only and described as
+Kafka 4.1 describes its broker's (`state.broker_configs`): every key, with sources,
+synonyms and documentation when asked.
 """
 
 from __future__ import annotations
@@ -15,6 +16,11 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
 from kafkatest.emulator.state import EmulatorState
+from kafkatest.emulator.state.broker_configs import (
+    BrokerConfig,
+    broker_configs,
+    cluster_default_configs,
+)
 from kafkatest.emulator.state.errors import InvalidConfig, InvalidRequest, StateError
 from kafkatest.emulator.state.topic_configs import TOPIC_CONFIGS, validate_topic_config
 
@@ -22,7 +28,6 @@ TOPIC_RESOURCE = 2
 BROKER_RESOURCE = 4
 
 _SOURCE_TOPIC = 1
-_SOURCE_STATIC_BROKER = 4
 _SOURCE_DEFAULT = 5
 _CONFIG_TYPES = {"BOOLEAN": 1, "STRING": 2, "INT": 3, "LONG": 5, "DOUBLE": 6, "LIST": 7}
 
@@ -34,6 +39,9 @@ async def describe_configs(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
     results = []
     for resource in request.resources:
+        if resource.resource_type == BROKER_RESOURCE:
+            results.append(_describe_broker(ctx, types, request, resource))
+            continue
         try:
             entries = _describe(ctx.state, resource.resource_type, resource.resource_name)
             code, message = ErrorCode.none, None
@@ -87,12 +95,57 @@ def _describe(
             )
             for key, definition in sorted(TOPIC_CONFIGS.items())
         ]
-    if resource_type == BROKER_RESOURCE:
-        return [
-            (key, value, _SOURCE_STATIC_BROKER, kind)
-            for key, (value, kind) in sorted(state.broker_configs().items())
-        ]
     raise InvalidRequest(f"unsupported resource type {resource_type}")
+
+
+def _describe_broker(ctx: RequestContext, types: Any, request: Any, resource: Any) -> Any:
+    """A broker's configs: its own id names them all, "" the cluster-wide defaults;
+    another id is refused, as Kafka refuses it (the request went to the wrong broker)."""
+    name = resource.resource_name
+    code, message = ErrorCode.none, None
+    entries: list[BrokerConfig] = []
+    if name == "":
+        entries = cluster_default_configs()
+    elif name == str(ctx.broker_id):
+        state = ctx.state
+        entries = broker_configs(state.cluster, ctx.broker_id, state.broker_settings())
+    else:
+        code = ErrorCode.invalid_request
+        message = (
+            f"Unexpected broker id, expected {ctx.broker_id} or empty string, but received {name}"
+        )
+    keys = resource.configuration_keys
+    configs = tuple(
+        make(
+            types.DescribeConfigsResourceResult,
+            name=entry.name,
+            value=entry.value,
+            read_only=entry.read_only,
+            config_source=entry.source,
+            is_default=entry.source == _SOURCE_DEFAULT,
+            is_sensitive=entry.sensitive,
+            synonyms=tuple(
+                make(types.DescribeConfigsSynonym, name=n, value=v, source=source)
+                for n, v, source in entry.synonyms
+            )
+            if getattr(request, "include_synonyms", False)
+            else (),
+            config_type=entry.type,
+            documentation=entry.documentation
+            if getattr(request, "include_documentation", False)
+            else None,
+        )
+        for entry in entries
+        if keys is None or entry.name in keys
+    )
+    return make(
+        types.DescribeConfigsResult,
+        error_code=code,
+        error_message=message,
+        resource_type=resource.resource_type,
+        resource_name=name,
+        configs=configs,
+    )
 
 
 @handles(44, 0, 1)

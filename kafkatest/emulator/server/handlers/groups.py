@@ -28,6 +28,7 @@ from kafkatest.emulator.state.group_model import (
 )
 from kafkatest.emulator.state.group_namespace import GroupNamespace
 from kafkatest.emulator.state.groups import GroupCoordinator
+from kafkatest.emulator.state.internal_topics import group_coordinator
 
 #: JoinGroup v4 introduced MEMBER_ID_REQUIRED for members without an id.
 _KNOWN_MEMBER_ID_SINCE = 4
@@ -59,7 +60,7 @@ def namespace_of(state: EmulatorState) -> GroupNamespace:
 
 def is_coordinator(ctx: RequestContext, group_id: str) -> bool:
     """With several emulated brokers, only the group's coordinator may answer for it."""
-    return ctx.state.cluster.coordinator_for(group_id) == ctx.broker_id
+    return group_coordinator(ctx.state, group_id) == ctx.broker_id
 
 
 def millis(delta: datetime.timedelta) -> int:

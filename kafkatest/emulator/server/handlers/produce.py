@@ -36,6 +36,8 @@ log = logging.getLogger("kafkatest.emulator")
 _VALID_ACKS = (-1, 0, 1)
 
 
+#: Only Kafka's own admin client id may append to an internal topic.
+_ADMIN_CLIENT_ID = "__admin_client"
 #: The first Produce version that names topics by id.
 TOPIC_ID_VERSION = 13
 
@@ -101,6 +103,10 @@ def _produce_partition(
         return failed(ErrorCode.unknown_topic_id)
     try:
         topic = ctx.state.topics.get(topic_name)
+        if topic.is_internal and ctx.client_id != _ADMIN_CLIENT_ID:
+            return failed(
+                ErrorCode.invalid_topic_exception, f"Cannot append to internal topic {topic_name}"
+            )
         if topic.partition(data.index).leader_id != ctx.broker_id:
             return failed(ErrorCode.not_leader_or_follower)
         header, batch = _single_batch(data.records)
