@@ -64,12 +64,6 @@ NOT_SERVED_BY_EMULATOR: dict[int, str] = {
     64: "UnregisterBroker",
     80: "AddRaftVoter",
     81: "RemoveRaftVoter",
-    # Admin APIs for one broker's logs, leaders, reassignments and quorum (next).
-    35: "DescribeLogDirs",
-    43: "ElectLeaders",
-    45: "AlterPartitionReassignments",
-    46: "ListPartitionReassignments",
-    55: "DescribeQuorum",
     # Client-metrics and group config resources are not kept.
     74: "ListConfigResources",
     # Share groups (KIP-932), not enabled by default in Kafka 4.1 (share.version 0).

@@ -15,8 +15,12 @@ import json
 from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
+from typing import TYPE_CHECKING
 
 from kafkatest.emulator.state.cluster import Cluster
+
+if TYPE_CHECKING:
+    from kafkatest.emulator.state.broker_state import BrokerSettings
 
 #: DescribeConfigs config sources.
 DYNAMIC_DEFAULT_BROKER_CONFIG = 3
@@ -116,6 +120,25 @@ SET_LIKE_THE_KAFKA_BACKEND = frozenset(
         "log.cleaner.backoff.ms",
     }
 )
+
+
+def kafka_settings(s: BrokerSettings) -> dict[str, str]:
+    """The BrokerSettings by Kafka config name, as DescribeConfigs shows them."""
+    return {
+        "auto.create.topics.enable": str(s.auto_create_topics).lower(),
+        "num.partitions": str(s.num_partitions),
+        "default.replication.factor": str(s.default_replication_factor),
+        "message.max.bytes": str(s.message_max_bytes),
+        "log.retention.check.interval.ms": str(s.retention_check_interval_ms),
+        "delete.topic.enable": str(s.delete_topic_enable).lower(),
+        "offsets.topic.num.partitions": str(s.offsets_topic_num_partitions),
+        "transaction.abort.timed.out.transaction.cleanup.interval.ms": str(
+            s.transaction_abort_interval_ms
+        ),
+        "group.consumer.heartbeat.interval.ms": str(s.group_consumer_heartbeat_interval_ms),
+        "group.consumer.session.timeout.ms": str(s.group_consumer_session_timeout_ms),
+        "log.cleaner.backoff.ms": str(s.log_cleaner_backoff_ms),
+    }
 
 
 def broker_configs(

@@ -122,7 +122,9 @@ class EmulatorState:
         self.consumer_groups: Any = None
         #: The ACLs and their decisions; None while ACLs are off (nothing is checked).
         self.acls: Authorizer | None = None
-        self._last_retention_check_ms = self.clock.now_ms()
+        #: When this cluster started, on its clock (DescribeQuorum's idle metadata log).
+        self.started_ms = self.clock.now_ms()
+        self._last_retention_check_ms = self.started_ms
         self._last_txn_check_ms = self._last_retention_check_ms
         self._last_cleaner_run_ms = self._last_retention_check_ms
 
@@ -211,25 +213,6 @@ class EmulatorState:
         else:
             overrides[key] = validate_topic_config(key, value)
         topic.overrides = overrides
-
-    def broker_settings(self) -> dict[str, str]:
-        """The BrokerSettings by Kafka config name, as DescribeConfigs shows them."""
-        s = self.settings
-        return {
-            "auto.create.topics.enable": str(s.auto_create_topics).lower(),
-            "num.partitions": str(s.num_partitions),
-            "default.replication.factor": str(s.default_replication_factor),
-            "message.max.bytes": str(s.message_max_bytes),
-            "log.retention.check.interval.ms": str(s.retention_check_interval_ms),
-            "delete.topic.enable": str(s.delete_topic_enable).lower(),
-            "offsets.topic.num.partitions": str(s.offsets_topic_num_partitions),
-            "transaction.abort.timed.out.transaction.cleanup.interval.ms": str(
-                s.transaction_abort_interval_ms
-            ),
-            "group.consumer.heartbeat.interval.ms": str(s.group_consumer_heartbeat_interval_ms),
-            "group.consumer.session.timeout.ms": str(s.group_consumer_session_timeout_ms),
-            "log.cleaner.backoff.ms": str(s.log_cleaner_backoff_ms),
-        }
 
     # -- writes ---------------------------------------------------------------------
 

@@ -33,6 +33,10 @@ class InvalidPartitions(StateError):
     error_name = "invalid_partitions"
 
 
+class InvalidReplicaAssignment(StateError):
+    error_name = "invalid_replica_assignment"
+
+
 class InvalidReplicationFactor(StateError):
     error_name = "invalid_replication_factor"
 

@@ -15,6 +15,8 @@ from kafkatest.emulator.state.cleaner import CleanerConfig
 from kafkatest.emulator.state.errors import (
     BatchTooLarge,
     InvalidPartitions,
+    InvalidReplicaAssignment,
+    InvalidReplicationFactor,
     InvalidTopic,
     PolicyViolation,
     TopicAlreadyExists,
@@ -125,6 +127,33 @@ class Topic:
         if not 0 <= index < len(self.partitions):
             raise UnknownTopicOrPartition(f"topic {self.name} has no partition {index}")
         return self.partitions[index]
+
+
+def check_replica_assignments(brokers: list[int], assignments: list[list[int]]) -> list[int]:
+    """The leader of each manually assigned partition, or Kafka's controller's refusal
+    (its words). The emulator keeps one replica per partition, as a 1-node Kafka does."""
+    for replicas in assignments:
+        if not replicas:
+            raise InvalidReplicaAssignment(
+                "The manual partition assignment includes an empty replica list."
+            )
+        for broker in replicas:
+            if broker not in brokers:
+                raise InvalidReplicaAssignment(
+                    f"The manual partition assignment includes broker {broker}, but no such "
+                    "broker is registered."
+                )
+        if len(set(replicas)) != len(replicas):
+            duplicate = next(b for b in replicas if replicas.count(b) > 1)
+            raise InvalidReplicaAssignment(
+                f"The manual partition assignment includes the broker {duplicate} more than once."
+            )
+        if len(replicas) != 1:
+            raise InvalidReplicationFactor(
+                f"The manual partition assignment includes a partition with {len(replicas)} "
+                "replica(s), but the kafkatest emulator keeps 1 replica per partition."
+            )
+    return [replicas[0] for replicas in assignments]
 
 
 def validate_topic_name(name: str | None) -> str:

@@ -20,6 +20,7 @@ from kafkatest.emulator.state.broker_configs import (
     BrokerConfig,
     broker_configs,
     cluster_default_configs,
+    kafka_settings,
 )
 from kafkatest.emulator.state.errors import InvalidConfig, InvalidRequest, StateError
 from kafkatest.emulator.state.topic_configs import TOPIC_CONFIGS, validate_topic_config
@@ -108,7 +109,7 @@ def _describe_broker(ctx: RequestContext, types: Any, request: Any, resource: An
         entries = cluster_default_configs()
     elif name == str(ctx.broker_id):
         state = ctx.state
-        entries = broker_configs(state.cluster, ctx.broker_id, state.broker_settings())
+        entries = broker_configs(state.cluster, ctx.broker_id, kafka_settings(state.settings))
     else:
         code = ErrorCode.invalid_request
         message = (

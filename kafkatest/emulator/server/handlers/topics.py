@@ -16,6 +16,7 @@ from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
 from kafkatest.emulator.state.errors import (
     BatchTooLarge,
+    InvalidReplicaAssignment,
     InvalidRequest,
     PolicyViolation,
     StateError,
@@ -26,6 +27,7 @@ from kafkatest.emulator.state.topics import (
     MAX_RECORDS_PER_REQUEST,
     TOO_MANY_PARTITIONS,
     TOO_MANY_RECORDS,
+    check_replica_assignments,
     creation_records,
 )
 
@@ -189,7 +191,21 @@ async def create_partitions(ctx: RequestContext, request: Any) -> Any:
                     f"cannot add {adding} partitions to {wanted.name} in one request: "
                     f"Kafka's controller writes at most {MAX_RECORDS_PER_REQUEST} at once"
                 )
+            leaders = None
+            if wanted.assignments is not None and adding > 0:
+                if len(wanted.assignments) != adding:
+                    raise InvalidReplicaAssignment(
+                        f"Attempted to add {adding} additional partition(s), but only "
+                        f"{len(wanted.assignments)} assignment(s) were specified."
+                    )
+                leaders = check_replica_assignments(
+                    ctx.state.cluster.broker_ids, [list(a.broker_ids) for a in wanted.assignments]
+                )
             ctx.state.add_partitions(wanted.name, wanted.count, request.validate_only)
+            if leaders is not None and not request.validate_only:
+                # Brand-new partitions start where the assignment puts them.
+                for partition, leader in zip(topic.partitions[-adding:], leaders, strict=True):
+                    partition.leader_id = leader
             budget -= adding
             code, message = ErrorCode.none, None
         except StateError as exc:
