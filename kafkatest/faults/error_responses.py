@@ -41,6 +41,7 @@ _IDENTITY = (
     "resource_name",
     "transactional_id",
     "user",
+    "partition_id",
 )
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
@@ -148,6 +149,9 @@ def _mirror_items(element: type, source: Any) -> tuple[Any, ...]:
     kind = _kind({f.name for f in dataclasses.fields(element)})
     if kind == "other":
         return ()
+    if kind == "log_dir":
+        # DescribeLogDirs answers per log directory, whatever was asked: one carries it.
+        return (types.SimpleNamespace(log_dir=""),)
     for _name, items in entity_tuples(source):
         if _kind({f.name for f in dataclasses.fields(items[0])}) == kind:
             return items
@@ -179,13 +183,14 @@ _SCALAR_LISTS = {
 }
 _KIND_FIELDS = {
     "topic": (*TOPIC_FIELDS, "topic_id"),
-    "partition": PARTITION_FIELDS,
+    "partition": (*PARTITION_FIELDS, "partition_id"),
     "resource": ("resource_name",),
     "group": ("group_id",),
     "key": ("key",),
     "transaction": ("transactional_id",),
     "user": ("user",),
     "producer": ("producer_id",),
+    "log_dir": ("log_dir",),
 }
 #: Response kinds whose request entries name them by another field
 #: (AlterUserScramCredentials: one result per deletion or upsertion ``name``).
