@@ -179,6 +179,16 @@ for _key in (11, 12, 13, 14):  # JoinGroup, Heartbeat, LeaveGroup, SyncGroup
 _RULES[29] = _whole(Op.DESCRIBE, RT.CLUSTER, lambda r: CLUSTER_NAME, _CLUSTER_DENIED)
 _RULES[30] = _whole(Op.ALTER, RT.CLUSTER, lambda r: CLUSTER_NAME, _CLUSTER_DENIED)  # CreateAcls
 _RULES[31] = _whole(Op.ALTER, RT.CLUSTER, lambda r: CLUSTER_NAME, _CLUSTER_DENIED)  # DeleteAcls
+# The cluster-wide admin APIs of one broker's logs, leaders and quorum (KafkaApis:
+# DESCRIBE or ALTER on the CLUSTER resource).
+for _key, _operation in (
+    (35, Op.DESCRIBE),
+    (43, Op.ALTER),
+    (45, Op.ALTER),
+    (46, Op.DESCRIBE),
+    (55, Op.DESCRIBE),
+):
+    _RULES[_key] = _whole(_operation, RT.CLUSTER, lambda r: CLUSTER_NAME, _CLUSTER_DENIED)
 
 
 @_rule(0)
