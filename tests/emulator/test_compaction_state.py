@@ -70,6 +70,18 @@ def test_segments_roll_on_append_by_bytes_and_by_record_time() -> None:
     assert [s.base_offset for s in log.segments][-1] == 3, "no timer rolls an idle segment"
 
 
+def test_a_compacted_topic_also_rolls_by_max_compaction_lag() -> None:
+    state, log = _state(**{"max.compaction.lag.ms": "1000"})
+    now = state.clock.now_ms()
+    _keyed(state, "t", [(b"a", b"1")], now)
+    _keyed(state, "t", [(b"a", b"2")], now + 1000)
+    _keyed(state, "t", [(b"a", b"3")], now + 1001)
+    assert [s.base_offset for s in log.segments] == [0, 2]
+    state.set_topic_config("t", "cleanup.policy", "delete")
+    _keyed(state, "t", [(b"a", b"4")], now + 5000)
+    assert [s.base_offset for s in log.segments] == [0, 2], "only compacted topics do"
+
+
 def test_segment_bytes_below_one_mebibyte_is_refused_but_the_internal_setting_is_not() -> None:
     state = EmulatorState()
     with pytest.raises(InvalidConfig, match="Value must be at least 1048576"):

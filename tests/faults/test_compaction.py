@@ -266,6 +266,8 @@ def test_compaction_drops_aborted_transactions_and_keeps_the_markers(
             producer.commit_transaction(30)
         else:
             producer.abort_transaction(30)
+    # Kafka writes markers just after EndTxn answers: let the abort marker land first.
+    wait_until(lambda: kafka_broker.latest_offsets(topic) == {0: 6}, 30, "markers written")
     kafka_broker.produce([Record(topic=topic, key=b"b", value=b"b3", partition=0)])
     before = [(0, b"a", b"a1"), (1, b"b", b"b1"), (3, b"a", b"a2"), (4, b"c", b"c2")]
     assert _read_uncommitted(kafka_broker, topic) == [*before, (6, b"b", b"b3")]
@@ -308,6 +310,7 @@ def test_an_open_transaction_holds_the_cleaner_back_until_it_ends(
     ]
 
     producer.commit_transaction(30)  # its marker takes offset 13
+    wait_until(lambda: kafka_broker.latest_offsets(topic) == {0: 14}, 30, "marker written")
     assert kafka_faults.compact_now(topic) == {0: 14}
     assert _read(kafka_broker, topic) == [
         (8, b"b", b"b2"),
@@ -394,3 +397,33 @@ def test_max_compaction_lag_makes_the_cleaner_take_a_barely_dirty_log(
 
     wait_until(k0_updated, 60, f"the cleaner took {topic} for its max compaction lag", 0.5)
     assert _read(kafka_broker, topic)[-3:] == [(30, *MARKER), (31, b"k0", b"new"), (32, b"z", b"z")]
+
+
+@pytest.mark.parametrize(
+    ("config", "why"),
+    [
+        (
+            {"segment.bytes": 1000},
+            "Invalid value 1000 for configuration segment.bytes: Value must be at least 1048576",
+        ),
+        (
+            {"min.compaction.lag.ms": 2000, "max.compaction.lag.ms": 1000},
+            "conflict topic config setting min.compaction.lag.ms (2000) > "
+            "max.compaction.lag.ms (1000)",
+        ),
+        (
+            {"min.cleanable.dirty.ratio": 1.5},
+            "Invalid value 1.5 for configuration min.cleanable.dirty.ratio: "
+            "Value must be no more than 1",
+        ),
+    ],
+    ids=["segment-bytes-minimum", "lag-conflict", "ratio-above-one"],
+)
+def test_compaction_settings_kafka_refuses(
+    kafka_broker: Broker, kafka_topic: Callable[..., str], config: dict[str, object], why: str
+) -> None:
+    with pytest.raises(BrokerError) as refused:
+        kafka_topic(config=config)
+    assert "INVALID_CONFIG" in str(refused.value) and why in str(refused.value)
+    # internal.segment.bytes (Kafka's test-only setting) has no such minimum.
+    kafka_topic(config={**COMPACT, "internal.segment.bytes": 1000})

@@ -47,6 +47,7 @@ from kafkatest.emulator.state.record_validation import checked_max_timestamp
 from kafkatest.emulator.state.topic_configs import (
     INTERNAL_TOPIC_CONFIGS,
     TOPIC_CONFIGS,
+    check_topic_configs,
     validate_topic_config,
 )
 from kafkatest.emulator.state.topics import Topic, TopicRegistry
@@ -212,7 +213,7 @@ class EmulatorState:
             overrides.pop(key, None)
         else:
             overrides[key] = validate_topic_config(key, value)
-        topic.overrides = overrides
+        topic.overrides = check_topic_configs(overrides)
 
     # -- writes ---------------------------------------------------------------------
 

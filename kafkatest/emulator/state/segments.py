@@ -22,17 +22,20 @@ _MAX_LONG = 2**63 - 1
 @dataclass(frozen=True, slots=True)
 class RollLimits:
     """A topic's roll settings: segment.bytes (or internal.segment.bytes), segment.ms,
-    segment.jitter.ms."""
+    segment.jitter.ms, as Kafka's LogConfig derives them."""
 
     segment_bytes: int = _MAX_INT
+    #: Kafka's maxSegmentMs: segment.ms, or max.compaction.lag.ms if smaller on a
+    #: compacted topic.
     segment_ms: int = _MAX_LONG
+    #: segment.jitter.ms, at most segment.ms.
     jitter_ms: int = 0
 
     def new_jitter(self) -> int:
         """Kafka's `LogConfig.randomSegmentJitter`, drawn once per segment."""
         if self.jitter_ms <= 0:
             return 0
-        return random.randrange(min(self.jitter_ms, self.segment_ms))
+        return random.randrange(self.jitter_ms)
 
 
 UNLIMITED = RollLimits()

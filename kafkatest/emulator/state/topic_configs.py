@@ -6,6 +6,7 @@ with its default, marking which ones were set.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kafkatest.emulator.state.errors import InvalidConfig
@@ -116,3 +117,18 @@ def _check_bounds(definition: ConfigDefinition, value: str) -> None:
 def _bound(value: float) -> str:
     """Bounds print as Java prints the Number Kafka declared (1048576, 0, 1)."""
     return str(int(value)) if value == int(value) else str(value)
+
+
+def check_topic_configs(overrides: Mapping[str, str]) -> dict[str, str]:
+    """Rules between configs, as Kafka's `LogConfig.validateValues`; `overrides` back."""
+
+    def value(name: str) -> int:
+        return int(overrides.get(name, TOPIC_CONFIGS[name].default))
+
+    min_lag, max_lag = value("min.compaction.lag.ms"), value("max.compaction.lag.ms")
+    if min_lag > max_lag:
+        raise InvalidConfig(
+            f"conflict topic config setting min.compaction.lag.ms ({min_lag}) > "
+            f"max.compaction.lag.ms ({max_lag})"
+        )
+    return dict(overrides)

@@ -25,7 +25,11 @@ from kafkatest.emulator.state.errors import (
 )
 from kafkatest.emulator.state.log import PartitionLog
 from kafkatest.emulator.state.segments import RollLimits
-from kafkatest.emulator.state.topic_configs import TOPIC_CONFIGS, validate_topic_config
+from kafkatest.emulator.state.topic_configs import (
+    TOPIC_CONFIGS,
+    check_topic_configs,
+    validate_topic_config,
+)
 
 _LEGAL_NAME = re.compile(r"^[a-zA-Z0-9._-]+$")
 MAX_NAME_LENGTH = 249
@@ -108,10 +112,14 @@ class Topic:
     def _derive(self) -> None:
         internal = self.overrides.get("internal.segment.bytes")
         segment_bytes = int(internal) if internal else self.int_config("segment.bytes")
-        self._roll_limits = RollLimits(
-            segment_bytes, self.int_config("segment.ms"), self.int_config("segment.jitter.ms")
-        )
         self._compacted = "compact" in [p.strip() for p in self.config("cleanup.policy").split(",")]
+        segment_ms = self.int_config("segment.ms")
+        # Kafka's LogConfig.maxSegmentMs: a compacted topic's segments also roll by
+        # max.compaction.lag.ms, so the cleaner can reach records that old.
+        max_lag = self.int_config("max.compaction.lag.ms")
+        roll_ms = min(max_lag, segment_ms) if self._compacted and max_lag > 0 else segment_ms
+        jitter = min(self.int_config("segment.jitter.ms"), segment_ms)
+        self._roll_limits = RollLimits(segment_bytes, roll_ms, jitter)
         self._derived_from = self.overrides
 
     def cleaner_config(self) -> CleanerConfig:
@@ -217,7 +225,9 @@ class TopicRegistry:
             raise PolicyViolation(TOO_MANY_PARTITIONS)
         if creation_records(partitions, configs) > MAX_RECORDS_PER_REQUEST:
             raise PolicyViolation(TOO_MANY_RECORDS)
-        return {key: validate_topic_config(key, value) for key, value in configs.items()}
+        return check_topic_configs(
+            {key: validate_topic_config(key, value) for key, value in configs.items()}
+        )
 
     def check_absent(self, name: str) -> None:
         if name in self._by_name:

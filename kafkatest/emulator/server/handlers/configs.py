@@ -23,7 +23,11 @@ from kafkatest.emulator.state.broker_configs import (
     kafka_settings,
 )
 from kafkatest.emulator.state.errors import InvalidConfig, InvalidRequest, StateError
-from kafkatest.emulator.state.topic_configs import TOPIC_CONFIGS, validate_topic_config
+from kafkatest.emulator.state.topic_configs import (
+    TOPIC_CONFIGS,
+    check_topic_configs,
+    validate_topic_config,
+)
 
 TOPIC_RESOURCE = 2
 BROKER_RESOURCE = 4
@@ -193,7 +197,7 @@ def _alter_topics(
         try:
             _check_topic_resource(resource)
             topic = ctx.state.topics.get(resource.resource_name)
-            overrides = updated(dict(topic.overrides), resource)
+            overrides = check_topic_configs(updated(dict(topic.overrides), resource))
             if not request.validate_only:
                 topic.overrides = overrides
             code, message = ErrorCode.none, None
