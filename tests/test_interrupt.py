@@ -119,3 +119,40 @@ def test_ctrl_c_during_a_query_ends_the_run_as_interrupted(
     assert "KeyboardInterrupt" in output
     assert "py4j" not in output.lower(), output[-3000:]
     assert " failed" not in output and "FAILED" not in output and "error" not in output.lower()
+
+
+def test_ctrl_c_during_the_demo_s_query_ends_it_as_interrupted(tmp_path: Path) -> None:
+    """`kafkatest demo` outside pytest: the shell's usual 130, one line, no traceback."""
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kafkatest.cli",
+            "demo",
+            "--backend",
+            "emulator",
+            "--records",
+            "200000",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            if "starting Spark with the Kafka connector" in line:
+                break  # printed when Spark is up: the query starts now
+        time.sleep(3)  # into the query (200,000 records take longer than this)
+        os.killpg(process.pid, signal.SIGINT)
+        output, errors = process.communicate(timeout=180)
+    finally:
+        _reap(process)
+
+    assert process.returncode == 130, output[-2000:] + errors[-3000:]
+    assert "kafkatest: interrupted" in errors
+    assert "Traceback" not in errors and "py4j" not in errors.lower(), errors[-3000:]
+    assert "result:" not in output  # it did not go on to judge a half-run query

@@ -7,6 +7,8 @@ trade production realism for speed only where a job cannot observe the differenc
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -84,6 +86,7 @@ def kafka_spark_session(
         builder = builder.config(key, value)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # no "resolves to loopback" warning
     session = builder.getOrCreate()
+    _interrupt_without_reentry(session)
     explicit = os.environ.get("KAFKATEST_SPARK_LOG_LEVEL")
     if explicit:  # the old knob: sets the root level, the file's included
         session.sparkContext.setLogLevel(explicit)
@@ -138,3 +141,45 @@ def stop_spark_session(session: SparkSession | None = None) -> None:
     if _scratch is not None:
         remove(_scratch)
         _scratch = None
+
+
+def _interrupt_without_reentry(session: SparkSession) -> None:
+    """Ctrl-C raises KeyboardInterrupt at once; Spark's jobs are cancelled from another thread.
+
+    PySpark's own SIGINT handler calls cancelAllJobs() inside the signal handler, on
+    the py4j connection the interrupted call is still reading from: py4j then logs
+    "reentrant call" tracebacks and the interrupt surfaces wrapped in them. Here the
+    cancellation runs on a thread of its own (its own py4j connection) and the
+    interrupted thread only gets the KeyboardInterrupt.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return  # signal handlers can only be set on the main thread
+    context = session.sparkContext
+
+    def cancel_quietly() -> None:
+        with contextlib.suppress(Exception):
+            context.cancelAllJobs()
+
+    def on_interrupt(signum: int, frame: object) -> None:
+        threading.Thread(target=cancel_quietly, name="kafkatest-cancel", daemon=True).start()
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_interrupt)
+    root = logging.getLogger()
+    if not any(isinstance(f, _Py4JInterruptNoise) for f in root.filters):
+        root.addFilter(_Py4JInterruptNoise())
+
+
+class _Py4JInterruptNoise(logging.Filter):
+    """Drops py4j's ERROR-level traceback of our own KeyboardInterrupt.
+
+    py4j logs it on the root logger ("KeyboardInterrupt while sending command.")
+    while it closes the interrupted connection; the interrupt itself still
+    propagates and says everything that record would.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != "KeyboardInterrupt while sending command."
