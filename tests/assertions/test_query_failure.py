@@ -63,7 +63,9 @@ def test_a_query_without_an_error_fails_the_assertion():
     with pytest.raises(AssertionError, match="has no error"):
         assert_query_failed(FinishedQuery(), "COULD_NOT_READ_OFFSET_RANGE")
     with pytest.raises(TypeError, match="StreamingQuery or an exception"):
-        assert_query_failed("not a query")
+        assert_query_failed(42)
+    # An error's text is taken as the failure (e.g. a log line, or Spark Connect's text).
+    assert_query_failed(STREAM_FAILED_TEXT, "COULD_NOT_READ_OFFSET_RANGE")
 
 
 @pytest.mark.spark
