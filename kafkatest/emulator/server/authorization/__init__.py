@@ -1,0 +1,10 @@
+"""Authorization as one layer: what each API needs, asked before its handler runs.
+
+`core` holds the decision's plumbing (`authorized_call`, the shapes of a denial);
+the other modules register one rule per API family, as KafkaApis.scala checks it.
+"""
+
+from kafkatest.emulator.server.authorization import groups, topics, transactions
+from kafkatest.emulator.server.authorization.core import authorized_call
+
+__all__ = ["authorized_call", "groups", "topics", "transactions"]

@@ -1,0 +1,221 @@
+"""Rules for the topic, configs, cluster, ACL and SCRAM APIs."""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from typing import Any
+
+from kio.schema.errors import ErrorCode
+
+from kafkatest.emulator.server.authorization.core import (
+    CLUSTER_DENIED,
+    RT,
+    RULES,
+    TOPIC_DENIED,
+    TXN_DENIED,
+    Check,
+    Op,
+    Rule,
+    error_response,
+    per_topic,
+    requested_topics,
+    rule,
+    serve_permitted,
+    whole,
+)
+from kafkatest.emulator.server.context import RequestContext
+from kafkatest.emulator.server.faults import Handler
+from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.state.acls import CLUSTER_NAME, AclOperation
+from kafkatest.faults.request_scope import topic_name
+
+_OPERATIONS_OMITTED = -(2**31)
+#: DescribeConfigs / AlterConfigs resource types.
+_CONFIG_TOPIC = 2
+#: Bit 4 of a v2 record batch's attributes (at byte 21 of the batch header).
+_TRANSACTIONAL_BATCH = 0x10
+
+# -- the rules (KafkaApis.scala, Kafka 4.1) ---------------------------------------
+
+RULES[1] = per_topic(Op.READ)  # Fetch (consumers; the emulator has no followers)
+RULES[2] = per_topic(Op.DESCRIBE)  # ListOffsets
+RULES[21] = per_topic(Op.DELETE)  # DeleteRecords
+RULES[20] = per_topic(Op.DELETE)  # DeleteTopics
+RULES[23] = per_topic(Op.DESCRIBE)  # OffsetForLeaderEpoch
+RULES[37] = per_topic(Op.ALTER)  # CreatePartitions
+RULES[75] = per_topic(Op.DESCRIBE)  # DescribeTopicPartitions (named topics)
+
+RULES[29] = whole(Op.DESCRIBE, RT.CLUSTER, lambda r: CLUSTER_NAME, CLUSTER_DENIED)
+RULES[30] = whole(Op.ALTER, RT.CLUSTER, lambda r: CLUSTER_NAME, CLUSTER_DENIED)  # CreateAcls
+RULES[31] = whole(Op.ALTER, RT.CLUSTER, lambda r: CLUSTER_NAME, CLUSTER_DENIED)  # DeleteAcls
+# The cluster-wide admin APIs of one broker's logs, leaders and quorum (KafkaApis:
+# DESCRIBE or ALTER on the CLUSTER resource).
+for _key, _operation in (
+    (35, Op.DESCRIBE),
+    (43, Op.ALTER),
+    (45, Op.ALTER),
+    (46, Op.DESCRIBE),
+    (55, Op.DESCRIBE),
+):
+    RULES[_key] = whole(_operation, RT.CLUSTER, lambda r: CLUSTER_NAME, CLUSTER_DENIED)
+
+
+@rule(0)
+async def _produce(check: Check, ctx: RequestContext, request: Any, handler: Handler) -> Any:
+    """WRITE on each topic; transactional records also need WRITE on their id."""
+    if _has_transactional_records(request) and not (
+        request.transactional_id is not None
+        and check(Op.WRITE, RT.TRANSACTIONAL_ID, request.transactional_id)
+    ):
+        return None if request.acks == 0 else error_response(ctx, request, TXN_DENIED)
+    denied = {t for t in requested_topics(ctx, request) if not check(Op.WRITE, RT.TOPIC, t)}
+    response = await serve_permitted(ctx, request, handler, denied, TOPIC_DENIED)
+    return None if request.acks == 0 else response
+
+
+def _has_transactional_records(request: Any) -> bool:
+    for topic in request.topic_data:
+        for data in topic.partition_data:
+            records = data.records
+            if records and len(records) > 22 and records[22] & _TRANSACTIONAL_BATCH:
+                return True
+    return False
+
+
+@rule(22)
+async def _init_producer_id(
+    check: Check, ctx: RequestContext, request: Any, handler: Handler
+) -> Any:
+    """A transactional id needs WRITE on it; an idempotent producer IDEMPOTENT_WRITE
+    on the cluster or, since KIP-679, WRITE on any topic."""
+    if request.transactional_id is not None:
+        if check(Op.WRITE, RT.TRANSACTIONAL_ID, request.transactional_id):
+            return await handler(ctx, request)
+        return error_response(ctx, request, TXN_DENIED)
+    if check.cluster(Op.IDEMPOTENT_WRITE) or check.any_of_type(Op.WRITE, RT.TOPIC):
+        return await handler(ctx, request)
+    return error_response(ctx, request, CLUSTER_DENIED)
+
+
+@rule(19)
+async def _create_topics(check: Check, ctx: RequestContext, request: Any, handler: Handler) -> Any:
+    """CREATE on the cluster, or on each topic."""
+    if check.cluster(Op.CREATE):
+        return await handler(ctx, request)
+    denied = {t.name for t in request.topics if not check(Op.CREATE, RT.TOPIC, t.name)}
+    return await serve_permitted(ctx, request, handler, denied, TOPIC_DENIED)
+
+
+def _configsrule(operation: AclOperation) -> Rule:
+    """Topic resources need `operation` on the topic, broker ones on the cluster."""
+
+    async def rule(check: Check, ctx: RequestContext, request: Any, handler: Handler) -> Any:
+        def permitted(resource: Any) -> bool:
+            if resource.resource_type == _CONFIG_TOPIC:
+                return check(operation, RT.TOPIC, resource.resource_name)
+            return check.cluster(operation)
+
+        allowed = tuple(r for r in request.resources if permitted(r))
+        if len(allowed) == len(request.resources):
+            return await handler(ctx, request)
+        results_field = "results" if ctx.api_key == 32 else "responses"
+        injected: list[Any] = []
+        for resource in request.resources:
+            if permitted(resource):
+                continue
+            code = TOPIC_DENIED if resource.resource_type == _CONFIG_TOPIC else CLUSTER_DENIED
+            one = error_response(ctx, dataclasses.replace(request, resources=(resource,)), code)
+            injected.extend(getattr(one, results_field))
+        if not allowed:
+            served = error_response(ctx, dataclasses.replace(request, resources=()), ErrorCode.none)
+        else:
+            served = await handler(ctx, dataclasses.replace(request, resources=allowed))
+        return dataclasses.replace(
+            served, **{results_field: getattr(served, results_field) + tuple(injected)}
+        )
+
+    return rule
+
+
+RULES[32] = _configsrule(Op.DESCRIBE_CONFIGS)
+RULES[33] = _configsrule(Op.ALTER_CONFIGS)
+RULES[44] = _configsrule(Op.ALTER_CONFIGS)
+
+
+@rule(3)
+async def _metadata(check: Check, ctx: RequestContext, request: Any, handler: Handler) -> Any:
+    """DESCRIBE on each topic. Asking for all topics leaves out the others unseen;
+    named ones are refused by name with the all-zero id. Auto-creating a topic
+    needs CREATE on the cluster or on that topic, else it is refused too."""
+    if request.topics is None or (ctx.api_version == 0 and not request.topics):
+        served = await handler(ctx, request)
+        return dataclasses.replace(
+            served,
+            topics=tuple(t for t in served.topics if check(Op.DESCRIBE, RT.TOPIC, t.name)),
+        )
+    state = ctx.state
+    refused: list[tuple[str | None, Any]] = []
+    kept = []
+    auto_create = getattr(request, "allow_auto_topic_creation", True) and (
+        state.settings.auto_create_topics
+    )
+    may_create_any = None
+    for wanted in request.topics:
+        name = topic_name(wanted, state)
+        if name is None:  # an unknown topic id: the handler says so
+            kept.append(wanted)
+            continue
+        if not check(Op.DESCRIBE, RT.TOPIC, name):
+            by_id = wanted.name is None
+            refused.append((None if by_id else name, wanted.topic_id if by_id else None))
+            continue
+        if auto_create and state.topics.find(name) is None:
+            if may_create_any is None:
+                may_create_any = check.cluster(Op.CREATE)
+            if not may_create_any and not check(Op.CREATE, RT.TOPIC, name):
+                refused.append((name, None))
+                continue
+        kept.append(wanted)
+    if not refused:
+        return await handler(ctx, request)
+    served = await handler(ctx, dataclasses.replace(request, topics=tuple(kept)))
+    topics = served.topics if kept else ()
+    types = response_types(ctx)
+    denied = tuple(
+        make(
+            types.MetadataResponseTopic,
+            error_code=TOPIC_DENIED,
+            name=name,
+            topic_id=topic_id or uuid.UUID(int=0),
+            is_internal=False,
+            partitions=(),
+            topic_authorized_operations=_OPERATIONS_OMITTED,
+        )
+        for name, topic_id in refused
+    )
+    return dataclasses.replace(served, topics=topics + denied)
+
+
+# -- SCRAM credentials, KIP-848 groups --------------------------------------------
+
+RULES[50] = whole(Op.DESCRIBE, RT.CLUSTER, lambda r: CLUSTER_NAME, CLUSTER_DENIED)
+
+
+@rule(51)
+async def _alter_scram(check: Check, ctx: RequestContext, request: Any, handler: Handler) -> Any:
+    """ALTER on the cluster, else each user named gets CLUSTER_AUTHORIZATION_FAILED."""
+    if check.cluster(Op.ALTER):
+        return await handler(ctx, request)
+    types = response_types(ctx)
+    users = dict.fromkeys(c.name for c in (*request.deletions, *request.upsertions))
+    results = tuple(
+        make(
+            types.AlterUserScramCredentialsResult,
+            user=user,
+            error_code=CLUSTER_DENIED,
+            error_message=None,
+        )
+        for user in users
+    )
+    return make(types.AlterUserScramCredentialsResponse, throttle_time=NO_THROTTLE, results=results)
