@@ -296,3 +296,29 @@ def test_a_consumer_protocol_member_needs_read_on_the_group(acl_broker: Broker) 
     finally:
         consumer.close()
     assert error is not None and error.code() == KafkaError.GROUP_AUTHORIZATION_FAILED
+
+
+def test_an_acl_applies_only_to_its_host(acl_broker: Broker) -> None:
+    """The ACL's host is compared with the client's address (here loopback)."""
+    topic = _name("host")
+    acl_broker.create_topic(topic)
+    acl_broker.allow(ANONYMOUS, "WRITE", topic=topic, host="10.9.9.9")
+    refused = _produce_one(acl_broker, topic)
+    assert refused is not None and refused.code() == KafkaError.TOPIC_AUTHORIZATION_FAILED
+    acl_broker.allow(ANONYMOUS, "WRITE", topic=topic, host="127.0.0.1")
+    assert _produce_one(acl_broker, topic) is None
+
+
+def test_describe_and_delete_groups_need_describe_and_delete_on_the_group(
+    acl_broker: Broker,
+) -> None:
+    group = _name("admin-group")
+    anonymous = _anonymous_admin(acl_broker)
+    described = anonymous.describe_consumer_groups([group])[group]
+    with pytest.raises(KafkaException) as raised:
+        described.result(timeout=20)
+    assert raised.value.args[0].code() == KafkaError.GROUP_AUTHORIZATION_FAILED
+    deleted = anonymous.delete_consumer_groups([group])[group]
+    with pytest.raises(KafkaException) as raised:
+        deleted.result(timeout=20)
+    assert raised.value.args[0].code() == KafkaError.GROUP_AUTHORIZATION_FAILED
