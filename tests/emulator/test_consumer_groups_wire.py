@@ -71,11 +71,22 @@ class Session:
 
     def __init__(self, address: str) -> None:
         host, port = address.rsplit(":", 1)
+        self.address = address
         self._sock = socket.create_connection((host, int(port)), timeout=10)
         self._correlation = 0
 
     def close(self) -> None:
         self._sock.close()
+
+    def sibling(self, prefix: str) -> str:
+        """A group id this session's broker coordinates too (with several brokers, most
+        ids belong to another one)."""
+        for index in range(1000):
+            candidate = f"{prefix}-{index}"
+            found = self.call(FIND_COORDINATOR, 3, key=candidate, key_type=0)
+            if found.error_code == ErrorCode.none and f"{found.host}:{found.port}" == self.address:
+                return candidate
+        raise AssertionError(f"no group id like {prefix} is coordinated by {self.address}")
 
     def call(self, api_key: int, version: int, **fields: Any) -> Any:
         name = _NAMES[api_key]
@@ -164,7 +175,7 @@ def assignable(session: Session, topic: str) -> None:
     """Wait until the group coordinator can assign `topic`: Kafka's coordinator learns of
     a new topic a moment after its creation returns, and a member joining before that
     gets nothing at first. A throwaway member joins until it is given the topic."""
-    probe, member = f"probe-{uuid.uuid4().hex[:8]}", new_member()
+    probe, member = session.sibling(f"probe-{uuid.uuid4().hex[:8]}"), new_member()
     response = session.heartbeat(probe, member, 0, subscribed_topic_names=(topic,))
     deadline = time.monotonic() + 60
     while not response.assignment or not response.assignment.topic_partitions:
@@ -302,7 +313,7 @@ def test_stale_epochs_are_fenced_and_offset_commits_checked_against_the_member_e
     assert commit("not-a-member", 2) == ErrorCode.unknown_member_id
     assert commit("", -1) == ErrorCode.unknown_member_id  # the group has members
     # v9 names a group that does not exist (older versions said ILLEGAL_GENERATION).
-    assert commit(a, 2, f"{group}-absent") == ErrorCode.group_id_not_found
+    assert commit(a, 2, session.sibling(f"{group}-absent")) == ErrorCode.group_id_not_found
 
     def fetch(member: str | None, epoch: int) -> tuple[ErrorCode, list[int]]:
         types = load_payload_module(FETCH, 9, EntityType.request)
@@ -356,17 +367,16 @@ def test_bad_heartbeats_get_kafkas_errors(
         ErrorCode.invalid_regular_expression,
         "SubscribedTopicRegex `orders-[a-z` is not a valid regular expression: missing closing ].",
     )
-    unknown_group = session.heartbeat(f"{group}-absent", new_member(), 3)
+    absent = session.sibling(f"{group}-absent")
+    unknown_group = session.heartbeat(absent, new_member(), 3)
     assert refused(unknown_group) == (
         ErrorCode.group_id_not_found,
-        f"Consumer group {group}-absent not found.",
+        f"Consumer group {absent} not found.",
     )
-    described = session.call(
-        DESCRIBE, 1, group_ids=(f"{group}-absent",), include_authorized_operations=False
-    )
+    described = session.call(DESCRIBE, 1, group_ids=(absent,), include_authorized_operations=False)
     assert refused(described.groups[0]) == (
         ErrorCode.group_id_not_found,
-        f"Group {group}-absent not found.",
+        f"Group {absent} not found.",
     )
 
 
