@@ -56,15 +56,21 @@ def copy_stream(
     checkpoint: str,
     *,
     options: Mapping[str, str] | None = None,
+    kafka_options: Mapping[str, str] | None = None,
 ) -> StreamingQuery:
-    """Copy every record of `source` to `sink` as a stream."""
+    """Copy every record of `source` to `sink` as a stream.
+
+    `kafka_options` (security settings) reach both the source and the sink.
+    """
     options = dict(options or {})
     reader = spark.readStream.format("kafka").option("kafka.bootstrap.servers", bootstrap)
+    reader = reader.options(**(kafka_options or {}))
     frame = reader.options(**_source_options(source, options)).load()
     writer = (
         _copy_columns(frame, options)
         .writeStream.format("kafka")
         .option("kafka.bootstrap.servers", bootstrap)
+        .options(**(kafka_options or {}))
         .option("topic", sink)
         .option("checkpointLocation", checkpoint)
         .queryName(f"copy-{sink}")
@@ -85,11 +91,13 @@ def copy_batch(
     sink: str,
     *,
     options: Mapping[str, str] | None = None,
+    kafka_options: Mapping[str, str] | None = None,
 ) -> None:
     """Copy `source` to `sink` once, as a batch query (honours endingOffsets)."""
     options = dict(options or {})
     reader = spark.read.format("kafka").option("kafka.bootstrap.servers", bootstrap)
+    reader = reader.options(**(kafka_options or {}))
     frame = reader.options(**_source_options(source, options)).load()
     _copy_columns(frame, options).write.format("kafka").option(
         "kafka.bootstrap.servers", bootstrap
-    ).option("topic", sink).save()
+    ).options(**(kafka_options or {})).option("topic", sink).save()

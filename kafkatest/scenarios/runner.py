@@ -216,6 +216,7 @@ def _run_stream(
             ctx.topic(scenario.sink),
             checkpoint,
             options=resolved_options(scenario, ctx.names),
+            **_security(ctx.broker),
         )
 
     control = _QueryControl(start_job)
@@ -297,6 +298,7 @@ def _run_batch(
             ctx.topic(scenario.source),
             ctx.topic(scenario.sink),
             options=resolved_options(scenario, ctx.names),
+            **_security(ctx.broker),
         )
     except Exception as exc:
         return _failed(exc), triggers
@@ -326,9 +328,24 @@ class _ProcessControl:
         self.process.kill()
 
 
+def _security(broker: Broker) -> dict[str, dict[str, str]]:
+    """A secured broker's options for the job (its admin login), as ``kafka_options``;
+    nothing on PLAINTEXT, so jobs without that parameter keep working."""
+    if broker.security_runtime is None:
+        return {}
+    options = broker.spark_options()
+    options.pop("kafka.bootstrap.servers")
+    return {"kafka_options": options}
+
+
 def _run_process(
     scenario: Scenario, ctx: RunContext, checkpoint: str
 ) -> tuple[JobRun, list[Trigger]]:
+    if ctx.broker.security_runtime is not None:
+        raise ValueError(
+            "a job in its own process (mode: process) cannot be given a secured broker's "
+            "options yet: run the scenario on a PLAINTEXT broker, or in-process"
+        )
     sink = ctx.topic(scenario.sink)
     process = JobProcess(
         scenario.job,

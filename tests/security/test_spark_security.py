@@ -116,3 +116,24 @@ def test_a_truststore_that_does_not_trust_the_broker_fails_the_tls_handshake(
     text = str(failure.value)
     assert "SslAuthenticationException: SSL handshake failed" in text
     assert "PKIX path building failed" in text
+
+
+def test_a_scenario_runs_on_a_secured_broker(
+    spark, secured: Callable[[str], Broker], checkpoint_dir: Path, backend: str
+) -> None:
+    from kafkatest.scenarios import Expectations, Scenario, SeedSpec, run_scenario
+
+    scenario = Scenario(
+        name=f"secured-copy-{backend}",
+        job="kafkatest.scenarios.jobs:copy_stream",
+        topics={"src": 2, "sink": 1},
+        source="src",
+        sink="sink",
+        seed=[SeedSpec("all", "src", 10)],
+        expect=Expectations(outcome="finishes", delivery="exactly_once"),
+        timeout_s=180,
+    )
+
+    result = run_scenario(scenario, secured("sasl_ssl"), spark, checkpoint_dir)
+
+    assert result.ok, result.text()
