@@ -187,8 +187,16 @@ def test_a_new_producer_with_the_same_id_fences_the_zombie(
     assert read(kafka_broker, topic, "read_uncommitted") == [(0, b"zombie"), (2, b"successor")]
 
 
-def let_time_pass(broker: Broker, faults, ms: int) -> None:
-    """The emulator's clock jumps; real Kafka's timers need the real time to pass."""
+def transaction_timeout_ms(broker: Broker) -> int:
+    """Long on the emulator, whose clock the test moves, so real time never expires
+    it early; on real Kafka short enough to wait out (5 s)."""
+    return 60_000 if broker.backend == "emulator" else 5_000
+
+
+def let_transactions_time_out(broker: Broker, faults) -> None:
+    """Past `transaction_timeout_ms` plus the 500 ms abort check: the emulator's clock
+    jumps, real Kafka's timers need the real time to pass."""
+    ms = transaction_timeout_ms(broker) + 600
     if broker.backend == "emulator":
         faults.advance_clock(ms)
     else:
@@ -201,14 +209,16 @@ def test_a_hung_transaction_is_aborted_after_its_timeout(
     """Past transaction.timeout.ms the coordinator fences the producer (epoch + 1) and
     aborts: the marker frees read_committed readers, the producer's commit then fails."""
     topic = kafka_topic()
-    hung = txn_producer(kafka_broker, **{"transaction.timeout.ms": 1000})
+    hung = txn_producer(
+        kafka_broker, **{"transaction.timeout.ms": transaction_timeout_ms(kafka_broker)}
+    )
     producers.append(hung)
     hung.begin_transaction()
     hung.produce(topic, b"hung", partition=0)
     hung.flush(TIMEOUT_S)
     assert latest(kafka_broker, topic, IsolationLevel.READ_COMMITTED) == 0
 
-    let_time_pass(kafka_broker, kafka_faults, 1000 + 600)
+    let_transactions_time_out(kafka_broker, kafka_faults)
     deadline = time.monotonic() + TIMEOUT_S
     while latest(kafka_broker, topic, IsolationLevel.READ_COMMITTED) != 2:
         assert time.monotonic() < deadline, "the hung transaction was never aborted"

@@ -87,8 +87,14 @@ def produce(
             ),
         ),
     )
-    partition = ask(broker.bootstrap_servers, PRODUCE, version, request)
-    return partition.responses[0].partition_responses[0]
+    # A just-created topic's leader may still be starting on Kafka: retry until it serves.
+    for _ in range(100):
+        response = ask(broker.bootstrap_servers, PRODUCE, version, request)
+        partition = response.responses[0].partition_responses[0]
+        if partition.error_code != ErrorCode.not_leader_or_follower:
+            return partition
+        time.sleep(0.1)
+    return partition
 
 
 def add_partitions_v3(
@@ -315,7 +321,9 @@ def test_tv2_produce_adds_the_partition_and_a_timeout_fences_the_epoch(
     epoch can no longer write."""
     topic = kafka_topic()
     transactional_id = f"wire-tv2-{uuid.uuid4().hex[:8]}"
-    init = init_producer(kafka_broker, transactional_id, timeout_ms=1000)
+    # Long on the emulator (its clock is moved), short enough to wait out on Kafka.
+    timeout_ms = 60_000 if kafka_broker.backend == "emulator" else 5_000
+    init = init_producer(kafka_broker, transactional_id, timeout_ms=timeout_ms)
     pid = init.producer_id
     written = produce(kafka_broker, 12, transactional_id, topic, pid, 0, 0)
     assert (written.error_code, written.base_offset) == (ErrorCode.none, 0)
@@ -324,9 +332,9 @@ def test_tv2_produce_adds_the_partition_and_a_timeout_fences_the_epoch(
     assert [(t.topic, t.partitions) for t in state.topics] == [(topic, (0,))]
 
     if kafka_broker.backend == "emulator":
-        kafka_faults.advance_clock(1600)
+        kafka_faults.advance_clock(timeout_ms + 600)
     else:
-        time.sleep(1.6)
+        time.sleep((timeout_ms + 600) / 1000)
     for _ in range(100):
         state = describe(kafka_broker, transactional_id)
         if state.transaction_state == "CompleteAbort":
