@@ -302,7 +302,16 @@ def kafka_broker(request: pytest.FixtureRequest) -> Iterator[Broker]:
     if backend == "emulator":
         options["brokers"] = config.getoption("--emulator-brokers")
     options.update(security_options(config))
-    broker = start_broker(backend, config.getoption("--kafka-bootstrap"), **options)
+    shared = _shared_kafka(config, backend, options)
+    if shared is not None:
+        broker: Broker = shared
+        try:
+            broker.start()
+        except BaseException:
+            broker.close()
+            raise
+    else:
+        broker = start_broker(backend, config.getoption("--kafka-bootstrap"), **options)
     config.stash.setdefault(_BROKERS_KEY, []).append(broker)
     try:
         yield broker
@@ -310,6 +319,32 @@ def kafka_broker(request: pytest.FixtureRequest) -> Iterator[Broker]:
         config.stash[_BROKERS_KEY].remove(broker)
         _release_spark_clients()
         broker.close()
+
+
+def xdist_worker(config: pytest.Config) -> str | None:
+    """This process's pytest-xdist worker id (gw0, gw1, ...), or None outside xdist."""
+    workerinput = getattr(config, "workerinput", None)
+    return None if workerinput is None else str(workerinput.get("workerid", "gw"))
+
+
+def _shared_kafka(config: pytest.Config, backend: str, options: dict[str, object]) -> Broker | None:
+    """Under xdist, the `kafka` backend is one broker for all workers of the run.
+
+    Not with security options: their certificates and users belong to one broker
+    object; such runs start a broker per worker, as without xdist.
+    """
+    import os
+
+    workerinput = getattr(config, "workerinput", None)
+    if backend != "kafka" or workerinput is None or set(options) - {"config"}:
+        return None
+    from kafkatest.brokers.config import kafka_settings
+    from kafkatest.brokers.shared_kafka import SharedKafkaBroker, run_directory
+
+    settings = kafka_settings(options.get("config"))  # type: ignore[arg-type]
+    directory = run_directory(str(workerinput["testrunuid"]), settings)
+    # xdist's popen workers are children of the controller: its pid outlives them all.
+    return SharedKafkaBroker(directory, os.getppid(), settings)
 
 
 def _release_spark_clients() -> None:
@@ -448,7 +483,13 @@ def _save_delivery_report(
     if not isinstance(error, DeliveryAssertionError):
         return
     root = Path(item.config.getoption("--kafkatest-reports") or "kafkatest-reports")
-    directory = root / re.sub(r"[^A-Za-z0-9._-]+", "_", item.nodeid)
+    # Relative to where pytest was invoked (the xdist controller's directory), and
+    # named by worker too: `--dist each` runs one test id on every worker.
+    if not root.is_absolute() and Path.cwd() != item.config.invocation_params.dir:
+        root = item.config.invocation_params.dir / root
+    worker = xdist_worker(item.config)
+    name = item.nodeid + (f"@{worker}" if worker else "")
+    directory = root / re.sub(r"[^A-Za-z0-9._@-]+", "_", name)
     with contextlib.suppress(OSError):
         paths = error.report.write(directory)
         listing = "\n".join(f"  {kind}: {path}" for kind, path in paths.items())
