@@ -30,6 +30,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from kafkatest import tempdirs
 from kafkatest.brokers.kafka_process import KafkaProcessBroker
 from kafkatest.errors import BrokerError, UnsupportedOperation
 
@@ -82,13 +83,10 @@ def _locked(directory: Path) -> Iterator[None]:
 
 
 def alive(pid: int) -> bool:
-    """Whether `pid` is a live process (a zombie counts as dead)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+    """Whether `pid` is a live process (a zombie, e.g. a killed worker not yet
+    reaped by the xdist controller, counts as dead)."""
+    if not tempdirs._alive(pid):
         return False
-    except PermissionError:
-        return True
     with contextlib.suppress(OSError):
         stat = Path(f"/proc/{pid}/stat").read_text()
         return stat.rsplit(")", 1)[1].split()[0] != "Z"
