@@ -127,9 +127,11 @@ time.sleep(3600)
 """
 
 
-def _hold(directory: Path) -> tuple[subprocess.Popen[str], dict[str, object]]:
+def _hold(
+    directory: Path, controller: int | None = None
+) -> tuple[subprocess.Popen[str], dict[str, object]]:
     holder = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(directory), str(os.getpid())],
+        [sys.executable, "-c", HOLDER, str(directory), str(controller or os.getpid())],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -210,3 +212,24 @@ def test_workers_resolving_into_an_empty_jar_cache_take_turns(
     assert lines[0]["jars"] == lines[1]["jars"] and lines[0]["jars"]
     assert all(Path(jar).is_file() for jar in lines[0]["jars"])
     assert sorted(x["resolved"] for x in lines) == [False, True]
+
+
+def test_the_broker_stops_when_the_xdist_controller_is_gone() -> None:
+    """A worker still holding its lease (e.g. hung) does not keep Kafka past its run."""
+    from kafkatest.brokers.shared_kafka import run_directory
+
+    controller = subprocess.Popen(["sleep", "3600"])
+    directory = run_directory(f"controllertest{os.getpid()}{time.time_ns()}", {})
+    holder, started = _hold(directory, controller.pid)
+    try:
+        controller.kill()
+        controller.wait(30)
+        assert _wait_gone(int(started["watchdog"]))  # type: ignore[call-overload]
+        assert not alive(int(started["jvm"]))  # type: ignore[call-overload]
+        assert holder.poll() is None  # the lease holder lives on; the broker did not
+        assert not directory.exists()
+    finally:
+        holder.kill()
+        holder.wait(30)
+        if controller.poll() is None:
+            controller.kill()

@@ -199,6 +199,9 @@ class SharedKafkaBroker(KafkaProcessBroker):
         with _locked(self.directory):
             (self.directory / _LEASES / str(os.getpid())).unlink(missing_ok=True)
             last = not live_leases(self.directory)
+            if last and _read_state(self.directory) is None:
+                # The watchdog already went (the controller did): tidy its directory.
+                shutil.rmtree(self.directory, ignore_errors=True)
         if last and self.watchdog_pid is not None:
             deadline = time.monotonic() + 60
             while alive(self.watchdog_pid) and time.monotonic() < deadline:
@@ -262,7 +265,9 @@ def watch(directory: Path, controller_pid: int, settings: dict[str, str]) -> int
             (directory / _STATE).unlink(missing_ok=True)
         broker.close()
         with _locked(directory):
-            if _read_state(directory) is None and not live_leases(directory):
+            # With the controller gone the run is over, whatever leases remain.
+            over = not alive(controller_pid) or not live_leases(directory)
+            if _read_state(directory) is None and over:
                 shutil.rmtree(directory, ignore_errors=True)
     return 0
 
