@@ -50,6 +50,7 @@ EMULATOR_SETTINGS: dict[str, tuple[str, Callable[[str, object], object]]] = {
     "transaction.max.timeout.ms": ("transaction_max_timeout_ms", _integer),
     "group.consumer.heartbeat.interval.ms": ("group_consumer_heartbeat_interval_ms", _integer),
     "group.consumer.session.timeout.ms": ("group_consumer_session_timeout_ms", _integer),
+    "group.initial.rebalance.delay.ms": ("group_initial_rebalance_delay_ms", _integer),
 }
 
 #: Properties kafkatest itself decides for the kafka backend (ports, paths, roles).

@@ -96,7 +96,6 @@ QUICK_TEST_SETTINGS: dict[str, str] = {
     "transaction.state.log.num.partitions": "1",
     "share.coordinator.state.topic.replication.factor": "1",
     "share.coordinator.state.topic.min.isr": "1",
-    "group.initial.rebalance.delay.ms": "0",
     "group.consumer.min.heartbeat.interval.ms": "500",
     "group.consumer.min.session.timeout.ms": "10000",
     "log.initial.task.delay.ms": "0",
@@ -137,6 +136,7 @@ def kafka_settings(s: BrokerSettings) -> dict[str, str]:
         ),
         "group.consumer.heartbeat.interval.ms": str(s.group_consumer_heartbeat_interval_ms),
         "group.consumer.session.timeout.ms": str(s.group_consumer_session_timeout_ms),
+        "group.initial.rebalance.delay.ms": str(s.group_initial_rebalance_delay_ms),
         "log.cleaner.backoff.ms": str(s.log_cleaner_backoff_ms),
     }
 

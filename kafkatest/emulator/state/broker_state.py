@@ -80,6 +80,11 @@ class BrokerSettings:
     #: matching minimums, see kafka_process.TEST_SETTINGS) so consumer groups settle fast.
     group_consumer_heartbeat_interval_ms: int = 500
     group_consumer_session_timeout_ms: int = 10000
+    #: Kafka's group.initial.rebalance.delay.ms (default 3000): how long a new classic
+    #: group waits for more members before its first generation, extended by each new
+    #: member up to the rebalance timeout. kafkatest runs real Kafka with 0
+    #: (kafka_process.TEST_SETTINGS), so 0 here too: both backends form groups alike.
+    group_initial_rebalance_delay_ms: int = 0
     #: Kafka's default is 50; kafkatest runs real Kafka with 1 (one node, quick
     #: start), and __consumer_offsets gets this many partitions on both backends.
     offsets_topic_num_partitions: int = 1

@@ -27,7 +27,7 @@ from kafkatest.emulator.state.group_model import (
     SyncResult,
 )
 from kafkatest.emulator.state.group_namespace import GroupNamespace
-from kafkatest.emulator.state.groups import GroupCoordinator
+from kafkatest.emulator.state.groups import GroupCoordinator, GroupCoordinatorConfig
 from kafkatest.emulator.state.internal_topics import group_coordinator
 
 #: JoinGroup v4 introduced MEMBER_ID_REQUIRED for members without an id.
@@ -38,7 +38,12 @@ _NULLABLE_PROTOCOL_SINCE = 7
 
 def coordinator_of(state: EmulatorState) -> GroupCoordinator:
     if state.groups is None:
-        state.groups = GroupCoordinator(PolledClock(state.clock.now_ms), offsets=state.offsets)
+        delay_ms = state.settings.group_initial_rebalance_delay_ms
+        state.groups = GroupCoordinator(
+            PolledClock(state.clock.now_ms),
+            GroupCoordinatorConfig(initial_rebalance_delay_ms=delay_ms),
+            offsets=state.offsets,
+        )
     coordinator: GroupCoordinator = state.groups
     return coordinator
 
