@@ -128,6 +128,8 @@ def measure(
         seconds = workloads.consume(bootstrap, "bench", records)
         figures["consume_records_per_s"] = round(records / seconds)
         log(f"  consume: {figures['consume_records_per_s']:,} records/s")
+        figures["group_join_s"] = round(workloads.group_join(bootstrap, "bench"), 2)
+        log(f"  four consumers each holding a partition: {figures['group_join_s']} s")
         workloads.create_topic(bootstrap, "bench-spark")
         workloads.produce(bootstrap, "bench-spark", spark_records)
         workloads.spark_read(spark, bootstrap, "bench", records)  # warm the connector up

@@ -99,3 +99,31 @@ def spark_read(spark: SparkSession, bootstrap: str, topic: str, expected: int) -
     if counted != expected:
         raise RuntimeError(f"Spark counted {counted} records, expected {expected}")
     return elapsed
+
+
+def group_join(bootstrap: str, topic: str, consumers: int = PARTITIONS) -> float:
+    """Seconds from four consumers subscribing to one new group to each holding a partition.
+
+    This is what a consumer-group test waits for before it can see records; it is
+    decided by how the coordinator forms the group (initial delay, rebalance notices).
+    """
+    group = f"kafkatest-bench-join-{time.monotonic_ns()}"
+    members = [
+        Consumer({"bootstrap.servers": bootstrap, "group.id": group, "enable.auto.commit": False})
+        for _ in range(consumers)
+    ]
+    started = time.perf_counter()
+    for member in members:
+        member.subscribe([topic])
+    deadline = time.monotonic() + 120
+    try:
+        while True:
+            for member in members:
+                member.poll(0.01)
+            if all(len(member.assignment()) == 1 for member in members):
+                return time.perf_counter() - started
+            if time.monotonic() > deadline:
+                raise RuntimeError("four consumers did not each get one partition in 120 s")
+    finally:
+        for member in members:
+            member.close()
