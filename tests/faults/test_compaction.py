@@ -298,7 +298,10 @@ def test_an_open_transaction_holds_the_cleaner_back_until_it_ends(
     producer.produce(topic, b"t", key=b"a", partition=0)
     producer.flush(30)
 
-    with pytest.raises(BrokerError, match=r"only up to offsets \{0: 6\}"):
+    # Real Kafka sometimes stops at 7 instead (a loaded machine saw it once in a full run:
+    # a segment rolled at the compact_now marker before the cleaner's pass); either way
+    # the cleaner stops short of the open transaction, which is what this shows.
+    with pytest.raises(BrokerError, match=r"only up to offsets \{0: [67]\}"):
         kafka_faults.compact_now(topic, timeout_s=5)
     assert kafka_faults.compact_now(topic, until=6) == {0: 6}
     assert _read_uncommitted(kafka_broker, topic)[:5] == [
