@@ -40,7 +40,7 @@ COMMIT, JOIN, LIST_GROUPS, DESCRIBE_GROUPS, FIND_COORDINATOR, METADATA, FETCH = 
     3,
     9,
 )
-OFFSET_DELETE, DELETE_GROUPS = 47, 42
+OFFSET_DELETE, DELETE_GROUPS, SYNC = 47, 42, 14
 _NAMES = {
     HEARTBEAT: "ConsumerGroupHeartbeat",
     DESCRIBE: "ConsumerGroupDescribe",
@@ -53,6 +53,7 @@ _NAMES = {
     FETCH: "OffsetFetch",
     OFFSET_DELETE: "OffsetDelete",
     DELETE_GROUPS: "DeleteGroups",
+    SYNC: "SyncGroup",
 }
 _COORDINATOR_LOADING = (
     ErrorCode.coordinator_not_available,
@@ -528,6 +529,25 @@ def test_a_live_classic_group_of_another_protocol_type_is_not_taken_over(
     assert first.error_code == ErrorCode.member_id_required
     joined = session.call(JOIN, 5, member_id=first.member_id, **fields)
     assert joined.error_code == ErrorCode.none
+    # The leader's SyncGroup stores the group. Before it, Kafka's coordinator holds the
+    # group only in uncommitted state, and ConsumerGroupDescribe (which reads committed
+    # state) answers "not found" or "not a consumer group" depending on whether any
+    # other group's write has committed since: racy under a shared coordinator.
+    sync_types = load_payload_module(SYNC, 5, EntityType.request)
+    synced = session.call(
+        SYNC,
+        5,
+        group_id=group,
+        generation_id=joined.generation_id,
+        member_id=first.member_id,
+        group_instance_id=None,
+        protocol_type="connect",
+        protocol_name="default",
+        assignments=(
+            sync_types.SyncGroupRequestAssignment(member_id=first.member_id, assignment=b""),
+        ),
+    )
+    assert synced.error_code == ErrorCode.none
 
     refused = session.heartbeat(group, new_member(), 0, subscribed_topic_names=(topic,))
     assert (refused.error_code, refused.error_message) == (

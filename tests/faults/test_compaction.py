@@ -391,9 +391,13 @@ def test_max_compaction_lag_makes_the_cleaner_take_a_barely_dirty_log(
         for i in range(30)
     )
     kafka_faults.compact_now(topic)  # the marker at 30 starts the active segment
-    marked = int(time.time() * 1000)
+    # Later timestamps follow the broker's clock, read from the marker: the session's
+    # emulator clock runs ahead of this process's once a test has advanced it, and z
+    # must be segment.ms past the segment's first timestamp to roll it.
+    marked = next(r.timestamp_ms for r in kafka_broker.consume(topic) if r.offset == 30)
+    assert marked is not None
     kafka_broker.produce([Record(topic=topic, key=b"k0", value=b"new", timestamp_ms=marked)])
-    kafka_broker.produce([Record(topic=topic, key=b"z", value=b"z", timestamp_ms=now + 120_000)])
+    kafka_broker.produce([Record(topic=topic, key=b"z", value=b"z", timestamp_ms=marked + 120_000)])
 
     def k0_updated() -> bool:
         return _read(kafka_broker, topic)[0] == (1, b"k1", b"v" * 20)
