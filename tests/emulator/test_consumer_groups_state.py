@@ -19,12 +19,8 @@ from kafkatest.emulator.state.consumer_group_model import (
     HeartbeatError,
     HeartbeatRequest,
 )
-from kafkatest.emulator.state.consumer_groups import (
-    ConsumerGroupConfig,
-    ConsumerGroupCoordinator,
-    compile_regex,
-    validate_regex,
-)
+from kafkatest.emulator.state.consumer_group_regex import compile_regex, validate_regex
+from kafkatest.emulator.state.consumer_groups import ConsumerGroupConfig, ConsumerGroupCoordinator
 from kafkatest.emulator.state.group_clock import ManualClock
 from kafkatest.emulator.state.topics import TopicRegistry
 

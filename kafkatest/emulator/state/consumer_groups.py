@@ -7,22 +7,21 @@ server-side assignor, reconcile the member, and answer with its epoch and (when 
 changed) its assignment. Regular expressions are resolved against the topics after
 the answer, as Kafka's asynchronous refresh does. Sessions and revocation deadlines
 are timers on the broker clock. Which group ids are consumer groups rather than
-classic ones is decided by `state.group_namespace`, which calls in here.
+classic ones is decided by `state.group_namespace`, which calls in here. Request
+validation and epoch checks are in `consumer_group_checks`, regex compilation in
+`consumer_group_regex`.
 """
 
 from __future__ import annotations
 
-import functools
-import re
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
 
-import re2
 from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.state.consumer_assignors import ASSIGNORS, AssignorMember, assign
+from kafkatest.emulator.state.consumer_group_checks import check_epoch
 from kafkatest.emulator.state.consumer_group_model import (
     JOIN_EPOCH,
     LEAVE_EPOCH,
@@ -34,33 +33,14 @@ from kafkatest.emulator.state.consumer_group_model import (
     HeartbeatResult,
     MemberState,
     Partitions,
-    is_subset,
     reconcile,
 )
+from kafkatest.emulator.state.consumer_group_regex import compile_regex, validate_regex
 from kafkatest.emulator.state.group_clock import Clock
 from kafkatest.emulator.state.topics import TopicRegistry
 
-#: KIP-1082: from v1 the client makes its own member id.
-_CLIENT_MEMBER_ID_SINCE = 1
-#: Consumer-protocol members must commit with OffsetCommit v9+ (member epochs).
-_MEMBER_EPOCH_COMMIT_SINCE = 9
 #: Kafka's GroupMetadataManager.REGEX_BATCH_REFRESH_MIN_INTERVAL_MS.
 _REGEX_MIN_REFRESH_MS = 10_000
-_RE2_OPTIONS = re2.Options()
-_RE2_OPTIONS.log_errors = False
-_NAMED_GROUP = re.compile(r"\(\?P<([^>]*)>")
-#: RE2's error codes -> RE2J's descriptions (checked against re2j 1.8, Kafka 4.1's).
-_RE2J_WORDING = {
-    "invalid perl operator": "invalid or unsupported Perl syntax",
-    "bad repetition operator": "invalid nested repetition operator",
-    "missing ]": "missing closing ]",
-    "missing )": "missing closing )",
-    "unexpected )": "regexp/syntax: internal error",
-    "no argument for repetition operator": "missing argument to repetition operator",
-    "invalid repetition size": "invalid repeat count",
-    "trailing \\": "trailing backslash at end of expression",
-    "invalid named capture group": "invalid named capture",
-}
 
 
 @dataclass(frozen=True)
@@ -73,41 +53,6 @@ class ConsumerGroupConfig:
     regex_refresh_interval_ms: int = 600_000
 
 
-def validate_regex(regex: str) -> None:
-    """INVALID_REGULAR_EXPRESSION, with RE2J's description, for what it cannot compile."""
-    compile_regex(regex)
-
-
-@functools.lru_cache(maxsize=256)
-def compile_regex(regex: str) -> Any:
-    """RE2 (linear time, as Kafka's RE2J: a client's regex cannot stall the broker)."""
-    problem = None
-    try:
-        compiled = re2.compile(regex, _RE2_OPTIONS)
-    except re2.error as exc:
-        problem = _re2j_description(exc)
-    else:
-        names = _NAMED_GROUP.findall(regex)
-        if len(names) != len(set(names)):
-            problem = "duplicate capture group name"
-    if problem is not None:
-        raise HeartbeatError(
-            ErrorCode.invalid_regular_expression,
-            f"SubscribedTopicRegex `{regex}` is not a valid regular expression: {problem}.",
-        )
-    return compiled
-
-
-def _re2j_description(exc: Exception) -> str:
-    """RE2's error in the words of RE2J's PatternSyntaxException.getDescription()."""
-    raw = exc.args[0] if exc.args else ""
-    text = raw.decode(errors="replace") if isinstance(raw, bytes) else str(raw)
-    code, _, operand = text.partition(": ")
-    if code == "invalid perl operator" and operand.startswith("(?<"):
-        return "invalid named capture"
-    return _RE2J_WORDING.get(code, code)
-
-
 class ConsumerGroupCoordinator:
     def __init__(self, clock: Clock, topics: TopicRegistry, config: ConsumerGroupConfig) -> None:
         self._clock = clock
@@ -116,49 +61,6 @@ class ConsumerGroupCoordinator:
         self.groups: dict[str, ConsumerGroup] = {}
 
     # -- ConsumerGroupHeartbeat ------------------------------------------------------
-
-    def validate(self, request: HeartbeatRequest) -> None:
-        """Kafka's GroupCoordinatorService checks, before any group is looked at."""
-        epoch = request.member_epoch
-        if not request.member_id and (
-            request.version >= _CLIENT_MEMBER_ID_SINCE or epoch > 0 or epoch == LEAVE_EPOCH
-        ):
-            raise HeartbeatError(ErrorCode.invalid_request, "MemberId can't be empty.")
-        for value, name in (
-            (request.group_id, "GroupId"),
-            (request.instance_id, "InstanceId"),
-            (request.rack_id, "RackId"),
-        ):
-            if value is not None and not value:
-                raise HeartbeatError(ErrorCode.invalid_request, f"{name} can't be empty.")
-        if epoch == JOIN_EPOCH:
-            if request.rebalance_timeout_ms == -1:
-                raise HeartbeatError(
-                    ErrorCode.invalid_request,
-                    "RebalanceTimeoutMs must be provided in first request.",
-                )
-            if request.owned is None or request.owned:
-                raise HeartbeatError(
-                    ErrorCode.invalid_request, "TopicPartitions must be empty when (re-)joining."
-                )
-            if request.subscribed_topic_names is None and request.subscribed_topic_regex is None:
-                raise HeartbeatError(
-                    ErrorCode.invalid_request,
-                    "Either SubscribedTopicNames or SubscribedTopicRegex must be non-null "
-                    "when (re-)joining.",
-                )
-        elif epoch == STATIC_LEAVE_EPOCH:
-            if request.instance_id is None:
-                raise HeartbeatError(ErrorCode.invalid_request, "InstanceId can't be null.")
-        elif epoch < STATIC_LEAVE_EPOCH:
-            raise HeartbeatError(ErrorCode.invalid_request, "MemberEpoch is invalid.")
-        assignor = request.server_assignor
-        if assignor is not None and assignor not in self.config.assignors:
-            raise HeartbeatError(
-                ErrorCode.unsupported_assignor,
-                f"ServerAssignor {assignor} is not supported. "
-                f"Supported assignors: {', '.join(self.config.assignors)}.",
-            )
 
     def heartbeat(self, request: HeartbeatRequest, group: ConsumerGroup) -> HeartbeatResult:
         """One validated heartbeat to `group` (new and not yet registered when joining)."""
@@ -234,7 +136,7 @@ class ConsumerGroupCoordinator:
                         f"Member {member_id} is not a member of group {group.group_id}.",
                     )
                 return None, ConsumerMember(member_id)
-            _check_epoch(existing, request)
+            check_epoch(existing, request)
             return _copy(existing), existing
         static_id = group.static_members.get(instance_id)
         static = group.members.get(static_id) if static_id is not None else None
@@ -242,7 +144,7 @@ class ConsumerGroupCoordinator:
             if static is None:
                 existing = group.members.get(member_id)
                 if existing is not None:
-                    _check_epoch(existing, request)
+                    check_epoch(existing, request)
                     return _copy(existing), existing
                 return None, ConsumerMember(member_id)
             if static.member_epoch != STATIC_LEAVE_EPOCH:
@@ -270,7 +172,7 @@ class ConsumerGroupCoordinator:
                 f"Static member {member_id} with instance id {instance_id} was fenced by member "
                 f"{static.member_id}.",
             )
-        _check_epoch(static, request)
+        check_epoch(static, request)
         return _copy(static), static
 
     def _update(self, member: ConsumerMember, request: HeartbeatRequest) -> None:
@@ -435,44 +337,7 @@ class ConsumerGroupCoordinator:
         deadline = self._clock.now_ms() + max(member.rebalance_timeout_ms, 0)
         member.rebalance_timer = self._clock.call_at(deadline, expire)
 
-    # -- offsets and admin --------------------------------------------------------------
-
-    def commit_error(
-        self,
-        group: ConsumerGroup,
-        member_id: str,
-        epoch: int,
-        api_version: int,
-        transactional: bool = False,
-        instance_id: str | None = None,
-    ) -> ErrorCode | None:
-        """Kafka's ConsumerGroup.validateOffsetCommit (OffsetCommit carries no message);
-        TxnOffsetCommit turns a stale epoch into ILLEGAL_GENERATION, as Kafka does."""
-        if epoch < 0 and not group.members:
-            return None
-        if transactional and epoch == -1 and not member_id and instance_id is None:
-            return None
-        member = group.members.get(member_id)
-        if member is None:
-            return ErrorCode.unknown_member_id
-        if not transactional and api_version < _MEMBER_EPOCH_COMMIT_SINCE:
-            return ErrorCode.unsupported_version
-        if epoch != member.member_epoch:
-            return ErrorCode.illegal_generation if transactional else ErrorCode.stale_member_epoch
-        return None
-
-    def fetch_error(
-        self, group: ConsumerGroup, member_id: str | None, epoch: int
-    ) -> ErrorCode | None:
-        """Kafka's ConsumerGroup.validateOffsetFetch (OffsetFetch v9 names the member)."""
-        if member_id is None and epoch < 0:
-            return None
-        member = group.members.get(member_id or "")
-        if member is None:
-            return ErrorCode.unknown_member_id
-        if epoch != member.member_epoch:
-            return ErrorCode.stale_member_epoch
-        return None
+    # -- admin -------------------------------------------------------------------------
 
     def subscribed_topics(self, group: ConsumerGroup) -> frozenset[str]:
         names: set[str] = set()
@@ -500,27 +365,6 @@ class ConsumerGroupCoordinator:
             for member in group.members.values():
                 if member.rebalance_timer is not None:
                     member.rebalance_timer.cancel()
-
-
-def _check_epoch(member: ConsumerMember, request: HeartbeatRequest) -> None:
-    """Kafka's throwIfConsumerGroupMemberEpochIsInvalid, with its lost-response tolerance."""
-    received = request.member_epoch
-    if received > member.member_epoch:
-        raise HeartbeatError(
-            ErrorCode.fenced_member_epoch,
-            f"The consumer group member has a greater member epoch ({received}) than the one "
-            f"known by the group coordinator ({member.member_epoch}). The member must abandon "
-            "all its partitions and rejoin.",
-        )
-    if received < member.member_epoch and (
-        received != member.previous_epoch or not is_subset(request.owned, member.assigned)
-    ):
-        raise HeartbeatError(
-            ErrorCode.fenced_member_epoch,
-            f"The consumer group member has a smaller member epoch ({received}) than the one "
-            f"known by the group coordinator ({member.member_epoch}). The member must abandon "
-            "all its partitions and rejoin.",
-        )
 
 
 def _copy(member: ConsumerMember) -> ConsumerMember:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from kio.schema.errors import ErrorCode
 
+from kafkatest.emulator.state import consumer_group_checks
+from kafkatest.emulator.state.consumer_group_checks import validate_heartbeat
 from kafkatest.emulator.state.consumer_group_model import (
     JOIN_EPOCH,
     LEAVE_EPOCH,
@@ -52,7 +54,7 @@ class GroupNamespace:
 
     def heartbeat(self, request: HeartbeatRequest) -> HeartbeatResult:
         try:
-            self.consumer.validate(request)
+            validate_heartbeat(request, self.consumer.config.assignors)
             group = self._group_for_heartbeat(request)
             return self.consumer.heartbeat(request, group)
         except HeartbeatError as refusal:
@@ -119,7 +121,7 @@ class GroupNamespace:
         group = self.consumer.groups.get(group_id)
         if group is None:
             return None
-        return self.consumer.commit_error(
+        return consumer_group_checks.commit_error(
             group, member_id, epoch, api_version, transactional, instance_id
         )
 
@@ -128,7 +130,7 @@ class GroupNamespace:
         group = self.consumer.groups.get(group_id)
         if group is None:
             return None
-        return self.consumer.fetch_error(group, member_id, epoch)
+        return consumer_group_checks.fetch_error(group, member_id, epoch)
 
     def exists(self, group_id: str) -> bool:
         return group_id in self.consumer.groups or self.classic.group(group_id) is not None

@@ -1,6 +1,6 @@
 """Transactions on the wire: InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn,
-TxnOffsetCommit, EndTxn, WriteTxnMarkers, and the admin views DescribeTransactions,
-ListTransactions and DescribeProducers (what ``kafka-transactions`` calls).
+TxnOffsetCommit, EndTxn and WriteTxnMarkers (the admin views are in
+`transaction_admin`).
 
 Version ranges are Kafka 4.1's. Old versions get Kafka's down-conversions:
 PRODUCER_FENCED becomes INVALID_PRODUCER_EPOCH for clients that predate it
@@ -9,9 +9,7 @@ PRODUCER_FENCED becomes INVALID_PRODUCER_EPOCH for clients that predate it
 
 from __future__ import annotations
 
-import datetime
 import logging
-import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -28,7 +26,7 @@ from kafkatest.emulator.server.responses import (
 )
 from kafkatest.emulator.state.errors import StateError
 from kafkatest.emulator.state.offsets import CommittedOffset
-from kafkatest.emulator.state.transactions import STATES, TopicPartition
+from kafkatest.emulator.state.transactions import TopicPartition
 
 log = logging.getLogger("kafkatest.emulator")
 
@@ -38,18 +36,6 @@ def _fenced_for(ctx: RequestContext, code: ErrorCode, first_version: int) -> Err
     if code is ErrorCode.producer_fenced and ctx.api_version < first_version:
         return ErrorCode.invalid_producer_epoch
     return code
-
-
-def _timeout(ms: int) -> datetime.timedelta:
-    return datetime.timedelta(milliseconds=ms)
-
-
-_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
-
-
-def _timestamp(ms: int) -> datetime.datetime:
-    """A non-nullable timestamp field; -1 (none) is written as -1 too."""
-    return _EPOCH + datetime.timedelta(milliseconds=ms)
 
 
 # -- InitProducerId -------------------------------------------------------------------
@@ -377,149 +363,3 @@ def _write_marker(ctx: RequestContext, marker: Any, topic_name: str, index: int)
         marker.coordinator_epoch,
     )
     return ErrorCode.none
-
-
-# -- admin views ---------------------------------------------------------------------------
-
-
-@handles(65, 0, 0)
-async def describe_transactions(ctx: RequestContext, request: Any) -> Any:
-    types = response_types(ctx)
-    states = []
-    for transactional_id in request.transactional_ids:
-        try:
-            meta = ctx.state.transactions.describe(transactional_id)
-        except StateError as exc:
-            states.append(
-                make(
-                    types.TransactionState,
-                    # The other fields keep the message's defaults, as Kafka leaves them.
-                    error_code=error_code_of(exc),
-                    transactional_id=transactional_id,
-                    transaction_state="",
-                    transaction_timeout=_timeout(0),
-                    transaction_start_time=_timestamp(0),
-                    producer_id=0,
-                    producer_epoch=0,
-                    topics=(),
-                )
-            )
-            continue
-        by_topic: dict[str, list[int]] = {}
-        for topic, partition in sorted(meta.partitions):
-            by_topic.setdefault(topic, []).append(partition)
-        states.append(
-            make(
-                types.TransactionState,
-                error_code=ErrorCode.none,
-                transactional_id=transactional_id,
-                transaction_state=meta.state,
-                transaction_timeout=_timeout(meta.timeout_ms),
-                transaction_start_time=_timestamp(meta.start_ms),
-                producer_id=meta.producer_id,
-                producer_epoch=meta.epoch,
-                topics=tuple(
-                    make(types.TopicData, topic=topic, partitions=tuple(partitions))
-                    for topic, partitions in by_topic.items()
-                ),
-            )
-        )
-    return make(
-        types.DescribeTransactionsResponse,
-        throttle_time=NO_THROTTLE,
-        transaction_states=tuple(states),
-    )
-
-
-@handles(66, 0, 2)
-async def list_transactions(ctx: RequestContext, request: Any) -> Any:
-    types = response_types(ctx)
-    known = set(STATES)
-    unknown = tuple(s for s in request.state_filters if s not in known)
-    pattern = getattr(request, "transactional_id_pattern", None)
-    if pattern:
-        try:
-            re.compile(pattern)
-        except re.error:
-            return make(
-                types.ListTransactionsResponse,
-                throttle_time=NO_THROTTLE,
-                error_code=ErrorCode.invalid_regular_expression,
-                unknown_state_filters=(),
-                transaction_states=(),
-            )
-    found = ctx.state.transactions.list(
-        [s for s in request.state_filters if s in known],
-        request.producer_id_filters,
-        getattr(request, "duration_filter", -1),
-        pattern,
-    )
-    if unknown and not [s for s in request.state_filters if s in known]:
-        found = []  # only unknown states asked for: nothing can match
-    return make(
-        types.ListTransactionsResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=ErrorCode.none,
-        unknown_state_filters=unknown,
-        transaction_states=tuple(
-            make(
-                types.TransactionState,
-                transactional_id=m.transactional_id,
-                producer_id=m.producer_id,
-                transaction_state=m.state,
-            )
-            for m in found
-        ),
-    )
-
-
-@handles(61, 0, 0)
-async def describe_producers(ctx: RequestContext, request: Any) -> Any:
-    types = response_types(ctx)
-    topics = []
-    for topic_request in request.topics:
-        partitions = []
-        for index in topic_request.partition_indexes:
-            partitions.append(_producers_of(ctx, types, topic_request.name, index))
-        topics.append(
-            make(types.TopicResponse, name=topic_request.name, partitions=tuple(partitions))
-        )
-    return make(types.DescribeProducersResponse, throttle_time=NO_THROTTLE, topics=tuple(topics))
-
-
-def _producers_of(ctx: RequestContext, types: Any, topic_name: str, index: int) -> Any:
-    def failed(code: ErrorCode, message: str | None = None) -> Any:
-        return make(
-            types.PartitionResponse,
-            partition_index=index,
-            error_code=code,
-            error_message=message,
-            active_producers=(),
-        )
-
-    try:
-        partition = ctx.state.topics.get(topic_name).partition(index)
-    except StateError as exc:
-        return failed(error_code_of(exc), str(exc))
-    if partition.leader_id != ctx.broker_id:
-        return failed(ErrorCode.not_leader_or_follower)
-    txns = partition.log.txns
-    open_txns = {} if txns is None else txns.open
-    return make(
-        types.PartitionResponse,
-        partition_index=index,
-        error_code=ErrorCode.none,
-        error_message=None,
-        active_producers=tuple(
-            make(
-                types.ProducerState,
-                producer_id=p.producer_id,
-                producer_epoch=p.epoch,
-                last_sequence=p.last_sequence,
-                last_timestamp=p.last_timestamp,
-                coordinator_epoch=p.coordinator_epoch,
-                current_txn_start_offset=open_txns.get(p.producer_id, -1),
-            )
-            for p in ctx.state.producers.active_on((topic_name, index))
-        ),
-    )

@@ -1,0 +1,124 @@
+"""What a ConsumerGroupHeartbeat, an OffsetCommit or an OffsetFetch must satisfy before
+a consumer group acts on it: Kafka's request validation in GroupCoordinatorService and
+the member-epoch checks of ConsumerGroup and GroupMetadataManager."""
+
+from __future__ import annotations
+
+from kio.schema.errors import ErrorCode
+
+from kafkatest.emulator.state.consumer_group_model import (
+    JOIN_EPOCH,
+    LEAVE_EPOCH,
+    STATIC_LEAVE_EPOCH,
+    ConsumerGroup,
+    ConsumerMember,
+    HeartbeatError,
+    HeartbeatRequest,
+    is_subset,
+)
+
+#: KIP-1082: from v1 the client makes its own member id.
+_CLIENT_MEMBER_ID_SINCE = 1
+#: Consumer-protocol members must commit with OffsetCommit v9+ (member epochs).
+_MEMBER_EPOCH_COMMIT_SINCE = 9
+
+
+def validate_heartbeat(request: HeartbeatRequest, assignors: tuple[str, ...]) -> None:
+    """Kafka's GroupCoordinatorService checks, before any group is looked at."""
+    epoch = request.member_epoch
+    if not request.member_id and (
+        request.version >= _CLIENT_MEMBER_ID_SINCE or epoch > 0 or epoch == LEAVE_EPOCH
+    ):
+        raise HeartbeatError(ErrorCode.invalid_request, "MemberId can't be empty.")
+    for value, name in (
+        (request.group_id, "GroupId"),
+        (request.instance_id, "InstanceId"),
+        (request.rack_id, "RackId"),
+    ):
+        if value is not None and not value:
+            raise HeartbeatError(ErrorCode.invalid_request, f"{name} can't be empty.")
+    if epoch == JOIN_EPOCH:
+        if request.rebalance_timeout_ms == -1:
+            raise HeartbeatError(
+                ErrorCode.invalid_request,
+                "RebalanceTimeoutMs must be provided in first request.",
+            )
+        if request.owned is None or request.owned:
+            raise HeartbeatError(
+                ErrorCode.invalid_request, "TopicPartitions must be empty when (re-)joining."
+            )
+        if request.subscribed_topic_names is None and request.subscribed_topic_regex is None:
+            raise HeartbeatError(
+                ErrorCode.invalid_request,
+                "Either SubscribedTopicNames or SubscribedTopicRegex must be non-null "
+                "when (re-)joining.",
+            )
+    elif epoch == STATIC_LEAVE_EPOCH:
+        if request.instance_id is None:
+            raise HeartbeatError(ErrorCode.invalid_request, "InstanceId can't be null.")
+    elif epoch < STATIC_LEAVE_EPOCH:
+        raise HeartbeatError(ErrorCode.invalid_request, "MemberEpoch is invalid.")
+    assignor = request.server_assignor
+    if assignor is not None and assignor not in assignors:
+        raise HeartbeatError(
+            ErrorCode.unsupported_assignor,
+            f"ServerAssignor {assignor} is not supported. "
+            f"Supported assignors: {', '.join(assignors)}.",
+        )
+
+
+def check_epoch(member: ConsumerMember, request: HeartbeatRequest) -> None:
+    """Kafka's throwIfConsumerGroupMemberEpochIsInvalid, with its lost-response tolerance."""
+    received = request.member_epoch
+    if received > member.member_epoch:
+        raise HeartbeatError(
+            ErrorCode.fenced_member_epoch,
+            f"The consumer group member has a greater member epoch ({received}) than the one "
+            f"known by the group coordinator ({member.member_epoch}). The member must abandon "
+            "all its partitions and rejoin.",
+        )
+    if received < member.member_epoch and (
+        received != member.previous_epoch or not is_subset(request.owned, member.assigned)
+    ):
+        raise HeartbeatError(
+            ErrorCode.fenced_member_epoch,
+            f"The consumer group member has a smaller member epoch ({received}) than the one "
+            f"known by the group coordinator ({member.member_epoch}). The member must abandon "
+            "all its partitions and rejoin.",
+        )
+
+
+def commit_error(
+    group: ConsumerGroup,
+    member_id: str,
+    epoch: int,
+    api_version: int,
+    transactional: bool = False,
+    instance_id: str | None = None,
+) -> ErrorCode | None:
+    """Kafka's ConsumerGroup.validateOffsetCommit (OffsetCommit carries no message);
+    TxnOffsetCommit turns a stale epoch into ILLEGAL_GENERATION, as Kafka does."""
+    if epoch < 0 and not group.members:
+        return None
+    if transactional and epoch == -1 and not member_id and instance_id is None:
+        return None
+    member = group.members.get(member_id)
+    if member is None:
+        return ErrorCode.unknown_member_id
+    if not transactional and api_version < _MEMBER_EPOCH_COMMIT_SINCE:
+        return ErrorCode.unsupported_version
+    if epoch != member.member_epoch:
+        return ErrorCode.illegal_generation if transactional else ErrorCode.stale_member_epoch
+    return None
+
+
+def fetch_error(group: ConsumerGroup, member_id: str | None, epoch: int) -> ErrorCode | None:
+    """Kafka's ConsumerGroup.validateOffsetFetch (OffsetFetch v9 names the member)."""
+    if member_id is None and epoch < 0:
+        return None
+    member = group.members.get(member_id or "")
+    if member is None:
+        return ErrorCode.unknown_member_id
+    if epoch != member.member_epoch:
+        return ErrorCode.stale_member_epoch
+    return None
