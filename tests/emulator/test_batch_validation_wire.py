@@ -20,6 +20,8 @@ import time
 import uuid
 from typing import Any
 
+import pytest
+
 from batch_builder import RECENT_MS, build_batch
 from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import OffsetSpec
@@ -168,3 +170,38 @@ def test_record_timestamps_beyond_the_topics_limits_are_refused(kafka_broker: Br
     assert message.startswith(f"Timestamp {future} of message with offset 1 is out of range.")
     assert kafka_broker.latest_offsets(topic) == {0: 0}
     assert produce(kafka_broker, topic, build_batch([b"ok"])).error_code is ErrorCode.none
+
+
+def zstd_of_zeros(size: int) -> bytes:
+    """A zstd frame that inflates to `size` zero bytes from a few bytes per 128 KiB
+    (run-length blocks), so a test can send a decompression bomb without making one."""
+    block = 128 * 1024
+    frame = bytearray(struct.pack("<I", 0xFD2FB528))
+    frame += bytes([0x00, (17 - 10) << 3])  # no content size; a 128 KiB window
+    left = size
+    while left > 0:
+        n = min(block, left)
+        left -= n
+        last = 1 if left == 0 else 0
+        header = last | (1 << 1) | (n << 3)  # block type 1: run-length
+        frame += header.to_bytes(3, "little") + b"\x00"
+    return bytes(frame)
+
+
+@pytest.mark.parametrize("inflated", [1 << 20, 1 << 30], ids=["1MiB", "1GiB"])
+def test_a_decompression_bomb_is_refused_without_inflating_it(
+    kafka_broker: Broker, inflated: int
+) -> None:
+    """36 KB of zstd that inflate to 1 GiB of zeros, declared as one record: Kafka reads
+    records from the stream one at a time and finds the first corrupt; the emulator
+    holds a body whole, so it stops inflating at 128 MiB. Both refuse the batch, and
+    the broker serves the next producer."""
+    topic = new_topic(kafka_broker)
+    ZSTD = 4
+    bomb = build_batch([b"x"], attributes=ZSTD, compress=lambda _: zstd_of_zeros(inflated))
+    assert len(bomb) < 40_000
+    answer = produce(kafka_broker, topic, bomb)
+    assert (answer.error_code, answer.base_offset) == (ErrorCode.invalid_record, -1)
+    assert kafka_broker.latest_offsets(topic) == {0: 0}
+    kafka_broker.produce([Record.make(topic, "after")])
+    assert [r.value for r in kafka_broker.consume(topic)] == [b"after"]

@@ -11,6 +11,11 @@ The walk reads two varints per record (its length and its timestamp delta) with
 the one- and two-byte cases inline, so its cost follows the batch's bytes and
 stays small beside the rest of a produce. Keys, values and headers are not
 parsed (Kafka parses them; a record whose inside is malformed is kept here).
+
+A compressed body is inflated at most to `compression.MAX_DECOMPRESSED_BYTES`
+(Kafka streams it; the emulator holds it whole). When the declared records end
+inside that prefix and more follows, the answer is Kafka's ("records still
+remaining"); only a batch that needs more than the prefix is refused as corrupt.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from kafkatest.emulator.protocol.batches import BatchError, BatchHeader, records_section
-from kafkatest.emulator.protocol.compression import DecompressionError, decompress
+from kafkatest.emulator.protocol.compression import BodyTooLarge, DecompressionError, decompress
 from kafkatest.emulator.protocol.primitives import DecodeError, read_uvarint, read_varint
 
 NO_TIMESTAMP = -1
@@ -39,7 +44,7 @@ def scan_records(header: BatchHeader, batch: bytes) -> RecordTimestamps:
 
     Raises `BatchError` ("invalid": INVALID_RECORD) otherwise.
     """
-    body = _body(header, batch)
+    body, too_large = _body_or_prefix(header, batch)
     count = header.record_count
     end = len(body)
     offset = 0
@@ -67,6 +72,8 @@ def scan_records(header: BatchHeader, batch: bytes) -> RecordTimestamps:
             else:
                 delta, after = read_varint(body, offset + 1)
             if record_end <= after or record_end > end:
+                if too_large is not None and record_end > end:
+                    raise BatchError("corrupt", str(too_large))
                 raise BatchError(
                     "invalid", f"Found invalid record structure (record {index} of {count})"
                 )
@@ -77,11 +84,13 @@ def scan_records(header: BatchHeader, batch: bytes) -> RecordTimestamps:
             offset = record_end
             index += 1
     except (IndexError, DecodeError) as exc:
+        if too_large is not None:
+            raise BatchError("corrupt", str(too_large)) from exc
         raise BatchError(
             "invalid",
             f"Incorrect declared batch size, premature EOF reached (record {index} of {count})",
         ) from exc
-    if offset != end:
+    if offset != end or too_large is not None:
         raise BatchError(
             "invalid", "Incorrect declared batch size, records still remaining in file"
         )
@@ -126,6 +135,19 @@ def summarize_records(header: BatchHeader, batch: bytes) -> Iterator[RecordSumma
         )
         yield RecordSummary(offset_delta, timestamp, max(key_size, 0), max(value_size, 0))
         offset = record_end
+
+
+def _body_or_prefix(
+    header: BatchHeader, batch: bytes
+) -> tuple[bytes | memoryview, BodyTooLarge | None]:
+    """The records' bytes, or the first MAX_DECOMPRESSED_BYTES of them and why."""
+    try:
+        return _body(header, batch), None
+    except BatchError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, BodyTooLarge):
+            return cause.prefix, cause
+        raise
 
 
 def _body(header: BatchHeader, batch: bytes) -> bytes | memoryview:
