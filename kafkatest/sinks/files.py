@@ -27,12 +27,13 @@ def file_frame(
     """The files under `path` as a DataFrame, read with the format the job wrote.
 
     CSV is read with a header row by default, as Spark jobs usually write it.
-    Delta needs the delta-spark package and a session configured for it.
+    Delta needs the delta-spark package and a session started with
+    `kafkatest.sinks.delta.delta_spark_conf()`.
     """
     if format not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, not {format!r}")
-    if format == "delta" and importlib.util.find_spec("delta") is None:
-        raise SetupError("reading a delta sink needs delta-spark: pip install delta-spark")
+    if format == "delta":
+        _check_delta(spark)
     settings = {"header": "true"} if format == "csv" else {}
     settings.update(options or {})
     reader = spark.read.format(format).options(**settings)
@@ -51,3 +52,16 @@ def file_rows(
 ) -> list[dict[str, Any]]:
     """The files under `path` as plain dicts (see `file_frame`)."""
     return rows_of(file_frame(spark, path, format, schema=schema, options=options))
+
+
+def _check_delta(spark: SparkSession) -> None:
+    if importlib.util.find_spec("delta") is None:
+        raise SetupError("reading a delta sink needs delta-spark: pip install delta-spark")
+    extensions = spark.conf.get("spark.sql.extensions", "") or ""
+    if "DeltaSparkSessionExtension" not in extensions:
+        raise SetupError(
+            "reading a delta sink needs a SparkSession started with Delta's jars and "
+            "extension, and this one was not: start it with "
+            "kafka_spark_session(conf=delta_spark_conf()) (from kafkatest.sinks.delta), or "
+            "override the spark_session fixture to do so; a running session cannot take them"
+        )
