@@ -1,7 +1,8 @@
 """Fire mutated frames at an emulator in a child process and count what breaks.
 
-The emulator runs as `python -m kafkatest.cli emulator`, so an abort ends that
-child, not the run: it is counted as a crash and a fresh emulator takes over.
+The emulator runs as `kafkatest emulator` in a child process (with its protocol
+schemas loaded before the first frame, see `child`), so an abort ends that child, not
+the run: it is counted as a crash and a fresh emulator takes over.
 Workers send one frame at a time per connection and wait up to a second for the
 reply (or for the emulator to close the connection, which a malformed request
 earns); a probe sends ApiVersions on its own connection every quarter second and
@@ -61,7 +62,8 @@ class _Emulator:
         self.port = free_port()
         log = self.workdir / f"emulator-{len(self.logs)}.log"
         self.logs.append(log)
-        command = [sys.executable, "-m", "kafkatest.cli", "emulator", "--port", str(self.port)]
+        # The child loads every protocol schema first (see child.py), so RSS compares.
+        command = [sys.executable, "-m", "kafkatest.emulator.fuzz.child", "--port", str(self.port)]
         self.process = spawn(command, log, self.workdir)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
