@@ -40,17 +40,30 @@ def kafka39(session: nox.Session) -> None:
     )
 
 
-#: What `spark35` and `spark40` run: everything that drives Spark's connector, on the emulator, and
-#: the connector's resolution (Scala 2.12 coordinates for 3.5).
+#: What `spark35` and `spark40` run on the emulator: every test that drives Spark (kept
+#: complete by tests/test_spark_lines.py), and the connector's resolution (Scala 2.12
+#: coordinates for 3.5).
 SPARK_LINE_TESTS = (
     "tests/test_jars.py",
     "tests/test_sample_job.py",
     "tests/test_readme_example.py",
+    "tests/test_readme_sinks_example.py",
+    "tests/test_readme_scenario_example.py",
     "tests/test_demo.py",
+    "tests/test_interrupt.py",
+    "tests/test_spark_clients_released.py",
+    "tests/test_spark_logs.py",
+    "tests/test_spark_transactions.py",
+    "tests/assertions/test_query_failure.py",
+    "tests/acls/test_spark_acls.py",
+    "tests/security/test_spark_security.py",
+    "tests/conformance/test_compaction_spark.py",
     "tests/sinks",
     "tests/scenarios",
     "tests/emulator/test_spark_connector.py",
 )
+#: ... and on real Kafka: the Spark scenarios (data loss, topic deletion, partitions).
+SPARK_LINE_KAFKA_TESTS = ("tests/scenarios", "tests/test_readme_scenario_example.py")
 #: Delta publishes no release for PySpark 4.2.1 here; the older lines run its sink test.
 DELTA_TESTS = "tests/sinks/test_delta_sink.py"
 
@@ -73,12 +86,14 @@ def spark40(session: nox.Session) -> None:
 
 
 def _spark_line_tests(session: nox.Session) -> None:
-    """The Spark-facing tests, then the Delta sink's in a process of its own (Delta's
-    jars must be there when the JVM starts), on both brokers."""
+    """The Spark-facing tests on the emulator, the Spark scenarios on real Kafka, then the
+    Delta sink's in a process of its own (Delta's jars must be there when the JVM
+    starts) on both brokers."""
     if session.posargs:
         session.run("pytest", "--kafka-backend=emulator", *session.posargs)
         return
     session.run("pytest", "--kafka-backend=emulator", f"--ignore={DELTA_TESTS}", *SPARK_LINE_TESTS)
+    session.run("pytest", "--kafka-backend=kafka", *SPARK_LINE_KAFKA_TESTS)
     session.run("pytest", "--kafka-backend=emulator,kafka", DELTA_TESTS)
 
 
