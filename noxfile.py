@@ -1,6 +1,6 @@
 """Developer sessions: `nox -s tests`, `nox -s demo`, `nox -s lint`, `nox -s conformance`, `nox -s fuzz`,
 `nox -s spark35`, `nox -s spark40`,
-`nox -s kafka39`."""
+`nox -s kafka39`, `nox -s client_suites`."""
 
 import nox
 
@@ -110,6 +110,14 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy", "kafkatest")
+
+
+@nox.session
+def client_suites(session: nox.Session) -> None:
+    """A client library's own integration suite against both brokers: franz-go's
+    pkg/kgo tests (needs Go); fails if a test passing on Kafka fails on the emulator."""
+    session.install(*INSTALL)
+    session.run("python", "tests/compat/client_suites.py")
 
 
 @nox.session(venv_backend="none")
