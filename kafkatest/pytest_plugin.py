@@ -97,6 +97,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="host:port of an existing cluster, for --kafka-backend=external",
     )
+    group.addoption(
+        "--spark-remote",
+        default=None,
+        help=(
+            "run the spark fixture over Spark Connect: 'local' (a local Connect server with "
+            "the connector) or sc://host:port (ini: spark_remote; env KAFKATEST_SPARK_REMOTE)"
+        ),
+    )
+    parser.addini("spark_remote", "default of --spark-remote", default="")
 
 
 #: More emulated brokers than this is a typo, not a cluster (each takes a port).
@@ -158,11 +167,27 @@ def _check_options(config: pytest.Config) -> None:
         raise pytest.UsageError(
             "--kafka-backend=external needs --kafka-bootstrap host:port of the cluster"
         )
+    remote = spark_remote(config)
+    if remote and not (remote == "local" or remote.startswith(("local[", "sc://"))):
+        raise pytest.UsageError(
+            f"--spark-remote={remote!r}: give local, local[N] or sc://host:port"
+        )
     reports = config.getoption("--kafkatest-reports")
     if reports and Path(reports).exists() and not Path(reports).is_dir():
         raise pytest.UsageError(
             f"--kafkatest-reports={reports!r} is a file; give a directory for the reports"
         )
+
+
+def spark_remote(config: pytest.Config) -> str:
+    """The Spark Connect server the spark fixture uses ('' for classic local Spark)."""
+    import os
+
+    return str(
+        config.getoption("--spark-remote")
+        or config.getini("spark_remote")
+        or os.environ.get("KAFKATEST_SPARK_REMOTE", "")
+    )
 
 
 def selected_backends(config: pytest.Config) -> list[str]:
@@ -446,11 +471,18 @@ def kafka_faults(kafka_broker: Broker) -> Iterator[Faults]:
 
 
 @pytest.fixture(scope="session")
-def spark_session() -> Iterator[SparkSession]:
-    """The run's one SparkSession (local[2], Kafka connector attached, UI off)."""
+def spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
+    """The run's one SparkSession (local[2], Kafka connector attached, UI off), or a
+    Spark Connect session with --spark-remote."""
     from kafkatest.spark.session import kafka_spark_session, stop_spark_session
 
-    session = kafka_spark_session()
+    remote = spark_remote(pytestconfig)
+    if remote:
+        from kafkatest.spark.connect import connect_spark_session
+
+        session = connect_spark_session(remote)
+    else:
+        session = kafka_spark_session()
     try:
         yield session
     finally:

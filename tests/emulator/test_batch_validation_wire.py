@@ -21,7 +21,6 @@ import uuid
 from typing import Any
 
 import pytest
-
 from batch_builder import RECENT_MS, build_batch
 from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import OffsetSpec

@@ -1,0 +1,84 @@
+"""A downstream suite run with ``--spark-remote=local``: the spark fixture is a Spark
+Connect session (a local Connect server with the connector), and the sinks, the
+memory sink, files, ``BatchCapture`` (foreachBatch runs in the server's Python worker)
+and ``wait_for_query`` work through it, against this run's broker on each backend."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from kafkatest import Broker
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+    pytest.mark.skipif(
+        importlib.util.find_spec("pyarrow") is None or importlib.util.find_spec("grpc") is None,
+        reason="PySpark's connect extra is not installed (pip install 'kafkatest[connect]')",
+    ),
+]
+
+SINKS_EXAMPLE = Path(__file__).parent / "test_readme_sinks_example.py"
+
+DOWNSTREAM = """
+import pytest
+from pyspark.sql import functions as F
+
+from kafkatest.assertions import assert_exactly_once
+from kafkatest.seeding import seed
+from kafkatest.spark import QueryTimeout, wait_for_query
+from kafkatest.spark.connect import is_connect_session
+
+
+def test_the_spark_fixture_is_a_connect_session(spark):
+    assert is_connect_session(spark)
+
+
+def test_a_failing_query_raises_its_error_through_connect(spark, kafka_broker, kafka_topic):
+    source = kafka_topic()
+    seed(kafka_broker, source, [{"n": 1}])
+    query = (
+        spark.readStream.format("kafka")
+        .option("kafka.bootstrap.servers", kafka_broker.bootstrap_servers)
+        .option("subscribe", source)
+        .option("startingOffsets", "earliest")
+        .load()
+        .select(F.assert_true(F.lit(False), "boom from the job").alias("x"))
+        .writeStream.format("memory")
+        .queryName("failing")
+        .trigger(availableNow=True)
+        .start()
+    )
+    with pytest.raises(Exception, match="boom from the job"):
+        wait_for_query(query, timeout_s=120)
+"""
+
+
+@pytest.mark.kafka_backends("emulator", "kafka")
+def test_a_downstream_suite_runs_over_spark_connect(
+    pytester: pytest.Pytester, kafka_broker: Broker
+) -> None:
+    pytester.makepyfile(test_connect=DOWNSTREAM, test_readme_sinks=SINKS_EXAMPLE.read_text())
+    result = pytester.runpytest_subprocess(
+        "--spark-remote=local",
+        "--kafka-backend=external",
+        f"--kafka-bootstrap={kafka_broker.bootstrap_servers}",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        timeout=600,
+    )
+    result.assert_outcomes(passed=3)
+
+
+def test_a_bad_spark_remote_is_one_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_x="def test_x(): pass\n")
+    result = pytester.runpytest_subprocess("--spark-remote=http://nope", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert (
+        "--spark-remote='http://nope': give local, local[N] or sc://host:port"
+        in result.stderr.str()
+    )
