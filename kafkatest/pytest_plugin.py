@@ -106,6 +106,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         ),
     )
     parser.addini("spark_remote", "default of --spark-remote", default="")
+    group.addoption(
+        "--spark-master",
+        default=None,
+        help=(
+            "the spark fixture's master: local[N] (default local[2]), local-cluster[W,C,M] "
+            "(executors in their own JVMs) or spark://host:port (ini: spark_master; env "
+            "KAFKATEST_SPARK_MASTER)"
+        ),
+    )
+    parser.addini("spark_master", "default of --spark-master", default="")
 
 
 #: More emulated brokers than this is a typo, not a cluster (each takes a port).
@@ -167,6 +177,12 @@ def _check_options(config: pytest.Config) -> None:
         raise pytest.UsageError(
             "--kafka-backend=external needs --kafka-bootstrap host:port of the cluster"
         )
+    master = spark_master(config)
+    if not _MASTER.fullmatch(master):
+        raise pytest.UsageError(
+            f"--spark-master={master!r}: give local[N], local-cluster[W,C,M] (workers, "
+            "cores and MB each) or spark://host:port"
+        )
     remote = spark_remote(config)
     if remote and not (remote == "local" or remote.startswith(("local[", "sc://"))):
         raise pytest.UsageError(
@@ -177,6 +193,22 @@ def _check_options(config: pytest.Config) -> None:
         raise pytest.UsageError(
             f"--kafkatest-reports={reports!r} is a file; give a directory for the reports"
         )
+
+
+#: Masters the spark fixture accepts (a standalone cluster kafkatest starts is not built).
+_MASTER = re.compile(r"local(\[(\d+|\*)\])?|local-cluster\[\d+, *\d+, *\d+\]|spark://[^/\s]+:\d+")
+
+
+def spark_master(config: pytest.Config) -> str:
+    """The spark fixture's master (local[2] unless an option, ini or env says)."""
+    import os
+
+    return str(
+        config.getoption("--spark-master")
+        or config.getini("spark_master")
+        or os.environ.get("KAFKATEST_SPARK_MASTER", "")
+        or "local[2]"
+    )
 
 
 def spark_remote(config: pytest.Config) -> str:
@@ -482,7 +514,7 @@ def spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
 
         session = connect_spark_session(remote)
     else:
-        session = kafka_spark_session()
+        session = kafka_spark_session(master=spark_master(pytestconfig))
     try:
         yield session
     finally:

@@ -19,6 +19,7 @@ SPARK_USE = re.compile(
 #: Spark tests that run on the default PySpark line only, and why.
 DEFAULT_LINE_ONLY = {
     "tests/test_spark_connect.py": "Spark Connect (--spark-remote) is tested on PySpark 4.2",
+    "tests/test_spark_masters.py": "local-cluster (--spark-master) is tested on PySpark 4.2",
 }
 
 

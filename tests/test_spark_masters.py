@@ -1,0 +1,51 @@
+"""`--spark-master`: the spark fixture on `local-cluster[W,C,M]` runs executors in JVMs
+of their own (as a cluster does), and the connector's jars and the broker's address
+reach them: a downstream suite (the README's sinks example) passes on both backends."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kafkatest import Broker
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+SINKS_EXAMPLE = Path(__file__).parent / "test_readme_sinks_example.py"
+
+DOWNSTREAM = """
+def test_executors_run_in_jvms_of_their_own(spark):
+    context = spark.sparkContext
+    assert context.master == "local-cluster[2,1,1024]"
+    # The driver and two executors, each its own process.
+    assert context._jsc.sc().getExecutorMemoryStatus().size() == 3
+"""
+
+
+@pytest.mark.kafka_backends("emulator", "kafka")
+def test_a_downstream_suite_runs_on_a_local_cluster(
+    pytester: pytest.Pytester, kafka_broker: Broker
+) -> None:
+    pytester.makepyfile(test_master=DOWNSTREAM, test_readme_sinks=SINKS_EXAMPLE.read_text())
+    result = pytester.runpytest_subprocess(
+        "--spark-master=local-cluster[2,1,1024]",
+        "--kafka-backend=external",
+        f"--kafka-bootstrap={kafka_broker.bootstrap_servers}",
+        "-p",
+        "no:cacheprovider",
+        timeout=600,
+    )
+    result.assert_outcomes(passed=2)
+
+
+@pytest.mark.parametrize("master", ["yarn", "local[two]", "standalone[2]", "spark://nohost"])
+def test_a_master_kafkatest_cannot_run_is_one_usage_error(
+    pytester: pytest.Pytester, master: str
+) -> None:
+    pytester.makepyfile(test_x="def test_x(): pass\n")
+    result = pytester.runpytest_subprocess(f"--spark-master={master}", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert f"--spark-master={master!r}: give local[N], local-cluster[W,C,M]" in (
+        result.stderr.str()
+    )
