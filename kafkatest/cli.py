@@ -38,6 +38,20 @@ def _emulator(args: argparse.Namespace) -> int:
     )
 
 
+def _schema_registry(args: argparse.Namespace) -> int:
+    from kafkatest.schema_registry import SchemaRegistryServer
+
+    server = SchemaRegistryServer(port=args.port, host=args.host)
+    print(f"schema registry on {server.url}", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+    return 0
+
+
 def _bench(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
@@ -117,6 +131,14 @@ def build_parser() -> argparse.ArgumentParser:
     add_control_options(emulator)
     add_security_options(emulator)
     emulator.set_defaults(run=_emulator)
+
+    registry = commands.add_parser(
+        "schema-registry",
+        help="run an embedded Confluent-compatible Schema Registry until interrupted",
+    )
+    registry.add_argument("--host", default="127.0.0.1")
+    registry.add_argument("--port", type=int, default=8081)
+    registry.set_defaults(run=_schema_registry)
 
     from kafkatest.faults.cli import add_fault_parser
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from kafkatest.faults import Faults
+    from kafkatest.schema_registry import SchemaRegistryServer
 
 _BROKERS_KEY = pytest.StashKey[list[Broker]]()
 
@@ -500,6 +501,16 @@ def kafka_faults(kafka_broker: Broker) -> Iterator[Faults]:
         yield faults
     finally:
         faults.clear()
+
+
+@pytest.fixture(scope="session")
+def schema_registry() -> Iterator[SchemaRegistryServer]:
+    """An embedded Confluent-compatible Schema Registry on loopback (``.url``), started
+    only by tests that ask for it and shared by the run."""
+    from kafkatest.schema_registry import start_schema_registry
+
+    with start_schema_registry() as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

@@ -21,6 +21,7 @@ def fenced_blocks(language: str) -> list[str]:
         "test_readme_example.py",
         "test_readme_sinks_example.py",
         "test_readme_scenario_example.py",
+        "test_readme_schemas_example.py",
     ],
 )
 def test_readme_examples_are_the_tested_files(name: str) -> None:

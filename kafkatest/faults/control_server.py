@@ -69,15 +69,18 @@ def host_allowed(host_header: str, listen_host: str, port: int) -> bool:
     return False
 
 
-def refusal(method: str, headers: Message, listen_host: str, port: int) -> tuple[int, str] | None:
-    """(status, reason) when a request must be refused before its body is read."""
+def browser_refusal(
+    headers: Message, listen_host: str, port: int, max_body: int, what: str = "control interface"
+) -> tuple[int, str] | None:
+    """(status, reason) when a request's Host, Origin or framing must be refused: the
+    checks every loopback HTTP server of kafkatest makes so a web page cannot drive it."""
     hosts = headers.get_all("Host") or []
     if len(hosts) != 1:
         return HTTPStatus.BAD_REQUEST, "send exactly one Host header"
     if not host_allowed(hosts[0], listen_host, port):
         return (
             HTTPStatus.MISDIRECTED_REQUEST,
-            f"Host {hosts[0]!r} is not this control interface ({listen_host}:{port}); "
+            f"Host {hosts[0]!r} is not this {what} ({listen_host}:{port}); "
             "requests for another name are refused, as a web page's would be",
         )
     origin = headers.get("Origin")
@@ -93,15 +96,25 @@ def refusal(method: str, headers: Message, listen_host: str, port: int) -> tuple
     if lengths and not (lengths[0].isascii() and lengths[0].isdigit()):
         return HTTPStatus.BAD_REQUEST, f"malformed Content-Length {lengths[0]!r}"
     length = int(lengths[0]) if lengths else 0
+    if length > max_body:
+        return (
+            HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+            f"body of {length} bytes is over the limit of {max_body}",
+        )
+    return None
+
+
+def refusal(method: str, headers: Message, listen_host: str, port: int) -> tuple[int, str] | None:
+    """(status, reason) when a request must be refused before its body is read."""
+    refused = browser_refusal(headers, listen_host, port, MAX_BODY_BYTES)
+    if refused is not None:
+        return refused
+    lengths = headers.get_all("Content-Length") or []
+    length = int(lengths[0]) if lengths else 0
     if method == "POST" and not lengths:
         return (
             HTTPStatus.BAD_REQUEST,
             "POST needs a Content-Length header and a JSON body ({} for no parameters)",
-        )
-    if length > MAX_BODY_BYTES:
-        return (
-            HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
-            f"body of {length} bytes is over the limit of {MAX_BODY_BYTES}",
         )
     if method in CHANGING or length > 0:
         kind = headers.get_content_type()
@@ -208,12 +221,7 @@ class ControlServer:
                         self.close_connection = True
                         return  # the client went away mid-body: nobody to answer
                     status, answer = server.handle(self.command, self.path, body)
-                data = json.dumps(answer).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_answer(self, status, json.dumps(answer).encode(), "application/json")
 
             do_GET = do_POST = do_DELETE = do_PUT = _serve
 
@@ -221,6 +229,16 @@ class ControlServer:
                 log.info("control %s", format % args)
 
         return Handler
+
+
+def send_answer(
+    handler: BaseHTTPRequestHandler, status: int, data: bytes, content_type: str
+) -> None:
+    handler.send_response(status)
+    handler.send_header("Content-Type", content_type)
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
 
 
 def _error(message: str) -> dict[str, Any]:
