@@ -50,7 +50,7 @@ def canonical(
     """The text to store, after checking that `text` is a valid schema of `schema_type`."""
     if schema_type == "AVRO":
         parse_avro(text, references, resolve)
-        return json.dumps(json.loads(text), separators=(",", ":"))
+        return json.dumps(_avro_plain(json.loads(text)), separators=(",", ":"))
     if schema_type == "JSON":
         try:
             document = json.loads(text)
@@ -65,6 +65,23 @@ def canonical(
         return json.dumps(document, separators=(",", ":"))
     _check_protobuf(text)
     return text
+
+
+PRIMITIVES = frozenset(("null", "boolean", "int", "long", "float", "double", "bytes", "string"))
+
+
+def _avro_plain(node: Any) -> Any:
+    """Avro's own printing (Java's ``Schema.toString``): ``{"type": "string"}`` is ``"string"``."""
+    if isinstance(node, list):
+        return [_avro_plain(n) for n in node]
+    if isinstance(node, dict):
+        if set(node) == {"type"} and node["type"] in PRIMITIVES:
+            return node["type"]
+        return {
+            k: _avro_plain(v) if k in ("type", "items", "values", "fields") else v
+            for k, v in node.items()
+        }
+    return node
 
 
 def _check_protobuf(text: str) -> None:

@@ -32,7 +32,7 @@ _clock_lock = threading.Lock()
 
 
 def fake_values(
-    schema: Mapping[str, Provider],
+    schema: Mapping[str, Provider] | str,
     count: int,
     seed: int = 0,
     locale: str | None = None,
@@ -45,9 +45,17 @@ def fake_values(
     ``(name, kwargs)`` pair (``("pyint", {"max_value": 9})``), a callable taking
     the Faker (called per record, unpooled), or ``"seq"``/``"uuid4"``. Relative date
     providers count from `now` (a naive datetime is local time, as faker takes it).
+
+    An Avro record schema (its JSON text or dict) instead makes records that fit it, for
+    ``seed(..., value_format="avro", schema=the same schema)``.
     """
     if count < 0:
         raise ValueError("count must be >= 0")
+    from kafkatest.seeding.fake_avro import fake_avro_values, is_avro_schema
+
+    if is_avro_schema(schema):
+        return fake_avro_values(schema, count, seed)
+    assert not isinstance(schema, str)
     faker = Faker(locale)
     faker.seed_instance(seed)
     rng = random.Random(seed)

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from kafkatest.records import Header, Record, to_bytes, to_headers
+
+#: Turns a seeded value (or key) into its bytes: a schema-registry serializer.
+Encoder = Callable[[Any], "bytes | None"]
 
 DEFAULT_ID_HEADER = "kafkatest.id"
 ENVELOPE_FIELDS = frozenset({"key", "value", "headers", "partition", "timestamp", "timestamp_ms"})
@@ -49,6 +52,8 @@ def prepare(
     id_header: str | None,
     id_field: str | None,
     id_prefix: str,
+    value_encoder: Encoder | None = None,
+    key_encoder: Encoder | None = None,
 ) -> tuple[list[Record], list[str]]:
     """Build the records to produce and their identities, in input order."""
     if id_header is None and id_field is None:
@@ -58,7 +63,15 @@ def prepare(
     seen: set[str] = set()
     for index, item in enumerate(items):
         record, record_id = _one(
-            item, index, topic, key_field, id_header, id_field, f"{id_prefix}{index}"
+            item,
+            index,
+            topic,
+            key_field,
+            id_header,
+            id_field,
+            f"{id_prefix}{index}",
+            value_encoder,
+            key_encoder,
         )
         if record_id in seen:
             raise ValueError(
@@ -79,6 +92,8 @@ def _one(
     id_header: str | None,
     id_field: str | None,
     default_id: str,
+    value_encoder: Encoder | None = None,
+    key_encoder: Encoder | None = None,
 ) -> tuple[Record, str]:
     # Locals and one Record at the end: this loop runs 100k times per large seed.
     if isinstance(item, Record):
@@ -87,7 +102,9 @@ def _one(
         partition, timestamp_ms = item.partition, item.timestamp_ms
     elif is_envelope(item):
         value, raw = item["value"], None
-        key, headers = to_bytes(item.get("key")), to_headers(item.get("headers"))
+        key = item.get("key")
+        key = to_bytes(key) if key_encoder is None else key_encoder(key)
+        headers = to_headers(item.get("headers"))
         partition = item.get("partition")
         timestamp_ms = to_timestamp_ms(item.get("timestamp_ms", item.get("timestamp")))
     else:
@@ -98,9 +115,10 @@ def _one(
         value, raw = {id_field: record_id, **value}, None
     try:
         if key is None and key_field is not None:
-            key = to_bytes(_key_from(value, key_field, index))
+            field = _key_from(value, key_field, index)
+            key = to_bytes(field) if key_encoder is None else key_encoder(field)
         if raw is None:
-            raw = _encode(value)
+            raw = _encode(value) if value_encoder is None else value_encoder(value)
     except ValueError as exc:
         if "JSON compliant" not in str(exc):
             raise

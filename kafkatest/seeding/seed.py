@@ -15,6 +15,7 @@ from kafkatest.seeding.files import load_fixture
 from kafkatest.seeding.items import DEFAULT_ID_HEADER, prepare
 from kafkatest.seeding.result import SeedResult
 from kafkatest.seeding.retention import warn_if_older_than_retention
+from kafkatest.seeding.wire import framed_encoder
 
 
 class SeedAutoCreateWarning(UserWarning):
@@ -59,6 +60,11 @@ def seed(
     id_field: str | None = None,
     id_prefix: str = "",
     timeout_s: float = 120.0,
+    value_format: str = "json",
+    schema: Any = None,
+    key_format: str = "json",
+    key_schema: Any = None,
+    schema_registry: Any = None,
 ) -> SeedResult:
     """Produce `data` to `topic` and return what was placed, with identities.
 
@@ -69,9 +75,17 @@ def seed(
     ``f"{id_prefix}{index}"``; it is written to that header (and, for JSON
     objects, to `id_field` when named) so the sink can be matched back to the
     seed. `key_field` keys each record by that field of its value.
+
+    ``value_format="avro"`` (or ``"protobuf"``, ``"json-schema"``) writes values in
+    Confluent's wire format with `schema` (Avro or JSON Schema text or dict; a generated
+    message class for Protobuf), registered in `schema_registry` (its URL or the
+    ``schema_registry`` fixture) under ``<topic>-value``; `key_format` and `key_schema`
+    do the same for keys under ``<topic>-key``. Identities stay in the header.
     """
     if isinstance(data, (str, os.PathLike)):
         data = load_fixture(data)
+    value_encoder = framed_encoder(value_format, schema, schema_registry, topic)
+    key_encoder = framed_encoder(key_format, key_schema, schema_registry, topic, is_key=True)
     records, ids = prepare(
         data,
         topic,
@@ -79,6 +93,8 @@ def seed(
         id_header=id_header,
         id_field=id_field,
         id_prefix=id_prefix,
+        value_encoder=value_encoder,
+        key_encoder=key_encoder,
     )
     if records:
         warn_if_auto_created(broker, topic, records)

@@ -16,20 +16,39 @@ def topic_rows(
     broker: ClientOperations,
     topic: str,
     *,
-    key: Decoding = "str",
-    value: Decoding = "json",
+    key: Decoding | str = "str",
+    value: Decoding | str = "json",
     headers: Decoding = "str",
     timeout_s: float = 30.0,
+    schema_registry: Any = None,
 ) -> list[dict[str, Any]]:
     """Rows of `topic` ordered by partition then offset, decoded as asked.
 
     Each row has topic, partition, offset, timestamp_ms, key, value and headers
     (a dict); the end of each partition is fixed when the call starts.
+    ``value="avro"`` (``"protobuf"``, ``"json-schema"``; `key` likewise) decodes
+    Confluent-framed data with the schemas in `schema_registry` (its URL or the
+    fixture); a record that does not decode is kept as its bytes.
     """
-    return [
-        record_row(record, key=key, value=value, headers=headers)
-        for record in broker.consume(topic, timeout_s=timeout_s)
-    ]
+    from kafkatest.sinks.framed import FRAMED, framed_decoder
+
+    decoders = {
+        name: framed_decoder(how, schema_registry, topic, is_key=name == "key")
+        for name, how in (("key", key), ("value", value))
+        if how in FRAMED
+    }
+    rows = []
+    for record in broker.consume(topic, timeout_s=timeout_s):
+        row = record_row(
+            record,
+            key="bytes" if "key" in decoders else key,  # type: ignore[arg-type]
+            value="bytes" if "value" in decoders else value,  # type: ignore[arg-type]
+            headers=headers,
+        )
+        for name, decoder in decoders.items():
+            row[name] = decoder(row[name])
+        rows.append(row)
+    return rows
 
 
 def topic_frame(
