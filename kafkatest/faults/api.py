@@ -63,6 +63,8 @@ class Faults:
         self._open_transactions: list[open_transactions.OpenTransaction] = []
         #: (topic, partition) -> the leader before the first move.
         self._moved: dict[tuple[str, int], tuple[int, int]] = {}
+        #: Poison pills written so far: their ids continue ``poison-<n>-...``.
+        self._poisoned = 0
 
     @property
     def backend(self) -> str:
@@ -114,6 +116,37 @@ class Faults:
         else:
             check.existing_topic(self.broker, "delete_records", topic)
         return topics.delete_records(self.broker, topic, before)
+
+    def poison(
+        self,
+        topic: str,
+        partition: int | None = None,
+        payload: str | bytes = "wrong-magic",
+        count: int = 1,
+        schema_id: int = 1,
+    ) -> list[dict[str, int]]:
+        """Write `count` records that do not decode as Confluent-framed data.
+
+        `payload` is a kind from `kafkatest.faults.poison.KINDS` (``wrong-magic``,
+        ``unknown-schema-id``, ``truncated``, ``garbage-body`` with `schema_id`) or
+        the exact bytes. Each carries a ``kafkatest.id`` header ``poison-<n>`` and a
+        ``kafkatest.poison`` header naming its kind; returns where they landed.
+        """
+        from kafkatest.faults import poison as pills
+
+        check.existing_topic(self.broker, "poison", topic)
+        if partition is not None:
+            check.existing_partitions(self.broker, "poison", topic, [partition])
+        try:
+            sent = pills.poison_records(
+                topic, partition, payload, count, schema_id, f"poison-{self._poisoned}-"
+            )
+        except ValueError as exc:
+            raise check.InvalidFault(f"poison: {exc}") from None
+        self._poisoned += count
+        placed = self.broker.produce(sent)
+        pills.check_placed(sent, placed)
+        return [{"partition": r.partition or 0, "offset": r.offset or 0} for r in placed]
 
     def age_out_records(
         self, topic: str, retention_ms: int = 1, timeout_s: float = DEFAULT_TIMEOUT_S

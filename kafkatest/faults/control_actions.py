@@ -27,6 +27,7 @@ ACTIONS: dict[str, dict[str, Any]] = {
     "delete_records": {"topic": str, "before": (int, dict)},
     "age_out_records": {"topic": str, "retention_ms?": int},
     "add_partitions": {"topic": str, "total": int},
+    "poison": {"topic": str, "partition?": int, "payload?": str, "count?": int, "schema_id?": int},
     "stop": {},
     "start": {},
     "restart": {},
