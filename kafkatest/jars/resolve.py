@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from kafkatest.errors import SetupError
@@ -60,6 +61,41 @@ def spark_connector_jars(quiet: bool = False) -> list[Path]:
         "(pip install 'pyspark>=3.5,<4.3'), set KAFKATEST_CONNECTOR_VERSION, or point "
         "KAFKATEST_SPARK_JARS_DIR at a directory holding the connector jars."
     )
+
+
+#: Spark's own format modules a test may ask for next to the connector.
+SPARK_EXTRAS = ("avro", "protobuf")
+
+
+def requested_spark_extras(names: str | Sequence[str] | None = None) -> list[str]:
+    """The extras named (or by ``KAFKATEST_SPARK_EXTRAS=avro,protobuf``), checked."""
+    raw = os.environ.get("KAFKATEST_SPARK_EXTRAS", "") if names is None else names
+    wanted = [n.strip() for n in (raw.split(",") if isinstance(raw, str) else raw) if n.strip()]
+    unknown = sorted(set(wanted) - set(SPARK_EXTRAS))
+    if unknown:
+        raise SetupError(
+            f"unknown Spark extra(s) {unknown} (KAFKATEST_SPARK_EXTRAS); choose from {SPARK_EXTRAS}"
+        )
+    return wanted
+
+
+def spark_extra_jars(extras: Sequence[str], quiet: bool = False) -> list[Path]:
+    """spark-avro / spark-protobuf for the installed PySpark, with their dependencies.
+
+    Maven picks the newest release of the installed major line not newer than PySpark
+    (a version range): these modules are sometimes not published for a patch (4.2.0's
+    spark-avro is missing from Central), and an earlier release of the line works with
+    ``from_avro``/``from_protobuf`` (tests/schema_registry/test_spark_avro.py).
+    """
+    if not extras:
+        return []
+    spark = installed_spark()
+    major = spark.minor_line[0]
+    coordinates = [
+        f"org.apache.spark:spark-{name}_{spark.scala_binary}:[{major}.0.0,{spark.version}]"
+        for name in requested_spark_extras(extras)
+    ]
+    return without_spark_provided(maven.resolve(coordinates, quiet=quiet), spark)
 
 
 def kafka_broker_jars(version: str | None = None, quiet: bool = False) -> list[Path]:

@@ -48,6 +48,11 @@ def connector_conf(mode: str | None = None) -> dict[str, str]:
     mode = mode or os.environ.get("KAFKATEST_SPARK_JARS", "resolve")
     if mode == "none":
         return {}
+    from kafkatest.jars.resolve import requested_spark_extras
+
+    # KAFKATEST_SPARK_EXTRAS=avro[,protobuf]: spark-avro / spark-protobuf next to the
+    # connector, for jobs that decode with from_avro / from_protobuf.
+    extras = requested_spark_extras()
     if mode == "packages":
         from kafkatest.jars import spark_connector_coordinate
 
@@ -55,8 +60,10 @@ def connector_conf(mode: str | None = None) -> dict[str, str]:
     if mode != "resolve":
         raise ValueError(f"KAFKATEST_SPARK_JARS must be resolve, packages or none, not {mode!r}")
     from kafkatest.jars import spark_connector_jars
+    from kafkatest.jars.resolve import spark_extra_jars
 
-    return {"spark.jars": ",".join(str(jar) for jar in spark_connector_jars())}
+    jars = [*spark_connector_jars(), *spark_extra_jars(extras)]
+    return {"spark.jars": ",".join(str(jar) for jar in jars)}
 
 
 def kafka_spark_session(
