@@ -37,6 +37,11 @@ class RunContext:
     log: list[str] = field(default_factory=list)
     #: Process groups of job processes started in this run (all killed by its end).
     process_groups: list[int] = field(default_factory=list)
+    #: The registry schema actions use (`run_scenario(..., schema_registry=)`).
+    schema_registry: Any = None
+    #: logical topic -> the Avro schema its producer writes with now (set by
+    #: register_schema / evolve_schema; seeds to that topic are then Avro).
+    schemas: dict[str, str] = field(default_factory=dict)
 
     def topic(self, logical: str) -> str:
         try:
@@ -57,9 +62,45 @@ def seed_records(ctx: RunContext, spec: SeedSpec) -> SeedResult:
         }
         for n in range(spec.count)
     ]
-    result = seed(ctx.broker, ctx.topic(spec.topic), records, id_prefix=f"{spec.label}-")
+    schema = ctx.schemas.get(spec.topic)
+    result = seed(
+        ctx.broker,
+        ctx.topic(spec.topic),
+        records,
+        id_prefix=f"{spec.label}-",
+        value_format="json" if schema is None else "avro",
+        schema=schema,
+        schema_registry=ctx.schema_registry,
+    )
     ctx.seeds[spec.label] = result
     return result
+
+
+def register_schema(ctx: RunContext, args: dict[str, Any], evolve: bool = False) -> int:
+    """Register an Avro schema for the topic's values; later seeds write with it.
+
+    ``evolve_schema`` is the same move for a topic that already has one: the producer
+    switches to a new version mid-stream, and the registry refuses (with its 409) a
+    version its compatibility level does not allow.
+    """
+    import json
+
+    from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
+
+    from kafkatest.seeding.wire import registry_url
+
+    name = "evolve_schema" if evolve else "register_schema"
+    if ctx.schema_registry is None:
+        raise ValueError(f"{name} needs a registry: run_scenario(..., schema_registry=...)")
+    topic = str(args["topic"])
+    if evolve and topic not in ctx.schemas:
+        raise ValueError(f"evolve_schema: topic {topic!r} has no schema yet; register_schema first")
+    raw = args["schema"]
+    text = raw if isinstance(raw, str) else json.dumps(raw)
+    client = SchemaRegistryClient({"url": registry_url(ctx.schema_registry)})
+    schema_id = client.register_schema(f"{ctx.topic(topic)}-value", Schema(text, "AVRO"))
+    ctx.schemas[topic] = text
+    return schema_id
 
 
 def _job(ctx: RunContext) -> JobControl:
@@ -100,6 +141,15 @@ ACTIONS: dict[str, Callable[[RunContext, dict[str, Any]], object]] = {
     ),
     # Holds the step's later actions back (a pause of N seconds: pause, wait, resume).
     "wait": lambda ctx, a: time.sleep(float(a["seconds"])),
+    "register_schema": lambda ctx, a: register_schema(ctx, a),
+    "evolve_schema": lambda ctx, a: register_schema(ctx, a, evolve=True),
+    "poison": lambda ctx, a: faults_for(ctx.broker).poison(
+        ctx.topic(a["topic"]),
+        None if a.get("partition") is None else int(a["partition"]),
+        str(a.get("payload", "wrong-magic")),
+        int(a.get("count", 1)),
+        int(a.get("schema_id", 1)),
+    ),
     "kill_job": lambda ctx, a: _job(ctx).kill(),
     "restart_job": lambda ctx, a: _job(ctx).restart(),
     "stop_query": lambda ctx, a: _job(ctx).stop(),
@@ -119,6 +169,9 @@ ACTION_PARAMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "add_partitions": (("topic", "total"), ()),
     "move_leader": (("topic",), ("partition", "to_broker")),
     "wait": (("seconds",), ()),
+    "register_schema": (("topic", "schema"), ()),
+    "evolve_schema": (("topic", "schema"), ()),
+    "poison": (("topic",), ("partition", "payload", "count", "schema_id")),
     **{
         name: ((), ())
         for name in (

@@ -67,10 +67,15 @@ def run_scenario(
     broker: Broker,
     spark: SparkSession | None = None,
     checkpoint: str | Path | None = None,
+    schema_registry: Any = None,
 ) -> ScenarioResult:
-    """Run `scenario` once; never raises for Spark's or the sink's behaviour, only reports."""
+    """Run `scenario` once; never raises for Spark's or the sink's behaviour, only reports.
+
+    `schema_registry` (a URL or the fixture) serves the register_schema / evolve_schema
+    actions; seeds to a topic with a schema are then Avro in Confluent's wire format.
+    """
     names = real_topic_names(scenario)
-    ctx = RunContext(broker, names)
+    ctx = RunContext(broker, names, schema_registry=schema_registry)
     for logical, partitions in scenario.topics.items():
         broker.create_topic(names[logical], partitions=partitions)
     scratch = None if checkpoint else owned_tempdir("kafkatest-checkpoint-")
