@@ -126,3 +126,45 @@ def test_failfast_fails_the_query(
         wait_for_query(query)
     # The first batch (all the records) failed whole: not even the good records arrived.
     assert capture.rows == []
+
+
+def test_a_job_built_with_v1_reads_records_written_with_v2(
+    spark: Any,
+    kafka_broker: Broker,
+    kafka_topic: Any,
+    schema_registry: SchemaRegistryServer,
+    checkpoint_dir: Any,
+) -> None:
+    """The producer moves to v2 mid-stream (a field appended, with a default: BACKWARD
+    allows it). from_avro decodes with the job's v1 as the writer schema, so v2 records
+    decode *without error* and the new field is silently dropped, in FAILFAST too."""
+    from kafkatest.scenarios.actions import RunContext, make_action
+
+    fields = [{"name": "label", "type": "string"}, {"name": "n", "type": "int"}]
+    v1 = {"type": "record", "name": "Event", "fields": fields}
+    v2 = {**v1, "fields": [*fields, {"name": "region", "type": "string", "default": "eu"}]}
+    ctx = RunContext(kafka_broker, {"src": kafka_topic()}, schema_registry=schema_registry)
+    for action in (
+        {"register_schema": {"topic": "src", "schema": v1}},
+        {"seed": {"label": "old", "topic": "src", "count": 2}},
+        {"evolve_schema": {"topic": "src", "schema": v2}},
+        {"seed": {"label": "new", "topic": "src", "count": 2}},
+    ):
+        make_action(ctx, action)()
+    capture = BatchCapture()
+    query = job.start_stream(
+        spark,
+        kafka_broker.bootstrap_servers,
+        ctx.topic("src"),
+        json.dumps(v1),
+        "FAILFAST",
+        capture,
+        str(checkpoint_dir),
+    )
+    wait_for_query(query)
+    assert [r["order"] for r in capture.rows] == [
+        {"label": "old", "n": 0},
+        {"label": "old", "n": 1},
+        {"label": "new", "n": 0},
+        {"label": "new", "n": 1},
+    ]
