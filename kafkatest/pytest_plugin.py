@@ -117,6 +117,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         ),
     )
     parser.addini("spark_master", "default of --spark-master", default="")
+    parser.addini(
+        "spark_extras",
+        "Spark modules the spark fixture attaches next to the connector: avro, protobuf "
+        "(for from_avro / from_protobuf; env KAFKATEST_SPARK_EXTRAS wins)",
+        type="args",
+        default=[],
+    )
 
 
 #: More emulated brokers than this is a typo, not a cluster (each takes a port).
@@ -525,6 +532,11 @@ def spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
 
         session = connect_spark_session(remote)
     else:
+        import os
+
+        extras = pytestconfig.getini("spark_extras")
+        if extras and "KAFKATEST_SPARK_EXTRAS" not in os.environ:
+            os.environ["KAFKATEST_SPARK_EXTRAS"] = ",".join(extras)
         session = kafka_spark_session(master=spark_master(pytestconfig))
     try:
         yield session
