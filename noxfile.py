@@ -61,6 +61,7 @@ SPARK_LINE_TESTS = (
     "tests/sinks",
     "tests/scenarios",
     "tests/emulator/test_spark_connector.py",
+    "tests/schema_registry/test_spark_extras.py",
 )
 #: ... and on real Kafka: the Spark scenarios (data loss, topic deletion, partitions).
 SPARK_LINE_KAFKA_TESTS = ("tests/scenarios", "tests/test_readme_scenario_example.py")
