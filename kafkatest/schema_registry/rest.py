@@ -30,7 +30,7 @@ def _flag(query: dict[str, list[str]], name: str) -> bool:
 def _body(raw: bytes) -> dict[str, Any]:
     try:
         document = json.loads(raw or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise RegistryError(400, 400, f"Unrecognized JSON body: {exc}") from None
     if not isinstance(document, dict):
         raise errors.unprocessable("The request body must be a JSON object")

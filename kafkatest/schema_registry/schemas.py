@@ -16,6 +16,12 @@ from typing import Any
 from kafkatest.schema_registry import errors
 
 SCHEMA_TYPES = ("AVRO", "PROTOBUF", "JSON")
+#: How much of a refused schema its error message quotes (bodies may be megabytes).
+QUOTED_CHARS = 500
+
+
+def _quoted(text: str) -> str:
+    return repr(text if len(text) <= QUOTED_CHARS else text[:QUOTED_CHARS] + "...")
 
 
 @dataclass(frozen=True)
@@ -55,13 +61,15 @@ def canonical(
         try:
             document = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise errors.invalid_schema(f"{text!r}, details: {exc}") from None
+            raise errors.invalid_schema(f"{_quoted(text)}, details: {exc}") from None
         import jsonschema  # only JSON Schema users need it installed
 
         try:
             jsonschema.validators.validator_for(document).check_schema(document)
         except jsonschema.SchemaError as exc:
-            raise errors.invalid_schema(f"{text!r}, details: {exc.message}") from None
+            raise errors.invalid_schema(
+                f"{_quoted(text)}, details: {exc.message[:QUOTED_CHARS]}"
+            ) from None
         return json.dumps(document, separators=(",", ":"))
     _check_protobuf(text)
     return text
@@ -92,7 +100,7 @@ def _check_protobuf(text: str) -> None:
         raw = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
         raise errors.invalid_schema(
-            f"{text[:200]!r}, details: neither .proto text nor a base64 FileDescriptorProto"
+            f"{_quoted(text)}, details: neither .proto text nor a base64 FileDescriptorProto"
         ) from None
     from google.protobuf import descriptor_pb2
 
@@ -100,7 +108,7 @@ def _check_protobuf(text: str) -> None:
         descriptor_pb2.FileDescriptorProto.FromString(raw)
     except Exception as exc:
         raise errors.invalid_schema(
-            f"{text[:200]!r}, details: not a FileDescriptorProto: {exc}"
+            f"{_quoted(text)}, details: not a FileDescriptorProto: {exc}"
         ) from None
 
 
@@ -127,7 +135,9 @@ def parse_avro(
         document = json.loads(text)
         parsed = fastavro.parse_schema(document, named_schemas=names)
     except json.JSONDecodeError as exc:
-        raise errors.invalid_schema(f"{text!r}, details: not JSON: {exc}") from None
+        raise errors.invalid_schema(f"{_quoted(text)}, details: not JSON: {exc}") from None
     except Exception as exc:  # fastavro raises several kinds for a bad schema
-        raise errors.invalid_schema(f"{text!r}, details: {type(exc).__name__}: {exc}") from None
+        raise errors.invalid_schema(
+            f"{_quoted(text)}, details: {type(exc).__name__}: {str(exc)[:QUOTED_CHARS]}"
+        ) from None
     return parsed, names

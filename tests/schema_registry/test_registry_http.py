@@ -102,3 +102,31 @@ def test_standalone_command() -> None:
     finally:
         process.terminate()
         process.wait(30)
+
+
+def test_hostile_bodies_cost_one_answer(registry: SchemaRegistryServer) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    status, answer = request(registry, "POST", "/subjects/s/versions", deep, Content_Type=SR_JSON)
+    assert status == 400 and isinstance(answer, dict) and answer["error_code"] == 400
+    nested = '{"type":"array","items":' * 5000 + '"int"' + "}" * 5000
+    status, answer = request(
+        registry,
+        "POST",
+        "/subjects/s/versions",
+        json.dumps({"schema": nested}),
+        Content_Type=SR_JSON,
+    )
+    assert status == 422 and isinstance(answer, dict) and answer["error_code"] == 42201
+    assert len(answer["message"]) < 2000  # the refused schema is quoted, not echoed whole
+    # A body over the limit is refused from its headers, before a byte of it is read.
+    connection = http.client.HTTPConnection("127.0.0.1", registry.port, timeout=30)
+    try:
+        connection.putrequest("POST", "/subjects/s/versions", skip_host=True)
+        connection.putheader("Host", f"127.0.0.1:{registry.port}")
+        connection.putheader("Content-Type", SR_JSON)
+        connection.putheader("Content-Length", str(9 << 20))
+        connection.endheaders()
+        assert connection.getresponse().status == 413
+    finally:
+        connection.close()
+    assert request(registry, "GET", "/subjects") == (200, [])
