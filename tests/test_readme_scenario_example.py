@@ -45,5 +45,7 @@ def test_records_deleted_before_the_query_read_them(fail, spark, kafka_broker, c
     result = run_scenario(scenario, kafka_broker, spark, checkpoint_dir)
     assert result.ok, result.text()  # .text(): what Spark did, when faults fired, the delivery
     if fail == "true":
-        assert_query_failed(result.run, "COULD_NOT_READ_OFFSET_RANGE", message="[5, 30)")
+        # The reason, as the table below names it: the same on PySpark 3.5, 4.0 and 4.2
+        # (the offsets in the message are worded differently by each line).
+        assert_query_failed(result.run, "COULD_NOT_READ_OFFSET_RANGE")
     # scenario.save("records-deleted.yaml") writes it for `kafkatest repro`.

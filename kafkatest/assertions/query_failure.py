@@ -22,7 +22,6 @@ from kafkatest.spark.errors import (
     DATA_LOSS_WORDING,
     MAX_CAUSES,
     data_loss_reasons,
-    data_loss_wording,
     error_conditions,
 )
 
@@ -197,13 +196,19 @@ def _data_loss(text: str, causes: list[str], conditions: list[str]) -> list[str]
     """Reasons named by condition, or (with Spark's data-loss words) by the reason's message.
 
     Spark Connect carries no JVM causes and PySpark 4.x's text names no condition, so
-    the message stem ("Could not read records in offset [") is the reason there.
+    the message stem ("Could not read records in offset [") is the reason there. The
+    text says which Spark line wrote it, so every line's words are tried: an error
+    text kept from a 4.x run is judged the same under an installed PySpark 3.5.
     """
     said = "\n".join([text, *causes])
-    reasons = data_loss_reasons(said, conditions)
-    if DATA_LOSS in said:
-        for reason in DATA_LOSS_WORDING[max(DATA_LOSS_WORDING)]:
-            stem = data_loss_wording(reason).message.split("{", 1)[0]
-            if reason not in reasons and len(stem.strip()) > 8 and stem in said:
-                reasons.append(reason)
+    reasons: list[str] = []
+    for major, wordings in sorted(DATA_LOSS_WORDING.items(), reverse=True):
+        found = data_loss_reasons(said, conditions, major)
+        if DATA_LOSS in said:
+            found += [
+                reason
+                for reason, wording in wordings.items()
+                if len(stem := wording.message.split("{", 1)[0].strip()) > 8 and stem in said
+            ]
+        reasons += [reason for reason in found if reason not in reasons]
     return reasons
