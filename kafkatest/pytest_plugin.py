@@ -103,7 +103,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help=(
             "run the spark fixture over Spark Connect: 'local' (a local Connect server with "
-            "the connector) or sc://host:port (ini: spark_remote; env KAFKATEST_SPARK_REMOTE)"
+            "the connector) or sc://host:port (ini: spark_remote; env KAFKATEST_SPARK_REMOTE); "
+            "default: the warm server of `kafkatest spark-server start` if one runs, 'off' "
+            "to ignore it"
         ),
     )
     parser.addini("spark_remote", "default of --spark-remote", default="")
@@ -194,7 +196,7 @@ def _check_options(config: pytest.Config) -> None:
     remote = spark_remote(config)
     if remote and not (remote == "local" or remote.startswith(("local[", "sc://"))):
         raise pytest.UsageError(
-            f"--spark-remote={remote!r}: give local, local[N] or sc://host:port"
+            f"--spark-remote={remote!r}: give local, local[N], sc://host:port or off"
         )
     reports = config.getoption("--kafkatest-reports")
     if reports and Path(reports).exists() and not Path(reports).is_dir():
@@ -223,11 +225,19 @@ def spark_remote(config: pytest.Config) -> str:
     """The Spark Connect server the spark fixture uses ('' for classic local Spark)."""
     import os
 
-    return str(
+    remote = str(
         config.getoption("--spark-remote")
         or config.getini("spark_remote")
         or os.environ.get("KAFKATEST_SPARK_REMOTE", "")
     )
+    if remote == "off":
+        return ""
+    if not remote:
+        from kafkatest.spark.server import running_server
+
+        warm = running_server()  # `kafkatest spark-server start` (warm mode)
+        remote = warm.remote if warm is not None else ""
+    return remote
 
 
 def selected_backends(config: pytest.Config) -> list[str]:
@@ -546,11 +556,22 @@ def spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
 
 @pytest.fixture
 def spark(spark_session: SparkSession) -> Iterator[SparkSession]:
-    """The shared SparkSession; streaming queries a test leaves running are stopped."""
+    """The shared SparkSession; streaming queries a test leaves running are stopped.
+
+    The connector's cached Kafka producers are closed after each test too: they are
+    keyed by the job's options, not its topics, so a producer one test left in a fatal
+    state (Spark 3.5's after an authorization failure: "Cannot execute transactional
+    method because we are in an error state") would otherwise fail the next test
+    that writes with the same options.
+    """
+    from kafkatest.spark import release_kafka_clients
+
     yield spark_session
     for query in spark_session.streams.active:
         with contextlib.suppress(Exception):
             query.stop()
+    with contextlib.suppress(Exception):
+        release_kafka_clients()
 
 
 @pytest.fixture
