@@ -63,6 +63,24 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _spark_server(args: argparse.Namespace) -> int:
+    from kafkatest.spark.server import running_server, start_server, stop_server
+
+    if args.action == "start":
+        state = start_server(args.port)
+        print(f"Spark Connect server (pid {state.pid}) at {state.remote}; log {state.log}")
+    elif args.action == "stop":
+        stopped = stop_server()
+        print(f"stopped the server (pid {stopped.pid})" if stopped else "no server was running")
+    else:
+        running = running_server()
+        if running is None:
+            print("not running (kafkatest spark-server start)")
+            return 1
+        print(f"running: pid {running.pid} at {running.remote} (PySpark {running.pyspark})")
+    return 0
+
+
 def _doctor(args: argparse.Namespace) -> int:
     from kafkatest.doctor import run_doctor
 
@@ -116,6 +134,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--resolve", action="store_true", help="download the jars that are not cached yet"
     )
     doctor.set_defaults(run=_doctor)
+
+    server = commands.add_parser(
+        "spark-server",
+        help="a Spark Connect server with the connector that pytest runs reuse (warm mode)",
+    )
+    server.add_argument("action", choices=["start", "stop", "status"])
+    server.add_argument("--port", type=int, default=None, help="gRPC port (default: a free one)")
+    server.set_defaults(run=_spark_server)
 
     jars = commands.add_parser("jars", help="print resolved jar paths, one per line")
     jars.add_argument("which", choices=["spark", "kafka"])

@@ -79,6 +79,6 @@ def test_a_bad_spark_remote_is_one_usage_error(pytester: pytest.Pytester) -> Non
     result = pytester.runpytest_subprocess("--spark-remote=http://nope", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert (
-        "--spark-remote='http://nope': give local, local[N] or sc://host:port"
+        "--spark-remote='http://nope': give local, local[N], sc://host:port or off"
         in result.stderr.str()
     )

@@ -1,0 +1,166 @@
+"""Warm mode: a Spark Connect server with the connector that stays up between pytest runs.
+
+Starting Spark is most of what re-running one streaming test costs. `kafkatest
+spark-server start` starts a local Spark Connect server once (a detached process:
+PySpark's JVM with the Connect plugin and the connector, loopback only) and writes
+its pid and port to a state file in kafkatest's cache; while it runs, the `spark`
+fixture of every pytest run connects to it instead of starting Spark.
+
+What runs share: the server's JVM (loaded classes, JIT, the connector's jars) and its
+executors. What they do not: each run opens its own Connect session (its own temp
+views, memory-sink tables and SQL conf), its topics are unique per test, and its
+checkpoints live under that run's tmp_path. `stop` ends the JVM; a server whose
+process is gone is forgotten at the next look.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from kafkatest.errors import SetupError
+
+#: The plugin that starts Spark Connect's gRPC service inside a Spark driver.
+CONNECT_PLUGIN = "org.apache.spark.sql.connect.SparkConnectPlugin"
+START_TIMEOUT_S = 180.0
+
+
+@dataclass(frozen=True)
+class ServerState:
+    pid: int
+    port: int
+    log: str
+    pyspark: str
+
+    @property
+    def remote(self) -> str:
+        return f"sc://127.0.0.1:{self.port}"
+
+
+def state_file() -> Path:
+    """Where the warm server is recorded: the cache, or $KAFKATEST_SPARK_SERVER_STATE."""
+    explicit = os.environ.get("KAFKATEST_SPARK_SERVER_STATE")
+    if explicit:
+        return Path(explicit)
+    from kafkatest.jars.maven import cache_dir
+
+    return cache_dir() / "spark-server.json"
+
+
+def running_server() -> ServerState | None:
+    """The warm server, if its process lives and its port answers (else forget it)."""
+    path = state_file()
+    try:
+        state = ServerState(**json.loads(path.read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
+    if _alive(state.pid) and _answers(state.port):
+        return state
+    if not _alive(state.pid):
+        path.unlink(missing_ok=True)
+    return None
+
+
+def start_server(port: int | None = None) -> ServerState:
+    """Start the warm server (or return the one running) and wait until it serves."""
+    current = running_server()
+    if current is not None:
+        return current
+    from kafkatest.brokers.process import free_port
+
+    port = port or free_port()
+    log = state_file().with_suffix(".log")
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "kafkatest.spark.server", str(port)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # outlives the command that started it
+        )
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SetupError(f"the Spark Connect server exited at start; see {log}")
+        state = running_server()
+        if state is not None and state.pid == process.pid:
+            return state
+        time.sleep(0.5)
+    process.kill()
+    raise SetupError(
+        f"the Spark Connect server did not serve within {START_TIMEOUT_S:.0f}s; see {log}"
+    )
+
+
+def stop_server() -> ServerState | None:
+    """Stop the warm server and forget it; returns what was stopped, if anything."""
+    path = state_file()
+    try:
+        state = ServerState(**json.loads(path.read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
+    if _alive(state.pid):
+        os.kill(state.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 30
+        while _alive(state.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if _alive(state.pid):
+            os.kill(state.pid, signal.SIGKILL)
+    path.unlink(missing_ok=True)
+    return state
+
+
+def _serve(port: int) -> None:
+    """The server process: Spark with the Connect plugin until SIGTERM."""
+    import pyspark
+
+    from kafkatest.spark.session import kafka_spark_session, stop_spark_session
+
+    session = kafka_spark_session(
+        app_name="kafkatest-spark-server",
+        conf={
+            "spark.plugins": CONNECT_PLUGIN,
+            "spark.connect.grpc.binding.address": "127.0.0.1",
+            "spark.connect.grpc.binding.port": str(port),
+        },
+    )
+    # Blocked only now, so the JVM (started above) keeps its own signal handling.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+    state = ServerState(
+        os.getpid(), port, str(state_file().with_suffix(".log")), pyspark.__version__
+    )
+    state_file().write_text(json.dumps(asdict(state)))
+    stopping = signal.sigwait({signal.SIGTERM, signal.SIGINT})
+    print(f"kafkatest spark-server: signal {stopping}, stopping", flush=True)
+    stop_spark_session(session)
+    state_file().unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _answers(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except OSError:
+        return False
+    return True
+
+
+if __name__ == "__main__":
+    _serve(int(sys.argv[1]))

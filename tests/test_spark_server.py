@@ -1,0 +1,94 @@
+"""Warm mode: `kafkatest spark-server start` keeps a Spark Connect server with the
+connector up; pytest runs find it, each in a session of its own, and reuse its JVM;
+`stop` ends it and nothing is left running."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kafkatest import Broker
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+    pytest.mark.skipif(
+        importlib.util.find_spec("pyarrow") is None or importlib.util.find_spec("grpc") is None,
+        reason="PySpark's connect extra is not installed (pip install 'kafkatest[connect]')",
+    ),
+]
+
+DOWNSTREAM = """
+import json, os
+
+from kafkatest.seeding import seed
+from kafkatest.spark.connect import is_connect_session
+
+
+def test_reads_kafka_through_the_warm_server(spark, kafka_broker, kafka_topic):
+    assert is_connect_session(spark)
+    topic = kafka_topic(partitions=2)
+    seed(kafka_broker, topic, [{"n": i} for i in range(10)])
+    frame = (
+        spark.read.format("kafka")
+        .option("kafka.bootstrap.servers", kafka_broker.bootstrap_servers)
+        .option("subscribe", topic)
+        .load()
+    )
+    assert frame.count() == 10
+    # Each run has a session of its own on the shared server: a view made here is
+    # not seen by the next run.
+    assert not [t for t in spark.catalog.listTables() if t.name == "from_an_earlier_run"]
+    frame.createOrReplaceTempView("from_an_earlier_run")
+"""
+
+
+def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kafkatest.cli", "spark-server", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.mark.kafka_backends("emulator")
+def test_pytest_runs_reuse_the_warm_server_until_it_stops(
+    pytester: pytest.Pytester, kafka_broker: Broker, tmp_path: Path
+) -> None:
+    state = tmp_path / "spark-server.json"
+    env = {**os.environ, "KAFKATEST_SPARK_SERVER_STATE": str(state)}
+    assert _cli("status", env=env).returncode == 1
+    started = _cli("start", env=env)
+    try:
+        assert started.returncode == 0, started.stderr
+        pid = json.loads(state.read_text())["pid"]
+        assert f"pid {pid}" in _cli("status", env=env).stdout
+        pytester.makepyfile(test_warm=DOWNSTREAM)
+        for _ in range(2):  # the second run finds the same server
+            os.environ["KAFKATEST_SPARK_SERVER_STATE"] = str(state)
+            try:
+                result = pytester.runpytest_subprocess(
+                    "--kafka-backend=external",
+                    f"--kafka-bootstrap={kafka_broker.bootstrap_servers}",
+                    "-p",
+                    "no:cacheprovider",
+                    timeout=300,
+                )
+            finally:
+                del os.environ["KAFKATEST_SPARK_SERVER_STATE"]
+            result.assert_outcomes(passed=1)
+            assert json.loads(state.read_text())["pid"] == pid
+    finally:
+        stopped = _cli("stop", env=env)
+    assert f"stopped the server (pid {pid})" in stopped.stdout
+    assert not state.exists()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    assert _cli("status", env=env).returncode == 1
