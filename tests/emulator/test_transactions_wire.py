@@ -14,6 +14,7 @@ import time
 import uuid
 from typing import Any
 
+import pytest
 from batch_builder import build_batch
 from kio.schema.errors import ErrorCode
 from kio.static.primitive import i8, i16, i32, i64
@@ -418,3 +419,48 @@ def test_txn_offset_commit_needs_the_offsets_partition_in_the_transaction(
     assert txn_offset_commit(kafka_broker, 5, transactional_id, pid, 0, group, topic) == (
         ErrorCode.none
     )
+
+
+def list_by_pattern(broker: Broker, pattern: str) -> Any:
+    from kio.schema.list_transactions.v2.request import ListTransactionsRequest
+
+    request = ListTransactionsRequest(
+        state_filters=(),
+        producer_id_filters=(),
+        duration_filter=i64(-1),
+        transactional_id_pattern=pattern,
+    )
+    return ask(broker.bootstrap_servers, LIST_TRANSACTIONS, 2, request)
+
+
+def test_list_transactions_filters_by_a_pattern_and_refuses_a_bad_one(kafka_broker: Broker) -> None:
+    """KIP-1152: the pattern must match the whole id; one that does not compile is
+    INVALID_REGULAR_EXPRESSION for the whole request."""
+    prefix = f"wire-pattern-{uuid.uuid4().hex[:8]}"
+    for suffix in ("a", "b"):
+        assert init_producer(kafka_broker, f"{prefix}-{suffix}").error_code == ErrorCode.none
+    listed = list_by_pattern(kafka_broker, f"{prefix}-.*")
+    assert listed.error_code == ErrorCode.none
+    assert sorted(t.transactional_id for t in listed.transaction_states) == [
+        f"{prefix}-a",
+        f"{prefix}-b",
+    ]
+    only_b = list_by_pattern(kafka_broker, f"{prefix}-b")
+    assert [t.transactional_id for t in only_b.transaction_states] == [f"{prefix}-b"]
+    assert list_by_pattern(kafka_broker, prefix).transaction_states == ()  # whole id only
+    bad = list_by_pattern(kafka_broker, "tx-(unclosed")
+    assert (bad.error_code, bad.transaction_states) == (ErrorCode.invalid_regular_expression, ())
+
+
+@pytest.mark.kafka_backends("emulator")  # Java's backtracking regex would hang Kafka's thread
+def test_a_catastrophic_pattern_costs_the_emulator_linear_time(kafka_broker: Broker) -> None:
+    """A pattern that backtracks exponentially on a backtracking engine is matched by
+    RE2 in time linear in the id: the in-process emulator keeps answering."""
+    victim = "a" * 64 + "!"
+    assert init_producer(kafka_broker, victim).error_code == ErrorCode.none
+    started = time.monotonic()
+    listed = list_by_pattern(kafka_broker, "(a+)+$")
+    elapsed = time.monotonic() - started
+    assert listed.error_code == ErrorCode.none
+    assert victim not in [t.transactional_id for t in listed.transaction_states]
+    assert elapsed < 5, f"ListTransactions took {elapsed:.1f}s"

@@ -16,11 +16,11 @@ says which applies, by the request version, as Kafka's broker does.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from kafkatest.emulator.state.consumer_group_regex import compile_linear
 from kafkatest.emulator.state.errors import (
     ConcurrentTransactions,
     InvalidProducerIdMapping,
@@ -348,7 +348,7 @@ class TransactionCoordinator:
         counts from the last transaction's start whatever the state, as Kafka's does."""
         wanted_states = set(states)
         wanted_ids = set(producer_ids)
-        regex = re.compile(pattern) if pattern else None
+        regex = compile_linear(pattern) if pattern else None  # a client's pattern: RE2
         now = self._now()
         return [
             m

@@ -4,9 +4,9 @@ DescribeProducers (what ``kafka-transactions`` calls), at Kafka 4.1's versions."
 from __future__ import annotations
 
 import datetime
-import re
 from typing import Any
 
+import re2
 from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
@@ -17,6 +17,7 @@ from kafkatest.emulator.server.responses import (
     make,
     response_types,
 )
+from kafkatest.emulator.state.consumer_group_regex import compile_linear
 from kafkatest.emulator.state.errors import StateError
 from kafkatest.emulator.state.transactions import STATES
 
@@ -90,8 +91,8 @@ async def list_transactions(ctx: RequestContext, request: Any) -> Any:
     pattern = getattr(request, "transactional_id_pattern", None)
     if pattern:
         try:
-            re.compile(pattern)
-        except re.error:
+            compile_linear(pattern)
+        except re2.error:
             return make(
                 types.ListTransactionsResponse,
                 throttle_time=NO_THROTTLE,
