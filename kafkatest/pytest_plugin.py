@@ -233,11 +233,34 @@ def spark_remote(config: pytest.Config) -> str:
     if remote == "off":
         return ""
     if not remote:
-        from kafkatest.spark.server import running_server
+        from kafkatest.spark.server import usable_server
 
-        warm = running_server()  # `kafkatest spark-server start` (warm mode)
+        warm = usable_server()  # `kafkatest spark-server start` (warm mode)
         remote = warm.remote if warm is not None else ""
     return remote
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Say where Spark runs when it is not this process: a warm server is found, not
+    asked for, so a user must see that this run uses it (and how not to)."""
+    from kafkatest.spark.server import running_server, usable_server
+
+    lines = []
+    explicit = config.getoption("--spark-remote") or config.getini("spark_remote")
+    running = None if explicit else running_server()
+    if running is not None:
+        if usable_server() is None:
+            lines.append(
+                f"kafkatest: a warm Spark Connect server runs PySpark {running.pyspark}, not "
+                "this environment's; Spark starts in this process "
+                "(kafkatest spark-server stop, then start it again here)"
+            )
+        elif spark_remote(config) == running.remote:
+            lines.append(
+                f"kafkatest: spark runs on the warm Spark Connect server {running.remote} "
+                f"(pid {running.pid}); --spark-remote=off to start Spark in this process"
+            )
+    return lines
 
 
 def selected_backends(config: pytest.Config) -> list[str]:
@@ -539,8 +562,13 @@ def spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
     remote = spark_remote(pytestconfig)
     if remote:
         from kafkatest.spark.connect import connect_spark_session
+        from kafkatest.spark.server import usable_server
 
-        session = connect_spark_session(remote)
+        warm = usable_server()
+        # The warm server has the connector on its class path already.
+        session = connect_spark_session(
+            remote, send_connector=warm is None or warm.remote != remote
+        )
     else:
         import os
 

@@ -85,6 +85,9 @@ def test_pytest_runs_reuse_the_warm_server_until_it_stops(
                 del os.environ["KAFKATEST_SPARK_SERVER_STATE"]
             result.assert_outcomes(passed=1)
             assert json.loads(state.read_text())["pid"] == pid
+            result.stdout.fnmatch_lines(
+                ["kafkatest: spark runs on the warm Spark Connect server sc://127.0.0.1:*"]
+            )
     finally:
         stopped = _cli("stop", env=env)
     assert f"stopped the server (pid {pid})" in stopped.stdout
@@ -92,3 +95,30 @@ def test_pytest_runs_reuse_the_warm_server_until_it_stops(
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
     assert _cli("status", env=env).returncode == 1
+
+
+@pytest.mark.kafka_backends("emulator")
+def test_a_warm_server_of_another_pyspark_is_not_used(
+    pytester: pytest.Pytester, kafka_broker: Broker, tmp_path: Path, monkeypatch
+) -> None:
+    """A Connect client speaks only to a server of its own version: the run says so and
+    starts Spark itself (checked here without Spark: the run's spark_remote is '')."""
+    state = tmp_path / "spark-server.json"
+    port = int(kafka_broker.bootstrap_servers.rsplit(":", 1)[1])  # a port that answers
+    state.write_text(
+        json.dumps({"pid": os.getpid(), "port": port, "log": "x.log", "pyspark": "0.0.1"})
+    )
+    monkeypatch.setenv("KAFKATEST_SPARK_SERVER_STATE", str(state))
+    pytester.makepyfile(
+        test_remote="""
+from kafkatest.pytest_plugin import spark_remote
+
+def test_spark_starts_here(pytestconfig):
+    assert spark_remote(pytestconfig) == ""
+"""
+    )
+    result = pytester.runpytest_subprocess("--kafka-backend=emulator", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        ["kafkatest: a warm Spark Connect server runs PySpark 0.0.1, not this environment's*"]
+    )

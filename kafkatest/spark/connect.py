@@ -32,9 +32,13 @@ def is_connect_session(session: object) -> bool:
 
 
 def connect_spark_session(
-    remote: str = "local", conf: Mapping[str, str] | None = None
+    remote: str = "local", conf: Mapping[str, str] | None = None, *, send_connector: bool = True
 ) -> SparkSession:
-    """A Spark Connect session with the Kafka connector: a local server or `sc://...`."""
+    """A Spark Connect session with the Kafka connector: a local server or `sc://...`.
+
+    An `sc://` server is sent the connector's jars as session artifacts unless
+    `send_connector` is false (a server started with them, like kafkatest's warm one).
+    """
     missing = [name for name in _CONNECT_MODULES if importlib.util.find_spec(name) is None]
     if missing:
         raise SetupError(
@@ -63,7 +67,11 @@ def connect_spark_session(
         # for the static ones the local server was just started with.
         warnings.filterwarnings("ignore", message="Failed to set spark", category=UserWarning)
         session = builder.getOrCreate()
-    if remote.startswith("sc://") and os.environ.get("KAFKATEST_SPARK_JARS") != "none":
+    if (
+        send_connector
+        and remote.startswith("sc://")
+        and os.environ.get("KAFKATEST_SPARK_JARS") != "none"
+    ):
         from kafkatest.jars import spark_connector_jars
 
         session.addArtifacts(*(str(jar) for jar in spark_connector_jars()))

@@ -68,6 +68,15 @@ def running_server() -> ServerState | None:
     return None
 
 
+def usable_server() -> ServerState | None:
+    """The warm server, if it runs this environment's PySpark (a Connect client talks
+    only to a server of its own version)."""
+    import pyspark
+
+    state = running_server()
+    return state if state is not None and state.pyspark == pyspark.__version__ else None
+
+
 def start_server(port: int | None = None) -> ServerState:
     """Start the warm server (or return the one running) and wait until it serves."""
     current = running_server()
