@@ -24,3 +24,25 @@ def test_twenty_thousand_mutated_frames_cause_no_crash_hang_or_traceback(
     assert report.connections_closed > 0, "the mutations should break some requests"
     # Nothing a frame leaves behind outgrows the state it stores (schemas are loaded first).
     assert report.rss_end_mb <= report.rss_start_mb * 1.10, "\n".join(report.lines())
+
+
+def test_the_corpus_holds_real_frames_of_every_api_family() -> None:
+    """Every connection the clients open goes through the recording proxy (the
+    emulator advertises it), so the corpus is the clients' whole conversation."""
+    import struct
+
+    from kafkatest.emulator.fuzz.corpus import capture_client_frames
+
+    keys = {struct.unpack_from(">h", frame, 4)[0] for frame in capture_client_frames()}
+    families = {
+        "produce and fetch": {0, 1},
+        "classic groups": {11, 12, 14},
+        "offsets": {2, 8, 9},
+        "admin": {19, 20, 21, 32, 37},
+        "transactions": {22, 24, 25, 26, 28},
+        "ACLs": {29, 30, 31},
+        "SCRAM": {50, 51},
+        "KIP-848": {68, 69},
+    }
+    missing = {name: sorted(want - keys) for name, want in families.items() if want - keys}
+    assert missing == {}, f"frames captured for API keys {sorted(keys)}"

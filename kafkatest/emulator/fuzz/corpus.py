@@ -2,7 +2,9 @@
 
 A proxy between the clients and an emulator records every request frame; the
 clients do what a test session does (create a topic, produce, consume in a group,
-commit, describe, delete). Frames with a random header for every API key 0..80
+commit, describe, delete) and what this round's features add: transactions
+committed and aborted, a KIP-848 consumer with a regex, ACLs, SCRAM credentials,
+offsets, records and cluster descriptions. Frames with a random header for every API key 0..80
 and versions -1..20 are added, so unknown keys and versions are exercised too.
 """
 
@@ -12,7 +14,9 @@ import random
 import socket
 import struct
 import threading
+from collections.abc import Callable
 from contextlib import suppress
+from typing import Any
 
 _SIZE = struct.Struct(">i")
 
@@ -39,7 +43,11 @@ class RecordingProxy:
                 client, _ = self._server.accept()
             except OSError:
                 return
-            upstream = socket.create_connection(self.upstream)
+            try:
+                upstream = socket.create_connection(self.upstream)
+            except OSError:  # the emulator is closing: so is this client
+                client.close()
+                continue
             threading.Thread(target=self._requests, args=(client, upstream), daemon=True).start()
             threading.Thread(target=_pipe, args=(upstream, client), daemon=True).start()
 
@@ -75,12 +83,24 @@ def _pipe(source: socket.socket, sink: socket.socket) -> None:
             sink.shutdown(socket.SHUT_RDWR)
 
 
-def capture_client_frames(upstream: tuple[str, int]) -> list[bytes]:
-    """The request frames confluent-kafka sends while it produces, consumes and administers."""
+def capture_client_frames() -> list[bytes]:
+    """The request frames confluent-kafka sends while it produces, consumes and administers.
+
+    They are recorded against an in-process emulator that advertises the proxy's
+    address, so every connection the clients open (the bootstrap one, then the broker
+    Metadata names) goes through the proxy.
+    """
     from confluent_kafka import Consumer, Producer
     from confluent_kafka.admin import AdminClient, ConfigResource, NewPartitions, NewTopic
 
-    proxy = RecordingProxy(upstream)
+    from kafkatest.brokers.emulator import EmulatorBroker
+
+    broker = EmulatorBroker()
+    broker.start()
+    host, port = broker.bootstrap_servers.rsplit(":", 1)
+    proxy = RecordingProxy((host, int(port)))
+    cluster = broker.state.cluster
+    broker.call(lambda: cluster.set_address(cluster.broker_ids[0], "127.0.0.1", proxy.port))
     bootstrap = f"127.0.0.1:{proxy.port}"
     quiet: dict[str, str | int | float | bool] = {"bootstrap.servers": bootstrap, "log_level": 0}
     try:
@@ -101,11 +121,126 @@ def capture_client_frames(upstream: tuple[str, int]) -> list[bytes]:
         consumer.close()
         admin.describe_configs([ConfigResource("topic", "fuzz-seed")])
         admin.list_consumer_groups().result(30)
+        _transactions(quiet)
+        _consumer_group_protocol(quiet)
+        _admin_surface(admin)
         admin.create_partitions([NewPartitions("fuzz-seed", 3)])["fuzz-seed"].result(30)
         admin.delete_topics(["fuzz-seed"])["fuzz-seed"].result(30)
     finally:
         proxy.close()
+        broker.close()
     return list(proxy.frames)
+
+
+def _transactions(quiet: dict[str, str | int | float | bool]) -> None:
+    """InitProducerId with an id, AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit,
+    EndTxn: a committed and an aborted transaction."""
+    from confluent_kafka import Consumer, Producer
+
+    producer = Producer({**quiet, "transactional.id": "fuzz-seed-txn", "linger.ms": 1})
+    producer.init_transactions(30)
+    consumer = Consumer({**quiet, "group.id": "fuzz-seed-txn", "auto.offset.reset": "earliest"})
+    try:
+        for commit in (True, False):
+            producer.begin_transaction()
+            producer.produce("fuzz-seed", b"in a transaction", key=b"txn")
+            if commit:
+                producer.send_offsets_to_transaction(
+                    [_partition("fuzz-seed", 0, 1)], consumer.consumer_group_metadata(), 30
+                )
+                producer.commit_transaction(30)
+            else:
+                producer.abort_transaction(30)
+    finally:
+        consumer.close()
+
+
+def _partition(topic: str, partition: int, offset: int) -> Any:
+    from confluent_kafka import TopicPartition
+
+    return TopicPartition(topic, partition, offset)
+
+
+def _consumer_group_protocol(quiet: dict[str, str | int | float | bool]) -> None:
+    """KIP-848: ConsumerGroupHeartbeat (join, steady, leave) and ConsumerGroupDescribe."""
+    from confluent_kafka import Consumer
+
+    consumer = Consumer(
+        {
+            **quiet,
+            "group.id": "fuzz-seed-848",
+            "group.protocol": "consumer",
+            "auto.offset.reset": "earliest",
+        }
+    )
+    consumer.subscribe(["^fuzz-.*"])
+    for _ in range(10):
+        consumer.consume(10, timeout=0.3)
+        if consumer.assignment():
+            break
+    consumer.close()
+
+
+def _admin_surface(admin: object) -> None:
+    """ACLs, SCRAM credentials, groups, offsets, records, cluster and leaders."""
+    from confluent_kafka import ConsumerGroupTopicPartitions, TopicCollection
+    from confluent_kafka.admin import (
+        AclBinding,
+        AclBindingFilter,
+        AclOperation,
+        AclPermissionType,
+        OffsetSpec,
+        ResourcePatternType,
+        ResourceType,
+        ScramCredentialInfo,
+        ScramMechanism,
+        UserScramCredentialUpsertion,
+    )
+
+    client: Any = admin
+    binding = AclBinding(
+        ResourceType.TOPIC,
+        "fuzz-",
+        ResourcePatternType.PREFIXED,
+        "User:fuzz",
+        "*",
+        AclOperation.READ,
+        AclPermissionType.ALLOW,
+    )
+    anything: Any = None  # a filter's wildcard (the stubs say str)
+    matching = AclBindingFilter(
+        ResourceType.ANY,
+        anything,
+        ResourcePatternType.ANY,
+        anything,
+        anything,
+        AclOperation.ANY,
+        AclPermissionType.ANY,
+    )
+    calls: list[Callable[[], object]] = [
+        lambda: client.create_acls([binding])[binding].result(30),
+        lambda: client.describe_acls(matching).result(30),
+        lambda: client.delete_acls([matching])[matching].result(30),
+        lambda: client.alter_user_scram_credentials(
+            [
+                UserScramCredentialUpsertion(
+                    "fuzz", ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096), b"secret"
+                )
+            ]
+        )["fuzz"].result(30),
+        lambda: client.describe_user_scram_credentials(["fuzz"])["fuzz"].result(30),
+        lambda: client.describe_consumer_groups(["fuzz-seed", "fuzz-seed-848"]),
+        lambda: client.list_consumer_group_offsets([ConsumerGroupTopicPartitions("fuzz-seed")])[
+            "fuzz-seed"
+        ].result(30),
+        lambda: client.list_offsets({_partition("fuzz-seed", 0, 0): OffsetSpec.latest()}),
+        lambda: client.delete_records([_partition("fuzz-seed", 0, 1)]),
+        lambda: client.describe_topics(TopicCollection(["fuzz-seed"])),
+        lambda: client.describe_cluster().result(30),
+    ]
+    for call in calls:
+        with suppress(Exception):  # what each answers does not matter: its frames do
+            call()
 
 
 def random_header_frames(rng: random.Random, count: int) -> list[bytes]:

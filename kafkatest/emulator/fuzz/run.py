@@ -124,7 +124,7 @@ def run_fuzz(
         emulator.start()
         try:
             rng = random.Random(seed)
-            corpus = capture_client_frames(("127.0.0.1", emulator.port))
+            corpus = capture_client_frames()
             corpus += random_header_frames(rng, max(200, len(corpus) // 2))
             report.rss_start_mb = emulator.rss_mb()
             _fire(emulator, corpus, frames, connections, seed, report, log, max_seconds)
