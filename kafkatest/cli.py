@@ -35,6 +35,7 @@ def _emulator(args: argparse.Namespace) -> int:
         args.control_port,
         args.control_host,
         security_from_args(args),
+        args.timings,
     )
 
 
@@ -58,7 +59,23 @@ def _bench(args: argparse.Namespace) -> int:
 
     from kafkatest.bench import run_bench
 
-    result = run_bench(Path(args.json) if args.json else None, args.records, args.spark_records)
+    backends = tuple(name.strip() for name in args.backends.split(",") if name.strip())
+    unknown = sorted(set(backends) - {"emulator", "kafka"})
+    if unknown or not backends:
+        print(
+            f"kafkatest bench: --backends takes emulator and/or kafka, not {args.backends!r}",
+            file=sys.stderr,
+        )
+        return 2
+    result = run_bench(
+        Path(args.json) if args.json else None,
+        args.records,
+        args.spark_records,
+        backends=backends,
+        contention=not args.no_contention,
+        spark_start=not args.no_spark_start,
+        streaming_runs=args.streaming_runs,
+    )
     print(json.dumps(result, indent=2))
     return 0
 
@@ -152,10 +169,15 @@ def build_parser() -> argparse.ArgumentParser:
     emulator.add_argument("--host", default="127.0.0.1")
     emulator.add_argument("--port", type=int, default=9092)
     emulator.add_argument("--brokers", type=int, default=1)
-    from kafkatest.emulator.standalone import add_control_options, add_security_options
+    from kafkatest.emulator.standalone import (
+        add_control_options,
+        add_security_options,
+        add_timing_option,
+    )
 
     add_control_options(emulator)
     add_security_options(emulator)
+    add_timing_option(emulator)
     emulator.set_defaults(run=_emulator)
 
     registry = commands.add_parser(
@@ -174,6 +196,18 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", default=None, help="write the figures to this file")
     bench.add_argument("--records", type=int, default=200_000)
     bench.add_argument("--spark-records", type=int, default=1_000_000)
+    bench.add_argument(
+        "--backends", default="emulator,kafka", help="comma-separated (default: both)"
+    )
+    bench.add_argument(
+        "--no-contention", action="store_true", help="skip the run pinned to one core"
+    )
+    bench.add_argument(
+        "--streaming-runs", type=int, default=3, help="runs of each streaming test (median)"
+    )
+    bench.add_argument(
+        "--no-spark-start", action="store_true", help="skip SparkSession start (cold, warm)"
+    )
     bench.set_defaults(run=_bench)
     return parser
 

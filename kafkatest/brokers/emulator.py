@@ -18,6 +18,7 @@ from kafkatest.brokers.security import BrokerSecurity, tls_hosts
 from kafkatest.emulator.exposure import ExposedEmulatorWarning, exposure_warning
 from kafkatest.emulator.runner import EmulatorRunner
 from kafkatest.emulator.server.faults import FaultHook
+from kafkatest.emulator.server.timings import RequestTimings
 from kafkatest.emulator.state import BrokerSettings, EmulatorState
 from kafkatest.emulator.state.acls import Authorizer
 from kafkatest.errors import BrokerError
@@ -87,6 +88,13 @@ class EmulatorBroker(Broker):
     @faults.setter
     def faults(self, hook: FaultHook) -> None:
         self._runner.server.faults = hook
+
+    def record_timings(self) -> RequestTimings:
+        """Time every request from connections opened from now on: queued, handled,
+        written, and the client's idle time before it (see `RequestTimings`)."""
+        timings = RequestTimings()
+        self._runner.server.timings = timings
+        return timings
 
     @property
     def bootstrap_servers(self) -> str:

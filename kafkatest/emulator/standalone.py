@@ -32,8 +32,11 @@ def run_standalone(
     control_port: int | None = None,
     control_host: str = LOOPBACK,
     security: Security | None = None,
+    timings: bool = False,
 ) -> int:
-    """Serve until SIGINT/SIGTERM; the exit status (non-zero if it could not listen)."""
+    """Serve until SIGINT/SIGTERM; the exit status (non-zero if it could not listen).
+
+    With `timings`, every request's phases are recorded and printed at the end."""
     if brokers < 1:
         print("kafkatest emulator: --brokers must be at least 1", file=sys.stderr)
         return 2
@@ -48,6 +51,7 @@ def run_standalone(
     with warnings.catch_warnings():  # printed above, in the command's own words
         warnings.simplefilter("ignore", ExposedEmulatorWarning)
         broker = EmulatorBroker(brokers, host, port, security=security)
+    recorded = broker.record_timings() if timings else None
     control = None
     try:
         try:
@@ -79,6 +83,10 @@ def run_standalone(
         if control is not None:
             control.close()
         broker.close()
+    if recorded is not None:
+        print("kafkatest emulator: request timings (seconds; longest in ms)", flush=True)
+        for line in recorded.summary():
+            print(f"  {line}", flush=True)
     print("kafkatest emulator: stopped", flush=True)
     return 0
 
@@ -92,6 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--brokers", type=int, default=1, help="number of brokers")
     add_control_options(parser)
     add_security_options(parser)
+    add_timing_option(parser)
     parser.add_argument("--verbose", action="store_true", help="log every refused request")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING)
@@ -102,6 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.control_port,
         args.control_host,
         security_from_args(args),
+        args.timings,
     )
 
 
@@ -182,6 +192,15 @@ def security_from_args(args: argparse.Namespace) -> Security | None:
         )
     except BrokerError as exc:
         raise SystemExit(f"kafkatest emulator: {exc}") from None
+
+
+def add_timing_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--timings",
+        action="store_true",
+        help="record where each request's time goes (queued, handled, written, and the "
+        "client's idle time) and print it per API key when stopped",
+    )
 
 
 def add_control_options(parser: argparse.ArgumentParser) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 from kafkatest.emulator.protocol.framing import FrameDecoder, FrameError
 from kafkatest.emulator.server.context import ANONYMOUS
@@ -20,6 +21,7 @@ from kafkatest.emulator.server.sasl import (
     SaslAuthenticator,
 )
 from kafkatest.emulator.server.security import ListenerSecurity, tls_principal
+from kafkatest.emulator.server.timings import RequestTimings
 
 log = logging.getLogger("kafkatest.emulator")
 
@@ -33,6 +35,7 @@ async def serve_connection(
     connection_id: int,
     max_frame_bytes: int,
     security: ListenerSecurity | None = None,
+    timings: RequestTimings | None = None,
 ) -> None:
     peername = writer.get_extra_info("peername")
     peer = f"{peername[0]}:{peername[1]}" if peername else "?"
@@ -51,15 +54,15 @@ async def serve_connection(
                 if response is not None:
                     writer.write(response)
                     await writer.drain()
+        if timings is not None:
+            await _serve_timed(
+                reader, writer, dispatcher, connection_id, principal, peer, decoder, timings
+            )
+            return
         while True:
             data = await reader.read(_READ_SIZE)
             if not data:
-                if decoder.pending_bytes:
-                    log.info(
-                        "client %s disconnected mid-request (%d bytes of a frame unread)",
-                        peer,
-                        decoder.pending_bytes,
-                    )
+                _log_disconnect(peer, decoder)
                 return
             for request_frame in decoder.feed(data):
                 response = await dispatcher.handle(request_frame, peer, connection_id, principal)
@@ -79,6 +82,47 @@ async def serve_connection(
         log.exception("closing connection from %s after an unexpected error", peer)
     finally:
         writer.close()
+
+
+def _log_disconnect(peer: str, decoder: FrameDecoder) -> None:
+    if decoder.pending_bytes:
+        log.info(
+            "client %s disconnected mid-request (%d bytes of a frame unread)",
+            peer,
+            decoder.pending_bytes,
+        )
+
+
+async def _serve_timed(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    dispatcher: Dispatcher,
+    connection_id: int,
+    principal: str,
+    peer: str,
+    decoder: FrameDecoder,
+    timings: RequestTimings,
+) -> None:
+    """The request loop, with each request's phases recorded (see `timings`)."""
+    answered = time.perf_counter()
+    while True:
+        data = await reader.read(_READ_SIZE)
+        arrived = time.perf_counter()
+        if not data:
+            _log_disconnect(peer, decoder)
+            return
+        idle = arrived - answered
+        for request_frame in decoder.feed(data):
+            started = time.perf_counter()
+            response = await dispatcher.handle(request_frame, peer, connection_id, principal)
+            handled = time.perf_counter()
+            if response is not None:
+                writer.write(response)
+                await writer.drain()
+            answered = time.perf_counter()
+            api_key = int.from_bytes(request_frame[:2], "big", signed=True)
+            timings.record(api_key, arrived, started, handled, answered, idle)
+            idle = 0.0  # the frames after the first in one read did not wait for the client
 
 
 async def _authenticate(

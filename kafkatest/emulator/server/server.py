@@ -20,6 +20,7 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.dispatch import Dispatcher
 from kafkatest.emulator.server.faults import FaultDecision, FaultHook, NoFaults
 from kafkatest.emulator.server.security import ListenerSecurity
+from kafkatest.emulator.server.timings import RequestTimings
 from kafkatest.emulator.state import EmulatorState
 
 log = logging.getLogger("kafkatest.emulator")
@@ -48,6 +49,8 @@ class EmulatorServer:
             broker_id: (first_port + i if first_port else 0)
             for i, broker_id in enumerate(state.cluster.broker_ids)
         }
+        #: Per-request phase timings, when asked for (`RequestTimings`); None costs nothing.
+        self.timings: RequestTimings | None = None
         self._servers: list[asyncio.Server] = []
         self._connections: set[asyncio.Task[None]] = set()
         self._connection_ids = itertools.count(1)
@@ -111,6 +114,7 @@ class EmulatorServer:
                     next(self._connection_ids),
                     self.max_frame_bytes,
                     self.security,
+                    self.timings,
                 )
             except asyncio.CancelledError:
                 # stop() cancels connections; ending quietly keeps asyncio from
