@@ -7,19 +7,20 @@ share its interpreter; its in-process start-up (what fixtures pay) is timed apar
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from confluent_kafka.admin import AdminClient
 
-from kafkatest.bench import workloads
+from kafkatest.bench import spark_workloads, workloads
 from kafkatest.brokers.process import free_port, spawn, terminate
 
 
@@ -114,7 +115,12 @@ class EmulatorProcess:
 
 
 def measure(
-    broker: Any, spark: Any, records: int, spark_records: int, log: Callable[[str], None]
+    broker: Any,
+    spark: Any,
+    records: int,
+    spark_records: int,
+    log: Callable[[str], None],
+    streaming_runs: int = spark_workloads.STREAMING_RUNS,
 ) -> dict[str, float]:
     started = time.perf_counter()
     broker.start()
@@ -137,6 +143,14 @@ def measure(
             workloads.spark_read(spark, bootstrap, "bench-spark", spark_records), 2
         )
         log(f"  spark read of {spark_records:,}: {figures['spark_read_s']} s")
+        figures.update(spark_workloads.streaming_figures(spark, bootstrap, streaming_runs))
+        figures["streaming_over_in_memory"] = round(
+            figures["streaming_test_s"] / figures["in_memory_streaming_s"], 2
+        )
+        log(
+            f"  streaming test: {figures['streaming_test_s']} s "
+            f"(in-memory stream: {figures['in_memory_streaming_s']} s)"
+        )
         pid = broker.pid if hasattr(broker, "pid") else broker._process.pid
         figures["rss_mb"] = rss_mb(pid)
         log(f"  rss: {figures['rss_mb']} MB")
@@ -145,15 +159,72 @@ def measure(
     return figures
 
 
+@contextlib.contextmanager
+def one_core() -> Iterator[None]:
+    """Pin this process, and so the broker and clients it starts, to one core: the
+    contention a loaded CI machine gives, where broker and clients share a core."""
+    everything = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(everything)})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, everything)
+
+
+def measure_contended(broker: Any, records: int, log: Callable[[str], None]) -> dict[str, float]:
+    """Produce and consume with the broker and the clients on one core."""
+    with one_core():
+        broker.start()
+        try:
+            bootstrap = broker.bootstrap_servers
+            workloads.create_topic(bootstrap, "bench-contended")
+            produced = records / workloads.produce(bootstrap, "bench-contended", records)
+            consumed = records / workloads.consume(bootstrap, "bench-contended", records)
+        finally:
+            broker.close()
+    figures: dict[str, float] = {
+        "one_core_produce_records_per_s": round(produced),
+        "one_core_consume_records_per_s": round(consumed),
+    }
+    log(f"  on one core: produce {produced:,.0f}/s, consume {consumed:,.0f}/s")
+    return figures
+
+
+def spark_start_figures(log: Callable[[str], None]) -> dict[str, float]:
+    """SparkSession start in a fresh process: cold, and through a warm server."""
+    from kafkatest.spark.server import running_server, start_server, stop_server
+
+    cold = spark_workloads.spark_start()
+    log(f"spark start, cold: {cold:.1f} s")
+    started_here = running_server() is None
+    server = start_server()
+    try:
+        spark_workloads.spark_start(server.remote)  # the server's first session
+        warm = spark_workloads.spark_start(server.remote)
+    finally:
+        if started_here:
+            stop_server()
+    log(f"spark start, warm (kafkatest spark-server): {warm:.1f} s")
+    return {"spark_start_cold_s": round(cold, 2), "spark_start_warm_s": round(warm, 2)}
+
+
+def _broker(backend: str, scratch: Path) -> Any:
+    from kafkatest.brokers.kafka_process import KafkaProcessBroker
+
+    return EmulatorProcess(scratch) if backend == "emulator" else KafkaProcessBroker()
+
+
 def run_bench(
     output: Path | None,
     records: int = 200_000,
     spark_records: int = 1_000_000,
     backends: tuple[str, ...] = ("emulator", "kafka"),
+    contention: bool = True,
+    spark_start: bool = True,
+    streaming_runs: int = spark_workloads.STREAMING_RUNS,
 ) -> dict[str, Any]:
     import tempfile
 
-    from kafkatest.brokers.kafka_process import KafkaProcessBroker
     from kafkatest.spark import kafka_spark_session, stop_spark_session
 
     def log(text: str) -> None:
@@ -169,12 +240,11 @@ def run_bench(
         with tempfile.TemporaryDirectory(prefix="kafkatest-bench-") as scratch:
             for backend in backends:
                 log(f"{backend}:")
-                broker: Any = (
-                    EmulatorProcess(Path(scratch))
-                    if backend == "emulator"
-                    else KafkaProcessBroker()
+                figures = measure(
+                    _broker(backend, Path(scratch)), spark, records, spark_records, log
                 )
-                figures = measure(broker, spark, records, spark_records, log)
+                if contention:
+                    figures.update(measure_contended(_broker(backend, Path(scratch)), records, log))
                 if backend == "emulator":
                     figures.update(in_process_emulator_startup())
                 else:
@@ -183,6 +253,8 @@ def run_bench(
                 result[backend] = figures
     finally:
         stop_spark_session(spark)
+    if spark_start:
+        result["spark"] = spark_start_figures(log)
     if "emulator" in result and "kafka" in result:
         e, k = result["emulator"], result["kafka"]
         result["ratios_emulator_over_kafka"] = {

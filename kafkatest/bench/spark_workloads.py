@@ -1,0 +1,169 @@
+"""Spark's side of the benchmark: a typical streaming test, its in-memory twin, and
+what starting Spark costs.
+
+A streaming test's time is mostly Spark's, not the broker's; these figures show how
+much the Kafka source and sink add to the same transformation over an in-memory
+stream (`streaming_test_s` against `in_memory_streaming_s`), and what a test run pays
+before its first query (`spark_start_s`, in a fresh process; warm, through a running
+`kafkatest spark-server`).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kafkatest.bench.workloads import create_topic
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+#: Records in one streaming test: JSON orders for a handful of customers.
+STREAMING_RECORDS = 10_000
+CUSTOMERS = 20
+#: Each streaming figure is the median of this many runs, after one warm-up run.
+STREAMING_RUNS = 3
+ORDER_SCHEMA = "order_id STRING, customer STRING, amount DOUBLE"
+
+
+def orders(count: int = STREAMING_RECORDS) -> list[str]:
+    return [
+        json.dumps({"order_id": f"o-{i}", "customer": f"c-{i % CUSTOMERS}", "amount": i % 100})
+        for i in range(count)
+    ]
+
+
+def totals_by_customer(parsed: DataFrame) -> DataFrame:
+    """The transformation both streaming figures run: a parse already done, then a
+    stateful aggregation, as a typical job's test does."""
+    from pyspark.sql import functions as F
+
+    return parsed.groupBy("customer").agg(
+        F.sum("amount").alias("total"), F.count(F.lit(1)).alias("orders")
+    )
+
+
+def seed_orders(bootstrap: str, topic: str, count: int = STREAMING_RECORDS) -> None:
+    from confluent_kafka import Producer
+
+    create_topic(bootstrap, topic, partitions=2)
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5})
+    for index, value in enumerate(orders(count)):
+        producer.produce(topic, value.encode(), key=f"o-{index}".encode())
+    if producer.flush(60):
+        raise RuntimeError("orders not acknowledged")
+
+
+def kafka_streaming_test(spark: SparkSession, bootstrap: str, run: str) -> float:
+    """Seconds for one AvailableNow query: Kafka source, parse, aggregate, Kafka sink."""
+    from pyspark.sql import functions as F
+
+    source, sink = f"bench-orders-{run}", f"bench-totals-{run}"
+    seed_orders(bootstrap, source)
+    create_topic(bootstrap, sink, partitions=1)
+    with tempfile.TemporaryDirectory(prefix="kafkatest-bench-ckpt-") as checkpoint:
+        started = time.perf_counter()
+        parsed = (
+            spark.readStream.format("kafka")
+            .option("kafka.bootstrap.servers", bootstrap)
+            .option("subscribe", source)
+            .option("startingOffsets", "earliest")
+            .load()
+            .select(F.from_json(F.col("value").cast("string"), ORDER_SCHEMA).alias("o"))
+            .select("o.*")
+        )
+        query = (
+            totals_by_customer(parsed)
+            .select(
+                F.col("customer").alias("key"),
+                F.to_json(F.struct("total", "orders")).alias("value"),
+            )
+            .writeStream.format("kafka")
+            .option("kafka.bootstrap.servers", bootstrap)
+            .option("topic", sink)
+            .option("checkpointLocation", checkpoint)
+            .outputMode("update")
+            .trigger(availableNow=True)
+            .start()
+        )
+        query.awaitTermination()
+        elapsed = time.perf_counter() - started
+    if query.exception() is not None:
+        raise RuntimeError(f"the streaming test failed: {query.exception()}")
+    return elapsed
+
+
+def in_memory_streaming_test(spark: SparkSession, run: str) -> float:
+    """Seconds for the same query over a file stream into the memory sink."""
+    with tempfile.TemporaryDirectory(prefix="kafkatest-bench-files-") as scratch:
+        source = Path(scratch) / "orders"
+        source.mkdir()
+        (source / "part-0.json").write_text("\n".join(orders()) + "\n")
+        started = time.perf_counter()
+        parsed = spark.readStream.schema(ORDER_SCHEMA).json(str(source))
+        query = (
+            totals_by_customer(parsed)
+            .writeStream.format("memory")
+            .queryName(f"bench_totals_{run}")
+            .option("checkpointLocation", str(Path(scratch) / "checkpoint"))
+            .outputMode("update")
+            .trigger(availableNow=True)
+            .start()
+        )
+        query.awaitTermination()
+        elapsed = time.perf_counter() - started
+        rows = spark.sql(f"select count(*) from bench_totals_{run}").collect()[0][0]
+    if rows != CUSTOMERS:
+        raise RuntimeError(f"the in-memory test wrote {rows} totals, expected {CUSTOMERS}")
+    return elapsed
+
+
+def streaming_figures(
+    spark: SparkSession, bootstrap: str, runs: int = STREAMING_RUNS
+) -> dict[str, float]:
+    """Medians of `runs` runs of each streaming test, after one warm-up each."""
+    tag = str(time.monotonic_ns())
+    kafka_streaming_test(spark, bootstrap, f"{tag}-warm")
+    in_memory_streaming_test(spark, f"w{tag}")
+    kafka = [kafka_streaming_test(spark, bootstrap, f"{tag}-{i}") for i in range(runs)]
+    memory = [in_memory_streaming_test(spark, f"m{tag}_{i}") for i in range(runs)]
+    return {
+        "streaming_test_s": round(statistics.median(kafka), 2),
+        "in_memory_streaming_s": round(statistics.median(memory), 2),
+    }
+
+
+_SPARK_START = """
+import json, sys, time
+started = time.perf_counter()
+remote = sys.argv[1] if len(sys.argv) > 1 else ""
+if remote:
+    from kafkatest.spark.connect import connect_spark_session
+    spark = connect_spark_session(remote, send_connector=False)
+else:
+    from kafkatest.spark import kafka_spark_session
+    spark = kafka_spark_session(app_name="kafkatest-bench-start")
+spark.range(1).count()
+print(json.dumps({"spark_start_s": time.perf_counter() - started}))
+"""
+
+
+def spark_start(remote: str = "") -> float:
+    """Seconds from a fresh interpreter to a SparkSession with the connector that has run
+    one job: what each pytest run pays (cold), or pays to reach a warm server."""
+    done = subprocess.run(
+        [sys.executable, "-c", _SPARK_START, *([remote] if remote else [])],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"Spark did not start: {done.stderr[-2000:]}")
+    return float(json.loads(done.stdout.strip().splitlines()[-1])["spark_start_s"])

@@ -1,0 +1,55 @@
+"""`kafkatest bench` runs every workload it reports, here small and on the emulator only
+(the figures themselves are measured by hand: BENCHMARKS.md; no timing is asserted)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.spark
+
+
+def test_bench_reports_every_figure(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "kafkatest.cli", "bench", "--backends", "emulator"),
+            *("--records", "2000", "--spark-records", "2000", "--streaming-runs", "1"),
+            *("--no-spark-start", "--json", str(out)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures = json.loads(out.read_text())["emulator"]
+    for name in (
+        "produce_records_per_s",
+        "consume_records_per_s",
+        "group_join_s",
+        "spark_read_s",
+        "streaming_test_s",
+        "in_memory_streaming_s",
+        "streaming_over_in_memory",
+        "one_core_produce_records_per_s",
+        "one_core_consume_records_per_s",
+        "startup_s",
+    ):
+        assert figures[name] > 0, name
+
+
+def test_bench_refuses_an_unknown_backend() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "kafkatest.cli", "bench", "--backends", "emulatr"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "--backends takes emulator and/or kafka, not 'emulatr'" in done.stderr
