@@ -6,7 +6,7 @@ import subprocess
 import sys
 import time
 
-from confluent_kafka import Producer
+from confluent_kafka import KafkaException, Producer
 
 from kafkatest.brokers.emulator import EmulatorBroker
 from kafkatest.brokers.process import free_port
@@ -24,6 +24,11 @@ def test_recorded_timings_account_for_every_request_by_phase() -> None:
             producer.produce("timed", str(index).encode())
             producer.flush(10)
         produce = timings.by_api[PRODUCE]
+        # A request is recorded once its reply is written: the client may see the
+        # last reply a moment before that.
+        deadline = time.monotonic() + 10
+        while produce.requests < 20 and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert produce.requests >= 20
         assert all(produce.totals[phase] >= 0 for phase in ("queued", "handled", "written"))
         # Each flush waits for the reply, then the client sends the next one: idle time.
@@ -47,8 +52,12 @@ def test_the_standalone_emulator_prints_its_timings_when_stopped() -> None:
     try:
         producer = Producer({"bootstrap.servers": f"127.0.0.1:{port}"})
         deadline = time.monotonic() + 60
-        while producer.list_topics(timeout=1).brokers == {} and time.monotonic() < deadline:
-            time.sleep(0.1)
+        while time.monotonic() < deadline:
+            try:
+                if producer.list_topics(timeout=1).brokers:
+                    break
+            except KafkaException:  # not listening yet
+                time.sleep(0.1)
         producer.produce("timed", b"x")
         assert producer.flush(30) == 0
     finally:

@@ -9,10 +9,9 @@ same kio dataclasses that skips unknown tags by their length, as Kafka does.
 from __future__ import annotations
 
 import dataclasses
-import io
 from collections.abc import Callable
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 from kio._kio_native import compact_array_reader, get_field_reader, legacy_array_reader
 from kio.index import KioIndexError, load_request_schema, load_response_schema
@@ -28,6 +27,7 @@ from kio.static.protocol import Entity, RequestPayload, ResponsePayload
 
 from kafkatest.emulator.protocol.guard import checked_frame
 from kafkatest.emulator.protocol.primitives import DecodeError, read_uvarint
+from kafkatest.emulator.protocol.replies import ScatterWriter
 
 #: kio's reader shape: (buffer, offset) -> (value, bytes consumed).
 Reader = Callable[[Any, int], tuple[Any, int]]
@@ -80,10 +80,11 @@ def decode_request(schema: type[RequestPayload], frame: bytes, offset: int) -> A
 
 
 def encode_response(response: Any) -> bytes:
-    """Encode a kio response entity's body (no header)."""
-    buffer = io.BytesIO()
-    entity_writer(type(response))(buffer, response)
-    return buffer.getvalue()
+    """Encode a kio response entity's body (no header) as one byte string (a Fetch
+    response's `StoredRecords` included; the server sends `replies.encode_reply`)."""
+    writer = ScatterWriter()
+    entity_writer(type(response))(cast(Any, writer), response)  # a duck-typed Writable
+    return b"".join(writer.parts())
 
 
 def encode_entity(entity: Any) -> bytes:

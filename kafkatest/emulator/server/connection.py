@@ -52,7 +52,7 @@ async def serve_connection(
             for request_frame in early:
                 response = await dispatcher.handle(request_frame, peer, connection_id, principal)
                 if response is not None:
-                    writer.write(response)
+                    writer.writelines(response)
                     await writer.drain()
         if timings is not None:
             await _serve_timed(
@@ -67,7 +67,7 @@ async def serve_connection(
             for request_frame in decoder.feed(data):
                 response = await dispatcher.handle(request_frame, peer, connection_id, principal)
                 if response is not None:
-                    writer.write(response)
+                    writer.writelines(response)
                     await writer.drain()
     except AuthenticationFailed as exc:
         log.info("authentication of %s failed: %s", peer, exc)
@@ -117,7 +117,7 @@ async def _serve_timed(
             response = await dispatcher.handle(request_frame, peer, connection_id, principal)
             handled = time.perf_counter()
             if response is not None:
-                writer.write(response)
+                writer.writelines(response)
                 await writer.drain()
             answered = time.perf_counter()
             api_key = int.from_bytes(request_frame[:2], "big", signed=True)
@@ -165,11 +165,11 @@ async def _authenticate(
                     reply = await authenticator.on_frame(request_frame)
                 except AuthenticationFailed as exc:
                     if exc.reply is not None:
-                        writer.write(exc.reply)
+                        writer.writelines(exc.reply)
                         await writer.drain()
                     raise
                 if reply is not None:
-                    writer.write(reply)
+                    writer.writelines(reply)
                     await writer.drain()
     finally:
         decoder.max_frame_bytes = limit

@@ -14,7 +14,6 @@ from typing import Any
 from kio.schema.errors import ErrorCode
 from kio.static.primitive import i16
 
-from kafkatest.emulator.protocol.framing import frame
 from kafkatest.emulator.protocol.headers import (
     API_VERSIONS_KEY,
     parse_request_header,
@@ -23,10 +22,10 @@ from kafkatest.emulator.protocol.headers import (
 )
 from kafkatest.emulator.protocol.messages import (
     decode_request,
-    encode_response,
     request_schema,
 )
 from kafkatest.emulator.protocol.primitives import DecodeError
+from kafkatest.emulator.protocol.replies import Reply, encode_reply
 from kafkatest.emulator.server.authorization import authorized_call
 from kafkatest.emulator.server.context import ANONYMOUS, RequestContext
 from kafkatest.emulator.server.faults import FaultHook, Handler
@@ -56,7 +55,7 @@ class Dispatcher:
         peer: str,
         connection_id: int,
         principal: str = ANONYMOUS,
-    ) -> bytes | None:
+    ) -> Reply | None:
         """The framed response to `request_frame`, or None when nothing is sent back."""
         try:
             api_key, version, correlation_id = peek_correlation(request_frame)
@@ -116,11 +115,11 @@ class Dispatcher:
         return self._frame_response(correlation_id, api_key, response)
 
     @staticmethod
-    def _frame_response(correlation_id: int, api_key: int, response: Any) -> bytes:
+    def _frame_response(correlation_id: int, api_key: int, response: Any) -> Reply:
         flexible_header = api_key != API_VERSIONS_KEY and response.__flexible__
-        return frame(response_header(correlation_id, flexible_header) + encode_response(response))
+        return encode_reply(response_header(correlation_id, flexible_header), response)
 
-    def _unsupported_api_versions(self, correlation_id: int) -> bytes:
+    def _unsupported_api_versions(self, correlation_id: int) -> Reply:
         """KIP-511: answer in the v0 layout so the client can retry at our max version."""
         from kio.schema.api_versions.v0.response import ApiVersion, ApiVersionsResponse
 
@@ -135,7 +134,7 @@ class Dispatcher:
                 for s in sorted(self.handlers.values(), key=lambda s: s.api_key)
             ),
         )
-        return frame(response_header(correlation_id, False) + encode_response(response))
+        return encode_reply(response_header(correlation_id, False), response)
 
 
 def _authorized(acls: Authorizer, handler: Handler) -> Handler:

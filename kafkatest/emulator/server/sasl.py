@@ -25,6 +25,7 @@ from kafkatest.emulator.protocol.headers import (
 )
 from kafkatest.emulator.protocol.messages import decode_request, request_schema
 from kafkatest.emulator.protocol.primitives import DecodeError
+from kafkatest.emulator.protocol.replies import Reply
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.dispatch import CloseConnection, Dispatcher
 from kafkatest.emulator.server.responses import make, response_types
@@ -56,7 +57,7 @@ def _api_name(api_key: int) -> str:
 class AuthenticationFailed(Exception):
     """Send `reply` (if any), then close: the client learns why at once."""
 
-    def __init__(self, reply: bytes | None, reason: str) -> None:
+    def __init__(self, reply: Reply | None, reason: str) -> None:
         super().__init__(reason)
         self.reply = reply
 
@@ -85,7 +86,7 @@ class SaslAuthenticator:
         #: "User:<name>" once authenticated.
         self.principal: str | None = None
 
-    async def on_frame(self, frame: bytes) -> bytes | None:
+    async def on_frame(self, frame: bytes) -> Reply | None:
         """The reply to one frame; raises CloseConnection or AuthenticationFailed."""
         if self._server is None:
             return await self._handshake_phase(frame)
@@ -95,7 +96,7 @@ class SaslAuthenticator:
 
     # -- before the handshake --------------------------------------------------------
 
-    async def _handshake_phase(self, frame: bytes) -> bytes | None:
+    async def _handshake_phase(self, frame: bytes) -> Reply | None:
         try:
             api_key, version, correlation_id = peek_correlation(frame)
         except DecodeError as exc:
@@ -141,7 +142,7 @@ class SaslAuthenticator:
 
     # -- the exchange ------------------------------------------------------------------
 
-    def _authenticate_request(self, frame: bytes) -> bytes | None:
+    def _authenticate_request(self, frame: bytes) -> Reply | None:
         assert self._server is not None
         try:
             api_key, version, correlation_id = peek_correlation(frame)
@@ -195,7 +196,7 @@ class SaslAuthenticator:
             ),
         )
 
-    def _raw_token(self, frame: bytes) -> bytes | None:
+    def _raw_token(self, frame: bytes) -> Reply | None:
         """Handshake v0: the frame is the token, the answer a size-prefixed token."""
         assert self._server is not None
         try:
@@ -204,7 +205,7 @@ class SaslAuthenticator:
             # No Kafka response can carry the error in this mode: Kafka just closes.
             raise AuthenticationFailed(None, str(exc)) from exc
         self._maybe_complete()
-        return _size_prefixed(answer)
+        return [_size_prefixed(answer)]
 
     def _maybe_complete(self) -> None:
         assert self._server is not None
@@ -242,7 +243,7 @@ class SaslAuthenticator:
         return ctx, request
 
     @staticmethod
-    def _frame(ctx: RequestContext, response: Any) -> bytes:
+    def _frame(ctx: RequestContext, response: Any) -> Reply:
         return Dispatcher._frame_response(ctx.correlation_id, ctx.api_key, response)
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from kio.schema.errors import ErrorCode
 
+from kafkatest.emulator.protocol.replies import StoredRecords
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.leader_epochs import fencing_error
@@ -265,7 +266,7 @@ def _response(types: Any, reads: list[_PartitionRead], committed: bool, session_
                 else None
             ),
             preferred_read_replica=-1,
-            records=b"".join(read.batches),
+            records=StoredRecords(read.batches),  # sent as stored, never joined
         )
         last = groups[-1][0] if groups else None
         if last is not None and (last.topic, last.topic_id) == (

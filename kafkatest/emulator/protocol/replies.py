@@ -1,0 +1,108 @@
+"""A response as the buffers to send: stored record batches are never copied into it.
+
+A Fetch response is mostly the log's own batches. Encoding it into one byte string
+copies them several times (joined per partition, into the encoder's buffer, out of
+it, behind the header, behind the size); here the encoder's small fields are
+gathered into one buffer that starts with room for the frame's size and the
+response header, and every large piece (a stored batch, a big field) is kept by
+reference. The transport then sends the list as it is.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+from typing import Any, cast
+
+from kio.serial import entity_writer
+
+_SIZE = struct.Struct(">i")
+#: Pieces at least this large are kept by reference; smaller ones are gathered.
+LARGE_PIECE = 4096
+
+#: A framed reply: its buffers in order, the first starting with the frame's size.
+Reply = list[bytes | bytearray | memoryview]
+
+
+class StoredRecords:
+    """A Fetch partition's `records`: the stored batches, sent as they are.
+
+    kio's writer asks for `len()` and passes the value to the buffer's `write`,
+    which `ScatterWriter` recognises; nothing else ever encodes it.
+    """
+
+    __slots__ = ("batches", "size")
+
+    def __init__(self, batches: Sequence[bytes]) -> None:
+        self.batches = batches
+        self.size = sum(len(batch) for batch in batches)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __bytes__(self) -> bytes:
+        return b"".join(self.batches)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, StoredRecords):
+            return bytes(self) == bytes(other)
+        if isinstance(other, (bytes, bytearray, memoryview)):
+            return bytes(self) == bytes(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class ScatterWriter:
+    """kio's `Writable`: small writes gathered, large pieces kept by reference."""
+
+    def __init__(self, prefix: bytes = b"") -> None:
+        self._parts: Reply = []
+        self._small = bytearray(prefix)
+        self.size = len(prefix)
+
+    def write(self, data: Any) -> int:
+        size = len(data)
+        self.size += size
+        if isinstance(data, StoredRecords):
+            for batch in data.batches:
+                self._add(batch)
+        else:
+            self._add(data)
+        return size
+
+    def _add(self, piece: Any) -> None:
+        if len(piece) < LARGE_PIECE:
+            self._small += piece
+            return
+        if self._small:
+            self._parts.append(self._small)
+            self._small = bytearray()
+        self._parts.append(piece)
+
+    def parts(self) -> Reply:
+        if self._small or not self._parts:
+            self._parts.append(self._small)
+            self._small = bytearray()
+        return self._parts
+
+
+def encode_reply(header: bytes, response: Any) -> Reply:
+    """`response` framed behind `header`: the size, the header, the body's buffers."""
+    writer = ScatterWriter(b"\0\0\0\0" + header)
+    entity_writer(type(response))(cast(Any, writer), response)  # a duck-typed Writable
+    parts = writer.parts()
+    first = parts[0]
+    assert isinstance(first, bytearray)  # the gathered buffer holding the size's room
+    _SIZE.pack_into(first, 0, writer.size - 4)
+    return parts
+
+
+def reply_of(frame: bytes) -> Reply:
+    """An already framed reply (bytes) as a `Reply`."""
+    return [frame]
+
+
+def reply_bytes(reply: Reply) -> bytes:
+    """The reply as one byte string (tests, and the rare caller that needs it)."""
+    return b"".join(reply)
