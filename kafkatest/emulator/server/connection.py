@@ -15,6 +15,7 @@ import time
 from kafkatest.emulator.protocol.framing import FrameDecoder, FrameError
 from kafkatest.emulator.server.context import ANONYMOUS
 from kafkatest.emulator.server.dispatch import CloseConnection, Dispatcher
+from kafkatest.emulator.server.inbox import ClientInbox, NotifyingStreamReader
 from kafkatest.emulator.server.sasl import (
     SASL_MAX_RECEIVE_BYTES,
     AuthenticationFailed,
@@ -29,7 +30,7 @@ _READ_SIZE = 1 << 18
 
 
 async def serve_connection(
-    reader: asyncio.StreamReader,
+    reader: NotifyingStreamReader,
     writer: asyncio.StreamWriter,
     dispatcher: Dispatcher,
     connection_id: int,
@@ -54,9 +55,10 @@ async def serve_connection(
                 if response is not None:
                     writer.writelines(response)
                     await writer.drain()
+        inbox = ClientInbox(reader, decoder)
         if timings is not None:
             await _serve_timed(
-                reader, writer, dispatcher, connection_id, principal, peer, decoder, timings
+                reader, writer, dispatcher, connection_id, principal, peer, inbox, timings
             )
             return
         while True:
@@ -64,8 +66,12 @@ async def serve_connection(
             if not data:
                 _log_disconnect(peer, decoder)
                 return
-            for request_frame in decoder.feed(data):
-                response = await dispatcher.handle(request_frame, peer, connection_id, principal)
+            frames = decoder.feed(data)
+            for index, request_frame in enumerate(frames):
+                inbox.queued_frames = len(frames) - index - 1
+                response = await dispatcher.handle(
+                    request_frame, peer, connection_id, principal, inbox
+                )
                 if response is not None:
                     writer.writelines(response)
                     await writer.drain()
@@ -100,7 +106,7 @@ async def _serve_timed(
     connection_id: int,
     principal: str,
     peer: str,
-    decoder: FrameDecoder,
+    inbox: ClientInbox,
     timings: RequestTimings,
 ) -> None:
     """The request loop, with each request's phases recorded (see `timings`)."""
@@ -109,12 +115,14 @@ async def _serve_timed(
         data = await reader.read(_READ_SIZE)
         arrived = time.perf_counter()
         if not data:
-            _log_disconnect(peer, decoder)
+            _log_disconnect(peer, inbox.decoder)
             return
         idle = arrived - answered
-        for request_frame in decoder.feed(data):
+        frames = inbox.decoder.feed(data)
+        for index, request_frame in enumerate(frames):
+            inbox.queued_frames = len(frames) - index - 1
             started = time.perf_counter()
-            response = await dispatcher.handle(request_frame, peer, connection_id, principal)
+            response = await dispatcher.handle(request_frame, peer, connection_id, principal, inbox)
             handled = time.perf_counter()
             if response is not None:
                 writer.writelines(response)

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kafkatest.emulator.state import EmulatorState
 from kafkatest.emulator.state.fetch_sessions import FetchSessionCache
+
+if TYPE_CHECKING:
+    from kafkatest.emulator.server.inbox import ClientInbox
 
 #: Kafka's principal for a connection that did not authenticate (PLAINTEXT, or SSL
 #: without a client certificate).
@@ -30,3 +34,6 @@ class RequestContext:
     principal: str = ANONYMOUS
     #: The receiving broker's fetch sessions (KIP-227); each broker has its own.
     fetch_sessions: FetchSessionCache = field(default_factory=FetchSessionCache)
+    #: What the client sent behind this request (None outside a client connection):
+    #: a parked Fetch answers once there is something (see `inbox`).
+    inbox: ClientInbox | None = None

@@ -30,6 +30,7 @@ from kafkatest.emulator.server.authorization import authorized_call
 from kafkatest.emulator.server.context import ANONYMOUS, RequestContext
 from kafkatest.emulator.server.faults import FaultHook, Handler
 from kafkatest.emulator.server.handlers import load_handlers
+from kafkatest.emulator.server.inbox import ClientInbox
 from kafkatest.emulator.state import EmulatorState
 from kafkatest.emulator.state.acls import Authorizer
 from kafkatest.emulator.state.fetch_sessions import FetchSessionCache
@@ -55,6 +56,7 @@ class Dispatcher:
         peer: str,
         connection_id: int,
         principal: str = ANONYMOUS,
+        inbox: ClientInbox | None = None,
     ) -> Reply | None:
         """The framed response to `request_frame`, or None when nothing is sent back."""
         try:
@@ -93,6 +95,7 @@ class Dispatcher:
             connection_id=connection_id,
             principal=principal,
             fetch_sessions=self.fetch_sessions,
+            inbox=inbox,
         )
         handler = spec.handler
         if acls is not None:

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import ssl as ssl_module
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -19,6 +20,7 @@ from kafkatest.emulator.server.connection import serve_connection
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.dispatch import Dispatcher
 from kafkatest.emulator.server.faults import FaultDecision, FaultHook, NoFaults
+from kafkatest.emulator.server.inbox import NotifyingStreamReader
 from kafkatest.emulator.server.security import ListenerSecurity
 from kafkatest.emulator.server.timings import RequestTimings
 from kafkatest.emulator.state import EmulatorState
@@ -68,11 +70,10 @@ class EmulatorServer:
             return
         try:
             for broker_id, port in self.ports.items():
-                server = await asyncio.start_server(
+                server = await _start_server(
                     self._connection_handler(broker_id),
                     self.host,
                     port,
-                    reuse_address=True,
                     ssl=self.security.ssl_context if self.security is not None else None,
                 )
                 self._servers.append(server)
@@ -99,10 +100,10 @@ class EmulatorServer:
 
     def _connection_handler(
         self, broker_id: int
-    ) -> Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]:
+    ) -> Callable[[NotifyingStreamReader, asyncio.StreamWriter], Awaitable[None]]:
         dispatcher = Dispatcher(self.state, broker_id, self)
 
-        async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        async def on_connect(reader: NotifyingStreamReader, writer: asyncio.StreamWriter) -> None:
             task = asyncio.current_task()
             assert task is not None
             self._connections.add(task)
@@ -128,3 +129,20 @@ class EmulatorServer:
     async def before_dispatch(self, ctx: RequestContext, request: Any) -> FaultDecision | None:
         """Forward to the current fault hook, so `faults` can be swapped at any time."""
         return await self.faults.before_dispatch(ctx, request)
+
+
+async def _start_server(
+    on_connect: Callable[[NotifyingStreamReader, asyncio.StreamWriter], Awaitable[None]],
+    host: str,
+    port: int,
+    ssl: ssl_module.SSLContext | None,
+) -> asyncio.Server:
+    """asyncio.start_server, with readers that signal each arrival of bytes (a parked
+    Fetch answers when the client sends its next request: `inbox`)."""
+    loop = asyncio.get_running_loop()
+
+    def protocol() -> asyncio.StreamReaderProtocol:
+        reader = NotifyingStreamReader(loop=loop)
+        return asyncio.StreamReaderProtocol(reader, on_connect, loop=loop)  # type: ignore[arg-type]
+
+    return await loop.create_server(protocol, host, port, reuse_address=True, ssl=ssl)

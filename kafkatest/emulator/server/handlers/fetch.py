@@ -34,6 +34,7 @@ from kafkatest.emulator.state.fetch_sessions import (
     PartitionKey,
     SessionPartition,
 )
+from kafkatest.emulator.state.notify import wait_any
 
 _READ_COMMITTED = 1
 #: The first Fetch version that names topics by id.
@@ -141,16 +142,21 @@ def _forgotten(request: Any, uses_ids: bool) -> list[PartitionKey]:
 async def _read_until_ready(
     ctx: RequestContext, request: Any, wanted: list[SessionPartition], committed: bool
 ) -> list[_PartitionRead]:
-    """Read until min_bytes are there, a partition fails, or max_wait passes."""
+    """Read until min_bytes are there, a partition fails, max_wait passes, or the client
+    has sent its next request on this connection (see `server/inbox.py`)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + request.max_wait.total_seconds()
+    inbox = ctx.inbox
+    signals = (ctx.state.appends,) if inbox is None else (ctx.state.appends, inbox.arrivals)
     while True:
         ctx.state.maybe_enforce_retention()
         reads, total, failed = _read_all(ctx, request.max_bytes, wanted, committed)
         remaining = deadline - loop.time()
         if total >= request.min_bytes or failed or remaining <= 0:
             return reads
-        await ctx.state.appends.wait(remaining)
+        if inbox is not None and inbox.waiting():
+            return reads
+        await wait_any(signals, remaining)
 
 
 def _read_all(

@@ -1,0 +1,111 @@
+"""A Fetch parked at the end of the log: how long it waits, and what cuts it short.
+
+Kafka holds such a fetch for its max_wait whatever follows it on the connection;
+the emulator answers it as soon as the client has sent its next request on that
+connection (README, Known differences), which is what Spark's executor consumers do
+after reading their range (a ListOffsets behind the fetch they pipelined).
+"""
+
+from __future__ import annotations
+
+import datetime
+import struct
+import time
+
+import pytest
+from kio.static.primitive import i8, i32, i64
+from raw_client import connect, encode, read_frame, request_frame
+
+from kafkatest import Broker, Record
+
+FETCH, API_VERSIONS = 1, 18
+
+
+def parked_fetch(topic: str, max_wait_ms: int, offset: int = 1) -> bytes:
+    from kio.schema.fetch.v12.request import FetchPartition, FetchRequest, FetchTopic
+
+    request = FetchRequest(
+        replica_id=i32(-1),
+        max_wait=datetime.timedelta(milliseconds=max_wait_ms),
+        min_bytes=i32(1),
+        max_bytes=i32(1 << 20),
+        isolation_level=i8(0),
+        session_id=i32(0),
+        session_epoch=i32(-1),
+        topics=(
+            FetchTopic(
+                topic=topic,
+                partitions=(
+                    FetchPartition(
+                        partition=i32(0),
+                        current_leader_epoch=i32(-1),
+                        fetch_offset=i64(offset),  # the log end: nothing to answer with
+                        last_fetched_epoch=i32(-1),
+                        log_start_offset=i64(-1),
+                        partition_max_bytes=i32(1 << 20),
+                    ),
+                ),
+            ),
+        ),
+        forgotten_topics_data=(),
+        rack_id="",
+    )
+    return request_frame(FETCH, 12, 1, encode(request))
+
+
+def api_versions_frame() -> bytes:
+    from kio.schema.api_versions.v3.request import ApiVersionsRequest
+
+    request = ApiVersionsRequest(client_software_name="t", client_software_version="1")
+    return request_frame(API_VERSIONS, 3, 2, encode(request))
+
+
+def correlation(frame: bytes | None) -> int:
+    assert frame is not None, "the broker closed the connection"
+    return int(struct.unpack_from(">i", frame)[0])
+
+
+def with_one_record(broker: Broker, kafka_topic) -> str:
+    """A topic whose partition leads (its one record written), log end 1."""
+    topic = kafka_topic()
+    broker.produce([Record.make(topic, "x")])
+    return topic
+
+
+def test_a_lone_fetch_at_the_log_end_waits_its_max_wait(kafka_broker: Broker, kafka_topic) -> None:
+    topic = with_one_record(kafka_broker, kafka_topic)
+    with connect(kafka_broker.bootstrap_servers) as sock:
+        sock.settimeout(10)
+        started = time.monotonic()
+        sock.sendall(parked_fetch(topic, 400))
+        assert correlation(read_frame(sock)) == 1
+        assert time.monotonic() - started >= 0.35
+
+
+@pytest.mark.kafka_backends("emulator")  # Kafka holds the fetch for its max_wait (5 s)
+def test_a_parked_fetch_answers_when_the_client_sends_its_next_request(
+    kafka_broker: Broker, kafka_topic
+) -> None:
+    topic = with_one_record(kafka_broker, kafka_topic)
+    with connect(kafka_broker.bootstrap_servers) as sock:
+        sock.settimeout(10)
+        started = time.monotonic()
+        sock.sendall(parked_fetch(topic, 5000))
+        time.sleep(0.2)  # parked
+        sock.sendall(api_versions_frame())
+        assert correlation(read_frame(sock)) == 1  # still in order: the fetch first
+        assert correlation(read_frame(sock)) == 2
+        assert time.monotonic() - started < 4, "the fetch waited out its max_wait"
+
+
+@pytest.mark.kafka_backends("emulator")
+def test_a_fetch_pipelined_with_its_successor_in_one_write_answers_at_once(
+    kafka_broker: Broker, kafka_topic
+) -> None:
+    topic = with_one_record(kafka_broker, kafka_topic)
+    with connect(kafka_broker.bootstrap_servers) as sock:
+        sock.settimeout(10)
+        started = time.monotonic()
+        sock.sendall(parked_fetch(topic, 5000) + api_versions_frame())
+        assert [correlation(read_frame(sock)), correlation(read_frame(sock))] == [1, 2]
+        assert time.monotonic() - started < 4
