@@ -49,6 +49,10 @@ TopicPartition = tuple[str, int]
 class GroupCoordinatorConfig:
     #: Kafka waits 3 s for more members of a new group; tests want no wait at all.
     initial_rebalance_delay_ms: int = 0
+    #: The least a new group's first join waits for more members (see
+    #: `group_rebalance.NEW_GROUP_JOIN_WINDOW_MS`, what the broker uses); 0 here, so
+    #: the state machine alone completes a join at once.
+    new_group_join_window_ms: int = 0
     #: Kafka's group.min.session.timeout.ms: a client asking for less gets INVALID_SESSION_TIMEOUT.
     min_session_timeout_ms: int = 6000
     max_session_timeout_ms: int = 1_800_000
@@ -71,7 +75,11 @@ class GroupCoordinator:
         self._offsets = offsets if offsets is not None else OffsetStore()
         self._groups: dict[str, Group] = {}
         self._rebalancer = Rebalancer(
-            self._clock, self._config.initial_rebalance_delay_ms, self._groups, self._offsets
+            self._clock,
+            self._config.initial_rebalance_delay_ms,
+            self._groups,
+            self._offsets,
+            self._config.new_group_join_window_ms,
         )
 
     # -- inspection ----------------------------------------------------------------

@@ -27,6 +27,7 @@ from kafkatest.emulator.state.group_model import (
     SyncResult,
 )
 from kafkatest.emulator.state.group_namespace import GroupNamespace
+from kafkatest.emulator.state.group_rebalance import NEW_GROUP_JOIN_WINDOW_MS
 from kafkatest.emulator.state.groups import GroupCoordinator, GroupCoordinatorConfig
 from kafkatest.emulator.state.internal_topics import group_coordinator
 
@@ -41,7 +42,10 @@ def coordinator_of(state: EmulatorState) -> GroupCoordinator:
         delay_ms = state.settings.group_initial_rebalance_delay_ms
         state.groups = GroupCoordinator(
             PolledClock(state.clock.now_ms),
-            GroupCoordinatorConfig(initial_rebalance_delay_ms=delay_ms),
+            GroupCoordinatorConfig(
+                initial_rebalance_delay_ms=delay_ms,
+                new_group_join_window_ms=NEW_GROUP_JOIN_WINDOW_MS,
+            ),
             offsets=state.offsets,
         )
     coordinator: GroupCoordinator = state.groups
