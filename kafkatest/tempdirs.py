@@ -41,11 +41,12 @@ def sweep_stale(prefix: str) -> None:
             owner = int((candidate / _OWNER_FILE).read_text())
         except (OSError, ValueError):
             continue  # not ours, or still being created
-        if not _alive(owner):
+        if not process_alive(owner):
             shutil.rmtree(candidate, ignore_errors=True)
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether a process `pid` exists (one of another user's counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -85,7 +85,7 @@ def _locked(directory: Path) -> Iterator[None]:
 def alive(pid: int) -> bool:
     """Whether `pid` is a live process (a zombie, e.g. a killed worker not yet
     reaped by the xdist controller, counts as dead)."""
-    if not tempdirs._alive(pid):
+    if not tempdirs.process_alive(pid):
         return False
     with contextlib.suppress(OSError):
         stat = Path(f"/proc/{pid}/stat").read_text()

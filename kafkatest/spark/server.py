@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from kafkatest.errors import SetupError
+from kafkatest.tempdirs import process_alive
 
 #: The plugin that starts Spark Connect's gRPC service inside a Spark driver.
 CONNECT_PLUGIN = "org.apache.spark.sql.connect.SparkConnectPlugin"
@@ -61,9 +62,9 @@ def running_server() -> ServerState | None:
         state = ServerState(**json.loads(path.read_text()))
     except (OSError, ValueError, TypeError):
         return None
-    if _alive(state.pid) and _answers(state.port):
+    if process_alive(state.pid) and _answers(state.port):
         return state
-    if not _alive(state.pid):
+    if not process_alive(state.pid):
         path.unlink(missing_ok=True)
     return None
 
@@ -116,12 +117,12 @@ def stop_server() -> ServerState | None:
         state = ServerState(**json.loads(path.read_text()))
     except (OSError, ValueError, TypeError):
         return None
-    if _alive(state.pid):
+    if process_alive(state.pid):
         os.kill(state.pid, signal.SIGTERM)
         deadline = time.monotonic() + 30
-        while _alive(state.pid) and time.monotonic() < deadline:
+        while process_alive(state.pid) and time.monotonic() < deadline:
             time.sleep(0.2)
-        if _alive(state.pid):
+        if process_alive(state.pid):
             os.kill(state.pid, signal.SIGKILL)
     path.unlink(missing_ok=True)
     return state
@@ -151,16 +152,6 @@ def _serve(port: int) -> None:
     print(f"kafkatest spark-server: signal {stopping}, stopping", flush=True)
     stop_spark_session(session)
     state_file().unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _answers(port: int) -> bool:
