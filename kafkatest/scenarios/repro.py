@@ -6,7 +6,8 @@ report says what Spark did and what reached the sink either way.
 A scenario file is code: its ``job`` names a Python function that repro imports
 and runs. So repro runs only jobs that live beside the file (its directory) or in
 the current project (the working directory), or kafkatest's own sample jobs;
-anything else, say ``os:system`` or a module in site-packages, needs ``--trust``.
+anything else, say ``os:system``, a module in site-packages or in a virtualenv (even
+one inside the project), needs ``--trust``.
 The job is located without importing it, so a refused file runs no code at all.
 """
 
@@ -63,15 +64,31 @@ def check_job_is_trusted(scenario: Scenario, path: Path) -> None:
         return
     roots = [path.resolve().parent, Path.cwd().resolve()]
     location = job_file(target)
-    if location is not None and any(location.is_relative_to(root) for root in roots):
+    if (
+        location is not None
+        and any(location.is_relative_to(root) for root in roots)
+        and not installed_code(location)
+    ):
         return
     where = "cannot be found" if location is None else f"is {location}"
+    if location is not None and installed_code(location):
+        where += " (installed code: a virtualenv or site-packages under it)"
     raise UntrustedJob(
         f"{path}: the scenario's job {scenario.job!r} {where}, outside the scenario file's "
         f"directory ({roots[0]}) and the current project ({roots[1]}). A scenario file is code: "
         "repro would import and run that function. Read the file, and if you trust it run "
         "again with --trust"
     )
+
+
+def installed_code(location: Path) -> bool:
+    """Whether `location` is installed code, not the project's: in site-packages or
+    dist-packages, or inside a virtualenv (a directory holding ``pyvenv.cfg``). A
+    project's ``.venv``, or a working directory of $HOME, must not make every
+    installed package a trusted job."""
+    if {"site-packages", "dist-packages"} & set(location.parts):
+        return True
+    return any((parent / "pyvenv.cfg").is_file() for parent in location.parents)
 
 
 def job_file(target: str) -> Path | None:

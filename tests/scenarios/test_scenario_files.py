@@ -259,6 +259,28 @@ def test_jobs_beside_the_file_in_the_project_or_kafkatest_s_own_are_trusted(
         )
 
 
+def test_installed_code_under_the_project_is_not_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A project's .venv (or a working directory of $HOME holding one) does not make
+    the packages installed there trusted jobs."""
+    venv = tmp_path / "work" / ".venv"
+    package = venv / "lib" / "python3.11" / "site-packages" / "somepkg"
+    package.mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (package / "__init__.py").write_text("def job(*args, **kwargs): pass\n")
+    loose = venv / "bin" / "tool.py"  # inside the virtualenv, not in site-packages
+    loose.parent.mkdir()
+    loose.write_text("def job(*args, **kwargs): pass\n")
+    monkeypatch.chdir(tmp_path / "work")
+    monkeypatch.syspath_prepend(str(package.parent))
+    for job in ("somepkg:job", f"{loose}:job"):
+        with pytest.raises(repro.UntrustedJob, match="installed code"):
+            repro.check_job_is_trusted(
+                Scenario.from_data(changed("job", job)), tmp_path / "work" / "s.yaml"
+            )
+
+
 def test_trust_lets_repro_go_on_to_start_the_broker(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
