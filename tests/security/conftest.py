@@ -29,6 +29,8 @@ LISTENERS: dict[str, dict[str, object]] = {
         "users": dict([ALICE]),
     },
     "mtls": {"security_protocol": "SSL", "ssl_client_auth": "required"},
+    # TLS whose client certificate is optional: plain SSL clients and mutual TLS alike.
+    "ssl_requested": {"security_protocol": "SSL", "ssl_client_auth": "requested"},
     # With ACLs, so that the principal a connection authenticated as is observable.
     "sasl_acls": {
         "security_protocol": "SASL_PLAINTEXT",

@@ -116,6 +116,26 @@ def test_mutual_tls_needs_a_client_certificate(secured: Callable[[str], Broker])
     assert _errors_of(without)
 
 
+def test_tls_without_a_client_certificate_and_with_one_when_it_is_requested(
+    secured: Callable[[str], Broker],
+) -> None:
+    """ssl.client.auth=requested: a plain SSL client (no certificate) and one with a
+    certificate both produce and consume."""
+    broker = secured("ssl_requested")
+    topic = "ssl-requested-topic"
+    broker.create_topic(topic, partitions=1)
+    broker.create_topic(f"{topic}-2", partitions=1)
+    config = broker.client_config("alice")
+    assert config["security.protocol"] == "SSL"
+    plain = {
+        k: v for k, v in config.items() if k not in ("ssl.certificate.location", "ssl.key.location")
+    }
+    assert "ssl.ca.location" in plain
+    assert _round_trip(broker, plain, topic) == [b"secret-1", b"secret-2"]
+    assert config["ssl.certificate.location"].endswith(".pem")  # alice's certificate
+    assert _round_trip(broker, config, f"{topic}-2") == [b"secret-1", b"secret-2"]
+
+
 def test_kafka_tools_use_the_brokers_java_client_properties(
     secured: Callable[[str], Broker], tmp_path: Path
 ) -> None:
