@@ -41,6 +41,7 @@ async def serve_connection(
     peername = writer.get_extra_info("peername")
     peer = f"{peername[0]}:{peername[1]}" if peername else "?"
     decoder = FrameDecoder(max_frame_bytes)
+    inbox = ClientInbox(reader, decoder)
     principal = ANONYMOUS
     try:
         if security is not None:
@@ -50,12 +51,14 @@ async def serve_connection(
             if authenticated is None:
                 return
             principal, early = authenticated
-            for request_frame in early:
-                response = await dispatcher.handle(request_frame, peer, connection_id, principal)
+            for index, request_frame in enumerate(early):
+                inbox.queued_frames = len(early) - index - 1
+                response = await dispatcher.handle(
+                    request_frame, peer, connection_id, principal, inbox
+                )
                 if response is not None:
                     writer.writelines(response)
                     await writer.drain()
-        inbox = ClientInbox(reader, decoder)
         if timings is not None:
             await _serve_timed(
                 reader, writer, dispatcher, connection_id, principal, peer, inbox, timings
