@@ -58,9 +58,8 @@ def state_file() -> Path:
 def running_server() -> ServerState | None:
     """The warm server, if its process lives and its port answers (else forget it)."""
     path = state_file()
-    try:
-        state = ServerState(**json.loads(path.read_text()))
-    except (OSError, ValueError, TypeError):
+    state = _recorded(path)
+    if state is None:
         return None
     if process_alive(state.pid) and _answers(state.port):
         return state
@@ -113,9 +112,8 @@ def start_server(port: int | None = None) -> ServerState:
 def stop_server() -> ServerState | None:
     """Stop the warm server and forget it; returns what was stopped, if anything."""
     path = state_file()
-    try:
-        state = ServerState(**json.loads(path.read_text()))
-    except (OSError, ValueError, TypeError):
+    state = _recorded(path)
+    if state is None:
         return None
     if process_alive(state.pid):
         os.kill(state.pid, signal.SIGTERM)
@@ -152,6 +150,14 @@ def _serve(port: int) -> None:
     print(f"kafkatest spark-server: signal {stopping}, stopping", flush=True)
     stop_spark_session(session)
     state_file().unlink(missing_ok=True)
+
+
+def _recorded(path: Path) -> ServerState | None:
+    """The server the state file records, or None (no file, or not one of ours)."""
+    try:
+        return ServerState(**json.loads(path.read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
 
 
 def _answers(port: int) -> bool:
