@@ -73,3 +73,34 @@ def ask(bootstrap: str, api_key: int, version: int, request: Any, correlation_id
     # ApiVersions always answers with header v0; flexible responses add a tag byte.
     offset = 5 if schema.__flexible__ and api_key != 18 else 4
     return entity_reader(schema)(reply, offset)[0]
+
+
+def fetch_v12_request(
+    topic: str, *, offset: int = 0, max_wait_ms: int = 0, min_bytes: int = 0, isolation: int = 0
+) -> Any:
+    """A Fetch v12 of partition 0 of `topic` from `offset` (no fetch session)."""
+    import datetime
+
+    from kio.schema.fetch.v12.request import FetchPartition, FetchRequest, FetchTopic
+    from kio.static.primitive import i8, i32, i64
+
+    partition = FetchPartition(
+        partition=i32(0),
+        current_leader_epoch=i32(-1),
+        fetch_offset=i64(offset),
+        last_fetched_epoch=i32(-1),
+        log_start_offset=i64(-1),
+        partition_max_bytes=i32(1 << 20),
+    )
+    return FetchRequest(
+        replica_id=i32(-1),
+        max_wait=datetime.timedelta(milliseconds=max_wait_ms),
+        min_bytes=i32(min_bytes),
+        max_bytes=i32(1 << 20),
+        isolation_level=i8(isolation),
+        session_id=i32(0),
+        session_epoch=i32(-1),
+        topics=(FetchTopic(topic=topic, partitions=(partition,)),),
+        forgotten_topics_data=(),
+        rack_id="",
+    )

@@ -8,13 +8,11 @@ after reading their range (a ListOffsets behind the fetch they pipelined).
 
 from __future__ import annotations
 
-import datetime
 import struct
 import time
 
 import pytest
-from kio.static.primitive import i8, i32, i64
-from raw_client import connect, encode, read_frame, request_frame
+from raw_client import connect, encode, fetch_v12_request, read_frame, request_frame
 
 from kafkatest import Broker, Record
 
@@ -22,34 +20,8 @@ FETCH, API_VERSIONS = 1, 18
 
 
 def parked_fetch(topic: str, max_wait_ms: int, offset: int = 1) -> bytes:
-    from kio.schema.fetch.v12.request import FetchPartition, FetchRequest, FetchTopic
-
-    request = FetchRequest(
-        replica_id=i32(-1),
-        max_wait=datetime.timedelta(milliseconds=max_wait_ms),
-        min_bytes=i32(1),
-        max_bytes=i32(1 << 20),
-        isolation_level=i8(0),
-        session_id=i32(0),
-        session_epoch=i32(-1),
-        topics=(
-            FetchTopic(
-                topic=topic,
-                partitions=(
-                    FetchPartition(
-                        partition=i32(0),
-                        current_leader_epoch=i32(-1),
-                        fetch_offset=i64(offset),  # the log end: nothing to answer with
-                        last_fetched_epoch=i32(-1),
-                        log_start_offset=i64(-1),
-                        partition_max_bytes=i32(1 << 20),
-                    ),
-                ),
-            ),
-        ),
-        forgotten_topics_data=(),
-        rack_id="",
-    )
+    """A Fetch at `offset` (the log end: nothing to answer with) wanting one byte."""
+    request = fetch_v12_request(topic, offset=offset, max_wait_ms=max_wait_ms, min_bytes=1)
     return request_frame(FETCH, 12, 1, encode(request))
 
 

@@ -18,7 +18,7 @@ import pytest
 from batch_builder import build_batch
 from kio.schema.errors import ErrorCode
 from kio.static.primitive import i8, i16, i32, i64
-from raw_client import ask
+from raw_client import ask, fetch_v12_request
 
 from kafkatest import Broker
 
@@ -172,34 +172,7 @@ def end_txn(
 
 
 def fetch_v12(broker: Broker, topic: str, isolation: int) -> Any:
-    from kio.schema.fetch.v12.request import FetchPartition, FetchRequest, FetchTopic
-
-    request = FetchRequest(
-        replica_id=i32(-1),
-        max_wait=datetime.timedelta(milliseconds=0),
-        min_bytes=i32(0),
-        max_bytes=i32(1 << 20),
-        isolation_level=i8(isolation),
-        session_id=i32(0),
-        session_epoch=i32(-1),
-        topics=(
-            FetchTopic(
-                topic=topic,
-                partitions=(
-                    FetchPartition(
-                        partition=i32(0),
-                        current_leader_epoch=i32(-1),
-                        fetch_offset=i64(0),
-                        last_fetched_epoch=i32(-1),
-                        log_start_offset=i64(-1),
-                        partition_max_bytes=i32(1 << 20),
-                    ),
-                ),
-            ),
-        ),
-        forgotten_topics_data=(),
-        rack_id="",
-    )
+    request = fetch_v12_request(topic, isolation=isolation)
     return ask(broker.bootstrap_servers, FETCH, 12, request).responses[0].partitions[0]
 
 
