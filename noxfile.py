@@ -60,6 +60,7 @@ SPARK_LINE_TESTS = (
     "tests/conformance/test_compaction_spark.py",
     "tests/sinks",
     "tests/scenarios",
+    "tests/clusters/test_cluster_scenarios.py",
     "tests/emulator/test_spark_connector.py",
     "tests/schema_registry/test_spark_extras.py",
 )

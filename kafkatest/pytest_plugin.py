@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from kafkatest.brokers.base import Broker
+from kafkatest.brokers.kafka_cluster import MAX_KAFKA_BROKERS
 from kafkatest.brokers.registry import BACKENDS, default_backend, start_broker
 
 if TYPE_CHECKING:
@@ -53,6 +54,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=int,
         default=1,
         help="broker ids the emulator serves, each on its own port, leaders spread (default 1)",
+    )
+    group.addoption(
+        "--kafka-brokers",
+        type=int,
+        default=1,
+        help="brokers of the kafka backend: N > 1 runs an N-node KRaft cluster with a "
+        "dedicated controller (default 1: one combined node)",
     )
     group.addoption(
         "--kafkatest-reports",
@@ -173,6 +181,12 @@ def _check_options(config: pytest.Config) -> None:
         raise pytest.UsageError(
             f"--emulator-brokers={brokers}: the emulator serves 1 to {MAX_EMULATOR_BROKERS} "
             "brokers (default 1; 3 to test leader moves)"
+        )
+    kafka_brokers = config.getoption("--kafka-brokers")
+    if not 1 <= kafka_brokers <= MAX_KAFKA_BROKERS:
+        raise pytest.UsageError(
+            f"--kafka-brokers={kafka_brokers}: the kafka backend runs 1 to {MAX_KAFKA_BROKERS} "
+            "brokers (default 1; 3 to test leader moves and broker loss)"
         )
     bootstrap = config.getoption("--kafka-bootstrap")
     if bootstrap is not None:
@@ -399,6 +413,8 @@ def kafka_broker(request: pytest.FixtureRequest) -> Iterator[Broker]:
     options: dict[str, object] = {"config": settings} if settings else {}
     if backend == "emulator":
         options["brokers"] = config.getoption("--emulator-brokers")
+    if backend == "kafka" and config.getoption("--kafka-brokers") > 1:
+        options["brokers"] = config.getoption("--kafka-brokers")
     options.update(security_options(config))
     shared = _shared_kafka(config, backend, options)
     if shared is not None:

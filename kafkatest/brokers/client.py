@@ -223,14 +223,19 @@ class ClientOperations(ABC):
         partitions: int = 1,
         config: Mapping[str, object] | None = None,
         timeout_s: float = DEFAULT_TIMEOUT_S,
+        replication_factor: int | None = None,
     ) -> None:
-        """Create `topic` and wait until every partition has a leader."""
+        """Create `topic` and wait until every partition has a leader.
+
+        `replication_factor` (default: the broker's ``default.replication.factor``)
+        above 1 needs a cluster (brokers=N); with it,
+        ``config={"min.insync.replicas": 2}`` makes acks=all writes need 2 in sync."""
         from kafkatest.brokers.base import parse_topic_config
 
         new = NewTopic(
             topic,
             num_partitions=partitions,
-            replication_factor=1,
+            replication_factor=-1 if replication_factor is None else replication_factor,
             config=parse_topic_config(config),
         )
         futures = self.admin().create_topics([new], operation_timeout=timeout_s)

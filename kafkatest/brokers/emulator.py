@@ -122,6 +122,17 @@ class EmulatorBroker(Broker):
             self._runner.stop()
             self.call(self.state.reelect_leaders)
 
+    @property
+    def broker_ids(self) -> list[int]:
+        return list(self.state.cluster.broker_ids)
+
+    def stop_node(self, broker_id: int) -> None:
+        """Stop one emulated broker (as `KafkaClusterBroker.stop_node` stops one JVM)."""
+        self._runner.stop_broker(broker_id)
+
+    def start_node(self, broker_id: int) -> None:
+        self._runner.start_broker(broker_id)
+
     def close(self) -> None:
         if self._runner.running:
             self.close_clients()

@@ -1,8 +1,10 @@
-"""Backend `kafka`: real Apache Kafka (KRaft, one node) run from Maven Central jars.
+"""Backend `kafka`: real Apache Kafka (KRaft) run from Maven Central jars.
 
 This is the reference the emulator is held against, so it runs the same broker a
 production cluster runs, with settings that only make tests quicker: no initial
 rebalance delay, replication factor 1 for internal topics, frequent retention checks.
+Alone, one JVM is broker and controller (combined mode); `kafka_cluster` runs several
+of these as the nodes of one cluster, each given its `NodeRole`.
 """
 
 from __future__ import annotations
@@ -58,6 +60,21 @@ TEST_SETTINGS: dict[str, str] = {
     "file.delete.delay.ms": "0",
 }
 
+
+@dataclasses.dataclass(frozen=True)
+class NodeRole:
+    """What one JVM is in a multi-node cluster (see `kafka_cluster`)."""
+
+    node_id: int
+    #: "broker" or "controller": a cluster's nodes are dedicated, never combined.
+    role: str
+    cluster_id: str
+    #: `controller.quorum.voters`, the same on every node.
+    voters: str
+    #: The controller's own listener (controller role only).
+    controller_port: int | None = None
+
+
 _BROKER_PRINCIPAL = "User:kafkatest-broker"
 #: Fixed secrets: the listener is on loopback and only ever serves tests.
 _BROKER_SECRET = "kafkatest-broker-secret"
@@ -93,8 +110,12 @@ class KafkaProcessBroker(Broker):
         security: Security | None = None,
         acls: bool = False,
         super_users: Iterable[str] = (),
+        node: NodeRole | None = None,
+        classpath: str | None = None,
     ) -> None:
         self.version = version
+        #: None: a one-node cluster of its own; else this node's place in a cluster.
+        self.node = node
         self._security = security if security is not None and security.secured else None
         #: With ACLs: Kafka's StandardAuthorizer, and a SASL/PLAIN listener of its own
         #: for the broker itself and kafkatest's clients, both super users.
@@ -108,7 +129,7 @@ class KafkaProcessBroker(Broker):
         self._process: subprocess.Popen[bytes] | None = None
         self._port: int | None = None
         self._controller_port: int | None = None
-        self._classpath: str | None = None
+        self._classpath: str | None = classpath
 
     # -- Broker --------------------------------------------------------------------
 
@@ -117,6 +138,15 @@ class KafkaProcessBroker(Broker):
         if self._port is None:
             raise BrokerError("the kafka backend is not started")
         return f"127.0.0.1:{self._port}"
+
+    @property
+    def node_id(self) -> int:
+        return 1 if self.node is None else self.node.node_id
+
+    @property
+    def serves_clients(self) -> bool:
+        """A dedicated controller has no client listener."""
+        return self.node is None or self.node.role == "broker"
 
     @property
     def listener_name(self) -> str:
@@ -176,6 +206,12 @@ class KafkaProcessBroker(Broker):
             return 0
 
     def start(self) -> None:
+        self.launch()
+        self.wait_ready()
+
+    def launch(self) -> None:
+        """Start the JVM (formatting its storage the first time) without waiting for it:
+        a cluster launches every node before any of them can become ready."""
         if self._process is not None and self._process.poll() is None:
             return
         java = shutil.which("java")
@@ -191,8 +227,11 @@ class KafkaProcessBroker(Broker):
         first_start = self._workdir is None
         if first_start:
             self._workdir = owned_tempdir("kafkatest-kafka-")
-            self._port = process.free_port()
-            self._controller_port = process.free_port()
+            if self.serves_clients:
+                self._port = process.free_port()
+            self._controller_port = (
+                process.free_port() if self.node is None else self.node.controller_port
+            )
             if self._security is not None:
                 self.security_runtime = BrokerSecurity(
                     self._security
@@ -235,17 +274,42 @@ class KafkaProcessBroker(Broker):
 
     # -- internals -------------------------------------------------------------------
 
+    def _node_properties(self) -> dict[str, str]:
+        """Roles, ids and listeners: one combined node, or this node of a cluster."""
+        listener = self.listener_name
+        protocols = f"CONTROLLER:PLAINTEXT,{listener}:{listener}"
+        if self.node is None:
+            return {
+                "process.roles": "broker,controller",
+                "node.id": "1",
+                "controller.quorum.voters": f"1@127.0.0.1:{self._controller_port}",
+                "listeners": f"{listener}://127.0.0.1:{self._port},"
+                f"CONTROLLER://127.0.0.1:{self._controller_port}",
+                "advertised.listeners": f"{listener}://127.0.0.1:{self._port}",
+                "controller.listener.names": "CONTROLLER",
+                "inter.broker.listener.name": listener,
+                "listener.security.protocol.map": protocols,
+            }
+        common = {
+            "process.roles": self.node.role,
+            "node.id": str(self.node.node_id),
+            "controller.quorum.voters": self.node.voters,
+            "controller.listener.names": "CONTROLLER",
+            "listener.security.protocol.map": protocols,
+        }
+        if self.node.role == "controller":
+            return {**common, "listeners": f"CONTROLLER://127.0.0.1:{self._controller_port}"}
+        return {
+            **common,
+            "listeners": f"{listener}://127.0.0.1:{self._port}",
+            "advertised.listeners": f"{listener}://127.0.0.1:{self._port}",
+            "inter.broker.listener.name": listener,
+        }
+
     def _write_config(self) -> None:
         assert self._workdir is not None
         properties = {
-            "process.roles": "broker,controller",
-            "node.id": "1",
-            "controller.quorum.voters": f"1@127.0.0.1:{self._controller_port}",
-            "listeners": f"{self.listener_name}://127.0.0.1:{self._port},CONTROLLER://127.0.0.1:{self._controller_port}",
-            "advertised.listeners": f"{self.listener_name}://127.0.0.1:{self._port}",
-            "controller.listener.names": "CONTROLLER",
-            "inter.broker.listener.name": self.listener_name,
-            "listener.security.protocol.map": f"CONTROLLER:PLAINTEXT,{self.listener_name}:{self.listener_name}",
+            **self._node_properties(),
             "log.dirs": str(self._workdir / "data"),
             **self._security_properties(),
             **(self._acl_properties() if self.acls_enabled else {}),
@@ -423,7 +487,7 @@ class KafkaProcessBroker(Broker):
 
     def _format_storage(self, java: str) -> None:
         assert self._workdir is not None
-        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+        cluster_id = new_cluster_id() if self.node is None else self.node.cluster_id
         command = self._java_command(
             java,
             "kafka.tools.StorageTool",
@@ -445,10 +509,15 @@ class KafkaProcessBroker(Broker):
         assert self._workdir is not None
         command = self._java_command(java, "kafka.Kafka", str(self._workdir / "server.properties"))
         self._process = process.spawn(command, self._workdir / "stdout.log", self._workdir)
-        self._wait_ready()
 
-    def _wait_ready(self) -> None:
-        assert self._process is not None
+    def wait_ready(self) -> None:
+        """Return once the broker answers Metadata naming itself (registered, unfenced);
+        a dedicated controller once its JVM runs."""
+        if self._process is None:
+            raise BrokerError("the kafka backend is not started")
+        if not self.serves_clients:
+            self._wait_alive()
+            return
         admin = AdminClient({**self.client_config(), "client.id": "kafkatest-probe"})
         deadline = time.monotonic() + self.startup_timeout_s
         while True:
@@ -461,7 +530,7 @@ class KafkaProcessBroker(Broker):
                 )
             try:
                 metadata = admin.list_topics(timeout=1.0)
-                if metadata.brokers:
+                if self.node_id in metadata.brokers:
                     return
             except Exception:
                 pass
@@ -472,6 +541,20 @@ class KafkaProcessBroker(Broker):
                     f"\n{self.diagnostics()}"
                 )
             time.sleep(0.1)
+
+    def _wait_alive(self) -> None:
+        assert self._process is not None
+        if self._process.poll() is not None:
+            code = self._process.returncode
+            self._process = None
+            raise BrokerError(
+                f"the Kafka controller exited with status {code} while starting.\n{self.diagnostics()}"
+            )
+
+
+def new_cluster_id() -> str:
+    """A KRaft cluster id: 16 random bytes, URL-safe base64 without padding."""
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
 
 
 def _with_tls_dir(security: Security, directory: Path) -> Security:

@@ -33,6 +33,8 @@ def make_broker(
 
     Broker settings are Kafka's property names in `config` on every backend
     (`kafkatest.brokers.config`); one a backend cannot honour is refused by name.
+    `brokers=N` runs N brokers (emulator: in one process; kafka: an N-node KRaft
+    cluster with a dedicated controller).
     Security is asked for with `security` (a `kafkatest.security.Security`) or the
     keywords `security_protocol`, `sasl_mechanisms`, `users`, `ssl_client_auth`
     and `tls_dir`, on the emulator and kafka backends.
@@ -52,6 +54,11 @@ def make_broker(
         if config is not None:
             own = cast("Mapping[str, object]", options.get("settings") or {})
             options["settings"] = {**kafka_settings(config), **own}
+        brokers = int(cast(int, options.pop("brokers", 1)))
+        if brokers != 1:
+            from kafkatest.brokers.kafka_cluster import KafkaClusterBroker
+
+            return KafkaClusterBroker(brokers, **options)  # type: ignore[arg-type]
         return KafkaProcessBroker(**options)  # type: ignore[arg-type]
     if backend == "container":
         from kafkatest.brokers.container import ContainerBroker

@@ -59,6 +59,24 @@ class EmulatorRunner:
         if self._loop is not None:
             self._run(self.server.stop())
 
+    def stop_broker(self, broker_id: int) -> None:
+        """One broker of several goes down: leaders move (`state.replicas`), then its
+        listener and connections close, as a controlled shutdown would."""
+
+        async def stop_one() -> None:
+            self.state.stop_broker(broker_id)
+            await self.server.stop_broker(broker_id)
+
+        self._run(stop_one())
+
+    def start_broker(self, broker_id: int) -> None:
+        async def start_one() -> None:
+            if self.server.running:
+                await self.server.start_broker(broker_id)
+            self.state.start_broker(broker_id)
+
+        self._run(start_one())
+
     def close(self) -> None:
         """Stop serving and end the loop thread (safe to call twice)."""
         loop, thread = self._loop, self._thread

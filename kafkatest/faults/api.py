@@ -11,6 +11,7 @@ fixture calls after every test so one test's fault never leaks into the next.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import weakref
 from collections.abc import Mapping
@@ -20,7 +21,7 @@ from kafkatest.brokers.base import Broker
 from kafkatest.brokers.client import DEFAULT_TIMEOUT_S
 from kafkatest.emulator.state.errors import StateError
 from kafkatest.errors import BrokerError, UnsupportedOperation
-from kafkatest.faults import topics
+from kafkatest.faults import cluster, topics
 from kafkatest.faults import transactions as open_transactions
 from kafkatest.faults import validation as check
 from kafkatest.faults.backends import BackendControl, KafkaProcessControl, UnpausableControl
@@ -63,6 +64,8 @@ class Faults:
         self._open_transactions: list[open_transactions.OpenTransaction] = []
         #: (topic, partition) -> the leader before the first move.
         self._moved: dict[tuple[str, int], tuple[int, int]] = {}
+        #: Brokers of a cluster that `stop_broker` took down, started again by `clear`.
+        self._stopped_brokers: set[int] = set()
         #: Poison pills written so far: their ids continue ``poison-<n>-...``.
         self._poisoned = 0
 
@@ -383,21 +386,42 @@ class Faults:
         return self._add("lose_produce_acks", "lose_ack", 0, times, topic, partition)
 
     def move_leader(self, topic: str, partition: int = 0, to_broker: int | None = None) -> int:
-        """Make another emulated broker lead the partition; the new leader's id.
+        """Make another broker lead the partition; the new leader's id.
 
         Clients talking to the old leader get NOT_LEADER_OR_FOLLOWER and must
-        refresh metadata. Needs the emulator started with brokers=2 or more.
+        refresh metadata. Needs a cluster: the emulator or kafka with brokers=2 or more
+        (on Kafka: a reassignment putting the broker first, then a preferred election).
         """
-        control = self._require_emulator("moving a partition leader")
-        control.several_brokers()
+        cluster.several_brokers(self.broker, "moving a partition leader")
         check.target(self.broker, "move_leader", topic, partition)
-        try:
-            old, new = control.move_leader(topic, partition, to_broker)
-        except StateError as exc:
-            raise BrokerError(f"cannot move the leader of {topic}[{partition}]: {exc}") from exc
+        if to_broker is not None:
+            cluster.check_broker_id(self.broker, "move_leader", to_broker)  # type: ignore[arg-type]
+        if self._emulator is None:
+            old, new = cluster.move_leader_on_kafka(self.broker, topic, partition, to_broker)
+        else:
+            try:
+                old, new = self._emulator.move_leader(topic, partition, to_broker)
+            except StateError as exc:
+                raise BrokerError(f"cannot move the leader of {topic}[{partition}]: {exc}") from exc
         original = self._moved.get((topic, partition), (old, new))[0]
         self._moved[(topic, partition)] = (original, new)
         return int(new)
+
+    def stop_broker(self, broker_id: int) -> None:
+        """Take one broker of a cluster down (a controlled shutdown: the partitions it
+        led move to in-sync replicas; those with none have no leader until it returns)."""
+        nodes = cluster.several_brokers(self.broker, "stopping one broker")
+        cluster.check_broker_id(nodes, "stop_broker", broker_id)
+        nodes.stop_node(broker_id)
+        self._stopped_brokers.add(broker_id)
+
+    def start_broker(self, broker_id: int) -> None:
+        """Bring a stopped broker back: it rejoins its partitions' in-sync replicas;
+        leadership does not move back by itself (as on Kafka)."""
+        nodes = cluster.several_brokers(self.broker, "starting one broker")
+        cluster.check_broker_id(nodes, "start_broker", broker_id)
+        nodes.start_node(broker_id)
+        self._stopped_brokers.discard(broker_id)
 
     def advance_clock(self, ms: int) -> None:
         """Move the emulator's clock forward (retention, LogAppendTime, session expiry)."""
@@ -422,6 +446,7 @@ class Faults:
             out.append({"kind": "pause"})
         if self._stopped:
             out.append({"kind": "stopped"})
+        out.extend({"kind": "broker_stopped", "broker": b} for b in sorted(self._stopped_brokers))
         if self._emulator is not None:
             out.extend(rule.describe() for rule in self._emulator.hook.rules())
         out.extend(transaction.describe() for transaction in self._open_transactions)
@@ -447,6 +472,8 @@ class Faults:
         self.resume()
         if self._stopped:
             self.start()
+        for broker_id in sorted(self._stopped_brokers):
+            self.start_broker(broker_id)
         opened, self._open_transactions = self._open_transactions, []
         for transaction in opened:
             open_transactions.end(self.broker, transaction)
@@ -454,4 +481,8 @@ class Faults:
             self._emulator.hook.clear_rules()
             for (topic, partition), (original, _now) in self._moved.items():
                 self._emulator.set_leader(topic, partition, original)
+        else:
+            for (topic, partition), (original, _now) in self._moved.items():
+                with contextlib.suppress(BrokerError):  # a topic deleted since
+                    cluster.move_leader_on_kafka(self.broker, topic, partition, original)
         self._moved.clear()

@@ -40,21 +40,26 @@ class KafkaProcessControl:
     def __init__(self, broker: Broker) -> None:
         self.broker = broker
 
-    def _pid(self) -> int:
-        pid = getattr(self.broker, "pid", None)
-        if pid is None:
-            raise UnsupportedOperation("the kafka backend has no running broker process to pause")
-        return int(pid)
+    def _pids(self) -> list[int]:
+        """The broker's JVM, or every JVM of a cluster (`pids`)."""
+        pids = getattr(self.broker, "pids", None)
+        if pids is None:
+            pid = getattr(self.broker, "pid", None)
+            pids = [] if pid is None else [pid]
+        return [int(p) for p in pids]
 
     def pause(self) -> None:
-        pid = self._pid()
-        os.kill(pid, signal.SIGSTOP)
-        _wait_until_stopped(pid)
+        pids = self._pids()
+        if not pids:
+            raise UnsupportedOperation("the kafka backend has no running broker process to pause")
+        for pid in pids:
+            os.kill(pid, signal.SIGSTOP)
+        for pid in pids:
+            _wait_until_stopped(pid)
 
     def resume(self) -> None:
-        pid = getattr(self.broker, "pid", None)
-        if pid is not None:
-            os.kill(int(pid), signal.SIGCONT)
+        for pid in self._pids():
+            os.kill(pid, signal.SIGCONT)
 
     def run_retention(self, retention_ms: int, first: bool) -> None:
         """Nothing to do: kafkatest's broker checks retention every 500 ms."""
@@ -63,7 +68,10 @@ class KafkaProcessControl:
         self, topic: str, until: int | Mapping[int, int] | None, roll: bool, timeout_s: float
     ) -> dict[int, int]:
         if not hasattr(self.broker, "cleaner_checkpoints"):
-            raise UnsupportedOperation("this kafka broker does not expose its log directory")
+            raise UnsupportedOperation(
+                "compact_now reads one broker's log directory: run it on a one-node kafka "
+                "broker (a cluster's replicas each keep their own)"
+            )
         local = cast(LocalKafka, self.broker)
         return compact_on_kafka(self.broker, local, topic, until, roll, timeout_s)
 

@@ -150,6 +150,8 @@ ACTIONS: dict[str, Callable[[RunContext, dict[str, Any]], object]] = {
         int(a.get("count", 1)),
         int(a.get("schema_id", 1)),
     ),
+    "stop_one_broker": lambda ctx, a: faults_for(ctx.broker).stop_broker(_one_broker(ctx, a)),
+    "start_one_broker": lambda ctx, a: _start_brokers(ctx, a),
     "kill_job": lambda ctx, a: _job(ctx).kill(),
     "restart_job": lambda ctx, a: _job(ctx).restart(),
     "stop_query": lambda ctx, a: _job(ctx).stop(),
@@ -172,6 +174,8 @@ ACTION_PARAMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "register_schema": (("topic", "schema"), ()),
     "evolve_schema": (("topic", "schema"), ()),
     "poison": (("topic",), ("partition", "payload", "count", "schema_id")),
+    "stop_one_broker": ((), ("broker", "leader_of", "partition")),
+    "start_one_broker": ((), ("broker",)),
     **{
         name: ((), ())
         for name in (
@@ -187,6 +191,29 @@ ACTION_PARAMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         )
     },
 }
+
+
+def _one_broker(ctx: RunContext, args: dict[str, Any]) -> int:
+    """`broker: N`, or `leader_of: topic` (with `partition`, default 0): the broker
+    leading it now, which a scenario written in advance cannot know."""
+    if ("broker" in args) == ("leader_of" in args):
+        raise ValueError("stop_one_broker takes either broker: N or leader_of: topic")
+    if "broker" in args:
+        return int(args["broker"])
+    topic, partition = ctx.topic(args["leader_of"]), int(args.get("partition", 0))
+    info = ctx.broker.admin().list_topics(topic=topic, timeout=10).topics[topic]
+    return int(info.partitions[partition].leader)
+
+
+def _start_brokers(ctx: RunContext, args: dict[str, Any]) -> None:
+    """`broker: N`, or without it every broker a fault stopped."""
+    faults = faults_for(ctx.broker)
+    if "broker" in args:
+        faults.start_broker(int(args["broker"]))
+        return
+    for fault in faults.active():
+        if fault["kind"] == "broker_stopped":
+            faults.start_broker(int(fault["broker"]))
 
 
 def make_action(ctx: RunContext, action: dict[str, Any]) -> Callable[[], object]:

@@ -98,7 +98,7 @@ def test_regexes_match_whole_names_in_linear_time() -> None:
 def coordinator(clock: ManualClock, *topics: tuple[str, int]) -> ConsumerGroupCoordinator:
     registry = TopicRegistry()
     for name, partitions in topics:
-        registry.create(name, partitions, [1] * partitions, {})
+        registry.create(name, partitions, [[1]] * partitions, {})
     config = ConsumerGroupConfig(heartbeat_interval_ms=500, session_timeout_ms=10_000)
     return ConsumerGroupCoordinator(clock, registry, config)
 

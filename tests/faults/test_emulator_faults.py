@@ -136,8 +136,10 @@ def test_latency_delays_only_the_api_it_is_set_on(
 
 def test_emulator_faults_say_what_the_backend_would_need(kafka_broker: Broker) -> None:
     faults = faults_for(kafka_broker)
-    with pytest.raises(UnsupportedOperation, match="brokers=2"):
+    with pytest.raises(UnsupportedOperation, match="needs a cluster of several brokers"):
         faults.move_leader("any-topic", 0)
+    with pytest.raises(UnsupportedOperation, match=r"--emulator-brokers 3, --kafka-brokers 3"):
+        faults.stop_broker(1)
 
 
 @pytest.mark.kafka_backends("kafka")
@@ -148,10 +150,11 @@ def test_real_kafka_refuses_emulator_only_faults(kafka_broker: Broker) -> None:
         lambda: faults.add_latency("Fetch", 100),
         lambda: faults.lose_produce_acks(),
         lambda: faults.drop_connections("Metadata"),
-        lambda: faults.move_leader("t", 0),
     ):
         with pytest.raises(UnsupportedOperation, match="'kafka' backend"):
             inject()
+    with pytest.raises(UnsupportedOperation, match=r"start_broker\('kafka', brokers=3\)"):
+        faults.move_leader("t", 0)  # one node: a cluster (brokers=3) can
 
 
 @pytest.fixture

@@ -2,7 +2,9 @@
 
 Stopping closes listeners and every open connection but keeps the state, so a
 restart looks to clients like a broker outage with no data loss. Ports are kept
-across restarts so that clients reconnect to the addresses they know.
+across restarts so that clients reconnect to the addresses they know. One broker
+of several can be stopped alone (`stop_broker`): its listener and connections go,
+as a broker process would.
 """
 
 from __future__ import annotations
@@ -53,8 +55,9 @@ class EmulatorServer:
         }
         #: Per-request phase timings, when asked for (`RequestTimings`); None costs nothing.
         self.timings: RequestTimings | None = None
-        self._servers: list[asyncio.Server] = []
-        self._connections: set[asyncio.Task[None]] = set()
+        self._servers: dict[int, asyncio.Server] = {}
+        #: Open connections per broker id.
+        self._connections: dict[int, set[asyncio.Task[None]]] = {}
         self._connection_ids = itertools.count(1)
 
     @property
@@ -69,33 +72,45 @@ class EmulatorServer:
         if self._servers:
             return
         try:
-            for broker_id, port in self.ports.items():
-                server = await _start_server(
-                    self._connection_handler(broker_id),
-                    self.host,
-                    port,
-                    ssl=self.security.ssl_context if self.security is not None else None,
-                )
-                self._servers.append(server)
-                bound = server.sockets[0].getsockname()[1]
-                self.ports[broker_id] = bound
-                self.state.cluster.set_address(broker_id, self.host, bound)
+            for broker_id in self.ports:
+                if broker_id not in self.state.cluster.stopped:
+                    await self.start_broker(broker_id)
         except BaseException:
             await self.stop()
             raise
 
+    async def start_broker(self, broker_id: int) -> None:
+        """Listen for one broker id (on its earlier port, if it had one)."""
+        if broker_id in self._servers:
+            return
+        server = await _start_server(
+            self._connection_handler(broker_id),
+            self.host,
+            self.ports[broker_id],
+            ssl=self.security.ssl_context if self.security is not None else None,
+        )
+        self._servers[broker_id] = server
+        bound = server.sockets[0].getsockname()[1]
+        self.ports[broker_id] = bound
+        self.state.cluster.set_address(broker_id, self.host, bound)
+
     async def stop(self) -> None:
         """Close listeners and every client connection; the state is kept."""
-        servers, self._servers = self._servers, []
-        for server in servers:
+        for broker_id in list(self._servers):
+            await self.stop_broker(broker_id)
+
+    async def stop_broker(self, broker_id: int) -> None:
+        """Close one broker id's listener and its client connections."""
+        server = self._servers.pop(broker_id, None)
+        if server is not None:
             server.close()
-        connections = list(self._connections)
+        connections = list(self._connections.pop(broker_id, ()))
         for task in connections:
             task.cancel()
         for task in connections:
             with contextlib.suppress(BaseException):
                 await task
-        for server in servers:
+        if server is not None:
             await server.wait_closed()
 
     def _connection_handler(
@@ -106,7 +121,8 @@ class EmulatorServer:
         async def on_connect(reader: NotifyingStreamReader, writer: asyncio.StreamWriter) -> None:
             task = asyncio.current_task()
             assert task is not None
-            self._connections.add(task)
+            open_here = self._connections.setdefault(broker_id, set())
+            open_here.add(task)
             try:
                 await serve_connection(
                     reader,
@@ -122,7 +138,7 @@ class EmulatorServer:
                 # reporting the cancellation as an error of the stream callback.
                 writer.transport.abort()
             finally:
-                self._connections.discard(task)
+                open_here.discard(task)
 
         return on_connect
 

@@ -21,7 +21,7 @@ from kafkatest.emulator.protocol.batches import (
 )
 from kafkatest.emulator.protocol.control_batches import marker_batch
 from kafkatest.emulator.protocol.record_rewrite import single_record_batch
-from kafkatest.emulator.state import cleaner
+from kafkatest.emulator.state import cleaner, replicas
 from kafkatest.emulator.state.acls import Authorizer
 from kafkatest.emulator.state.clock import Clock
 from kafkatest.emulator.state.cluster import Cluster
@@ -32,7 +32,6 @@ from kafkatest.emulator.state.errors import (
     InvalidProducerEpoch,
     InvalidRecord,
     InvalidReplicationFactor,
-    InvalidRequest,
     InvalidTxnState,
     MessageTooLarge,
     ProducerFenced,
@@ -148,7 +147,7 @@ class EmulatorState:
             partitions = self.settings.num_partitions
         if replication_factor == -1:
             replication_factor = self.settings.default_replication_factor
-        brokers = len(self.cluster.broker_ids)
+        brokers = len(self.cluster.live_broker_ids)
         if replication_factor <= 0 or replication_factor > brokers:
             raise InvalidReplicationFactor(
                 f"Unable to replicate the partition {replication_factor} time(s): "
@@ -162,8 +161,8 @@ class EmulatorState:
         if validate_only:
             return None
         start = self.cluster.next_leader_start()
-        leaders = [self.cluster.leader_of(start, p) for p in range(partitions)]
-        return self.topics.create(name, partitions, leaders, configs, leader_start=start)
+        placed = [self.cluster.replicas_of(start, p, replication_factor) for p in range(partitions)]
+        return self.topics.create(name, partitions, placed, configs, leader_start=start)
 
     def delete_topic(self, name: str) -> Topic:
         if not self.settings.delete_topic_enable:
@@ -181,8 +180,11 @@ class EmulatorState:
         self.topics.check_growth(topic, total)
         if validate_only:
             return topic
-        leaders = [self.cluster.leader_of(topic.leader_start, p) for p in range(current, total)]
-        return self.topics.add_partitions(name, total, leaders)
+        factor = len(topic.partitions[0].replicas) if topic.partitions else 1
+        placed = [
+            self.cluster.replicas_of(topic.leader_start, p, factor) for p in range(current, total)
+        ]
+        return self.topics.add_partitions(name, total, placed)
 
     def move_leader(self, name: str, partition: int, leader_id: int) -> tuple[int, int]:
         """Make `leader_id` lead the partition; returns (old leader, new leader epoch).
@@ -191,15 +193,19 @@ class EmulatorState:
         epoch and the new leader starts that epoch at its log end. Naming the
         current leader changes nothing, as a preferred election of the leader would.
         """
-        if leader_id not in self.cluster.broker_ids:
-            raise InvalidRequest(
-                f"there is no broker {leader_id}; brokers are {self.cluster.broker_ids}"
-            )
         chosen = self.topics.get(name).partition(partition)
         old = chosen.leader_id
-        if leader_id != old:
-            chosen.elect(leader_id)
+        replicas.move_leader(self.cluster, chosen, leader_id)
         return old, chosen.leader_epoch
+
+    def stop_broker(self, broker_id: int) -> None:
+        """One broker goes down (controlled shutdown): see `replicas`."""
+        replicas.stop_broker(self.cluster, self.topics, broker_id)
+        self.appends.notify()
+
+    def start_broker(self, broker_id: int) -> None:
+        replicas.start_broker(self.cluster, self.topics, broker_id)
+        self.appends.notify()
 
     def reelect_leaders(self) -> None:
         """After a broker restart: Kafka (one node) took each partition leaderless at

@@ -1,7 +1,9 @@
-"""Which brokers exist, where they listen, and who leads what.
+"""Which brokers exist, which are up, where they listen, and who leads what.
 
 All emulated brokers share one state; each broker id only decides which
 partitions it leads, so clients route requests as they would on a real cluster.
+A stopped broker (a fault) is still a replica of its partitions but is not
+registered: Metadata leaves it out and no partition or coordinator lands on it.
 """
 
 from __future__ import annotations
@@ -25,6 +27,12 @@ class Cluster:
         self.broker_ids: list[int] = list(range(first_id, first_id + broker_count))
         self._addresses: dict[int, tuple[str, int]] = {}
         self._next_leader_start = 0
+        #: Brokers taken down one at a time (`replicas.stop_broker`).
+        self.stopped: set[int] = set()
+
+    @property
+    def live_broker_ids(self) -> list[int]:
+        return [b for b in self.broker_ids if b not in self.stopped]
 
     def set_address(self, broker_id: int, host: str, port: int) -> None:
         self._addresses[broker_id] = (host, port)
@@ -34,17 +42,18 @@ class Cluster:
 
     @property
     def nodes(self) -> list[BrokerNode]:
-        """Brokers with a known listener address, in id order."""
+        """Registered brokers (up, with a known listener address), in id order."""
         return [
             BrokerNode(broker_id, *self._addresses[broker_id])
-            for broker_id in self.broker_ids
+            for broker_id in self.live_broker_ids
             if broker_id in self._addresses
         ]
 
     @property
     def controller_id(self) -> int:
-        """The first broker: clients send admin requests there."""
-        return self.broker_ids[0]
+        """The first broker that is up: clients send admin requests there."""
+        live = self.live_broker_ids
+        return live[0] if live else self.broker_ids[0]
 
     def next_leader_start(self) -> int:
         """Where a new topic's leaders start: each topic begins at the next broker,
@@ -53,13 +62,20 @@ class Cluster:
         self._next_leader_start = (start + 1) % len(self.broker_ids)
         return start
 
-    def leader_of(self, leader_start: int, partition: int) -> int:
-        """Partitions are spread round-robin over brokers from `leader_start`."""
-        return self.broker_ids[(leader_start + partition) % len(self.broker_ids)]
+    def replicas_of(self, leader_start: int, partition: int, replication_factor: int) -> list[int]:
+        """Partitions are spread round-robin over the brokers that are up, from
+        `leader_start`; each replica list continues with the brokers after its leader
+        (Kafka 4.1 placed [1, 2, 3], [2, 3, 1], [3, 1, 2] for three partitions)."""
+        live = self.live_broker_ids or self.broker_ids
+        first = leader_start + partition
+        return [live[(first + i) % len(live)] for i in range(replication_factor)]
 
     def coordinator_for(self, key: str) -> int:
-        """The broker coordinating a group or transactional id (stable per key)."""
-        return self.broker_ids[_java_string_hash(key) % len(self.broker_ids)]
+        """The broker coordinating a transactional id (stable per key): the one its
+        hash names, or while that one is down the next broker that is up."""
+        start = _java_string_hash(key) % len(self.broker_ids)
+        ordered = self.broker_ids[start:] + self.broker_ids[:start]
+        return next((b for b in ordered if b not in self.stopped), ordered[0])
 
 
 def _java_string_hash(text: str) -> int:

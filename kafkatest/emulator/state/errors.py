@@ -152,3 +152,19 @@ class TransactionalIdNotFound(StateError):
 
 class TransactionAbortable(StateError):
     error_name = "transaction_abortable"
+
+
+class NotEnoughReplicas(StateError):
+    error_name = "not_enough_replicas"
+
+
+class PreferredLeaderNotAvailable(StateError):
+    error_name = "preferred_leader_not_available"
+
+
+class EligibleLeadersNotAvailable(StateError):
+    error_name = "eligible_leaders_not_available"
+
+
+class ElectionNotNeeded(StateError):
+    error_name = "election_not_needed"

@@ -51,6 +51,9 @@ def ensure_offsets_topic(state: EmulatorState) -> bool:
     state.create_topic(
         OFFSETS_TOPIC,
         partitions=state.settings.offsets_topic_num_partitions,
+        # As kafkatest's Kafka clusters set offsets.topic.replication.factor: groups
+        # survive a broker's loss when there are brokers to spare.
+        replication_factor=min(3, len(state.cluster.live_broker_ids)),
         configs=OFFSETS_TOPIC_CONFIGS,
     )
     return False

@@ -56,12 +56,27 @@ def is_internal_name(name: str | None) -> bool:
 
 @dataclass(slots=True)
 class Partition:
-    """One partition: its leader, the leader's epoch (+1 at every leader change) and log."""
+    """One partition: its leader, the leader's epoch (+1 at every leader change) and log.
+
+    `replicas` and `isr` are what clients see of replication (`replicas.py` keeps
+    them); the emulator holds one log, which every replica shares.
+    """
 
     index: int
+    #: -1 while no in-sync replica is up to lead (LEADER_NOT_AVAILABLE).
     leader_id: int
     log: PartitionLog = field(default_factory=PartitionLog)
     leader_epoch: int = 0
+    #: The assigned brokers, the preferred leader first.
+    replicas: list[int] = field(default_factory=list)
+    #: The in-sync replicas, in Kafka's order (a broker that comes back goes last).
+    isr: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.replicas:
+            self.replicas = [self.leader_id]
+        if not self.isr:
+            self.isr = list(self.replicas)
 
     def elect(self, leader_id: int, epochs: int = 1) -> None:
         """A new leader election: the epoch moves on by `epochs` (a broker restart is
@@ -137,9 +152,10 @@ class Topic:
         return self.partitions[index]
 
 
-def check_replica_assignments(brokers: list[int], assignments: list[list[int]]) -> list[int]:
-    """The leader of each manually assigned partition, or Kafka's controller's refusal
-    (its words). The emulator keeps one replica per partition, as a 1-node Kafka does."""
+def check_replica_assignments(
+    brokers: list[int], assignments: list[list[int]], factor: int | None = None
+) -> list[list[int]]:
+    """Manually assigned replica lists, or Kafka's controller's refusal (its words)."""
     for replicas in assignments:
         if not replicas:
             raise InvalidReplicaAssignment(
@@ -156,12 +172,13 @@ def check_replica_assignments(brokers: list[int], assignments: list[list[int]]) 
             raise InvalidReplicaAssignment(
                 f"The manual partition assignment includes the broker {duplicate} more than once."
             )
-        if len(replicas) != 1:
+        if factor is not None and len(replicas) != factor:
             raise InvalidReplicationFactor(
                 f"The manual partition assignment includes a partition with {len(replicas)} "
-                "replica(s), but the kafkatest emulator keeps 1 replica per partition."
+                f"replica(s), but this is not consistent with previous partitions, which have "
+                f"{factor} replica(s)."
             )
-    return [replicas[0] for replicas in assignments]
+    return [list(replicas) for replicas in assignments]
 
 
 def validate_topic_name(name: str | None) -> str:
@@ -254,7 +271,7 @@ class TopicRegistry:
         self,
         name: str,
         partitions: int,
-        leaders: list[int],
+        replicas: list[list[int]],
         configs: Mapping[str, str | None],
         leader_start: int = 0,
     ) -> Topic:
@@ -263,7 +280,7 @@ class TopicRegistry:
         topic = Topic(
             name=name,
             topic_id=_new_topic_id(),
-            partitions=[Partition(i, leaders[i]) for i in range(partitions)],
+            partitions=[_partition(i, replicas[i]) for i in range(partitions)],
             overrides=overrides,
             leader_start=leader_start,
         )
@@ -277,12 +294,16 @@ class TopicRegistry:
         del self._by_id[topic.topic_id]
         return topic
 
-    def add_partitions(self, name: str, total: int, leaders: list[int]) -> Topic:
+    def add_partitions(self, name: str, total: int, replicas: list[list[int]]) -> Topic:
         topic = self.get(name)
         self.check_growth(topic, total)
         current = len(topic.partitions)
-        topic.partitions.extend(Partition(i, leaders[i - current]) for i in range(current, total))
+        topic.partitions.extend(_partition(i, replicas[i - current]) for i in range(current, total))
         return topic
+
+
+def _partition(index: int, replicas: list[int]) -> Partition:
+    return Partition(index, replicas[0], replicas=list(replicas), isr=list(replicas))
 
 
 def _new_topic_id() -> uuid.UUID:

@@ -44,18 +44,21 @@ def _coordinator(ctx: RequestContext, key_type: int, key: str) -> dict[str, Any]
     """One key's answer: node, host, port, error code and message."""
     state = ctx.state
     cluster = state.cluster
+    unavailable = {
+        "error_code": ErrorCode.coordinator_not_available,
+        "error_message": "The coordinator is not available.",
+        "node_id": -1,
+        "host": "",
+        "port": -1,
+    }
     if key_type == _GROUP_KEY:
         if not ensure_offsets_topic(state):
-            return {
-                "error_code": ErrorCode.coordinator_not_available,
-                "error_message": "The coordinator is not available.",
-                "node_id": -1,
-                "host": "",
-                "port": -1,
-            }
+            return unavailable
         node_id = group_coordinator(state, key)
     else:
         node_id = cluster.coordinator_for(key)
+    if node_id not in cluster.live_broker_ids:
+        return unavailable  # its offsets partition has no leader (every replica down)
     host, port = cluster.address(node_id)
     # Kafka's Errors.NONE.message() is its name.
     return {

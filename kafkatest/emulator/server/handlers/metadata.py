@@ -8,6 +8,7 @@ KRaft broker, the answer that causes the creation still says the topic is unknow
 from __future__ import annotations
 
 import logging
+from collections.abc import Set
 from typing import Any
 
 from kio.schema.errors import ErrorCode
@@ -17,6 +18,7 @@ from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
 from kafkatest.emulator.state import EmulatorState
 from kafkatest.emulator.state.errors import InvalidTopic, StateError
+from kafkatest.emulator.state.replicas import NO_LEADER
 from kafkatest.emulator.state.topics import Partition, Topic, is_internal_name, validate_topic_name
 
 log = logging.getLogger("kafkatest.emulator")
@@ -32,7 +34,10 @@ async def metadata(ctx: RequestContext, request: Any) -> Any:
     allow_create = getattr(request, "allow_auto_topic_creation", True)
     topics: list[Any] = []
     if request.topics is None or (ctx.api_version == 0 and not request.topics):
-        topics = [_describe(types, t) for t in sorted(state.topics, key=lambda t: t.name)]
+        topics = [
+            _describe(types, t, state.cluster.stopped)
+            for t in sorted(state.topics, key=lambda t: t.name)
+        ]
     else:
         for wanted in request.topics:
             topics.append(_lookup(ctx, types, wanted, allow_create))
@@ -58,12 +63,12 @@ def _lookup(ctx: RequestContext, types: Any, wanted: Any, allow_create: bool) ->
     topic_id = getattr(wanted, "topic_id", None)
     if name is None and topic_id is not None:
         try:
-            return _describe(types, state.topics.by_id(topic_id))
+            return _describe(types, state.topics.by_id(topic_id), state.cluster.stopped)
         except StateError as exc:
             return _topic_error(types, error_code_of(exc), None, topic_id)
     topic = state.topics.find(name)
     if topic is not None:
-        return _describe(types, topic)
+        return _describe(types, topic, state.cluster.stopped)
     error = missing_topic_error(name)
     if error is ErrorCode.unknown_topic_or_partition and allow_create:
         _auto_create(state, name)
@@ -104,25 +109,27 @@ def _topic_error(types: Any, error: ErrorCode, name: str | None, topic_id: Any) 
     )
 
 
-def partition_fields(partition: Partition) -> dict[str, Any]:
-    """A partition as Metadata and DescribeTopicPartitions describe it: one replica,
-    so the leader is the whole ISR and no other replica is ever eligible to lead."""
+def partition_fields(partition: Partition, stopped: Set[int] = frozenset()) -> dict[str, Any]:
+    """A partition as Metadata and DescribeTopicPartitions describe it (`state.replicas`);
+    a leaderless one with Kafka's LEADER_NOT_AVAILABLE."""
+    leaderless = partition.leader_id == NO_LEADER
     return {
-        "error_code": ErrorCode.none,
+        "error_code": ErrorCode.leader_not_available if leaderless else ErrorCode.none,
         "partition_index": partition.index,
         "leader_id": partition.leader_id,
         "leader_epoch": partition.leader_epoch,
-        "replica_nodes": (partition.leader_id,),
-        "isr_nodes": (partition.leader_id,),
-        "offline_replicas": (),
+        "replica_nodes": tuple(partition.replicas),
+        "isr_nodes": tuple(partition.isr),
+        "offline_replicas": tuple(r for r in partition.replicas if r in stopped),
         "eligible_leader_replicas": (),
         "last_known_elr": (),
     }
 
 
-def _describe(types: Any, topic: Topic) -> Any:
+def _describe(types: Any, topic: Topic, stopped: Set[int]) -> Any:
     partitions = tuple(
-        make(types.MetadataResponsePartition, **partition_fields(p)) for p in topic.partitions
+        make(types.MetadataResponsePartition, **partition_fields(p, stopped))
+        for p in topic.partitions
     )
     return make(
         types.MetadataResponseTopic,

@@ -23,6 +23,7 @@ from kafkatest.emulator.server.responses import (
     make,
     response_types,
 )
+from kafkatest.emulator.state import replicas
 from kafkatest.emulator.state.broker_state import TransactionalProduce
 from kafkatest.emulator.state.errors import (
     CorruptMessage,
@@ -107,8 +108,11 @@ def _produce_partition(
             return failed(
                 ErrorCode.invalid_topic_exception, f"Cannot append to internal topic {topic_name}"
             )
-        if topic.partition(data.index).leader_id != ctx.broker_id:
+        partition = topic.partition(data.index)
+        if partition.leader_id != ctx.broker_id:
             return failed(ErrorCode.not_leader_or_follower)
+        if request.acks == -1:
+            replicas.check_enough_in_sync(topic, partition)
         header, batch = _single_batch(data.records)
         transaction = None
         if header.is_transactional:

@@ -1,12 +1,11 @@
 """ElectLeaders, AlterPartitionReassignments and ListPartitionReassignments.
 
-Every emulated partition has one replica, its leader, which is also its
-preferred leader: an election is never needed (ELECTION_NOT_NEEDED, and an
-all-partitions election names none, as Kafka's controller leaves those out). A
-reassignment to another single broker moves the partition's leader at once (an
-election: the leader epoch moves on), so no reassignment is ever in progress and
-the list is always empty. More than one replica cannot be kept, and brokers that
-do not exist are refused as Kafka refuses them.
+The rules live in `state.replicas`. An emulated replica is caught up the moment it
+exists, so a reassignment completes at once and the in-progress list is always
+empty; a preferred election is needed only after a leader moved off the first
+replica (ELECTION_NOT_NEEDED otherwise; an all-partitions election names only the
+partitions it moved, as Kafka's controller leaves the others out). Brokers that do
+not exist are refused as Kafka refuses them.
 """
 
 from __future__ import annotations
@@ -19,11 +18,9 @@ from kio.schema.errors import ErrorCode
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
-from kafkatest.emulator.state import EmulatorState
+from kafkatest.emulator.state import EmulatorState, replicas
 from kafkatest.emulator.state.errors import StateError
 from kafkatest.emulator.state.topics import Topic, check_replica_assignments
-
-_NOT_NEEDED = "Leader election not needed for topic partition."
 
 
 def _partition_error(
@@ -50,29 +47,34 @@ def _partition_error(
 @handles(43, 0, 2)
 async def elect_leaders(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
+    state = ctx.state
+    unclean = getattr(request, "election_type", 0) == 1
+    named = request.topic_partitions is not None
+    wanted: list[tuple[str, list[int]]] = (
+        [(w.topic, list(w.partitions)) for w in request.topic_partitions]
+        if request.topic_partitions is not None
+        else [(t.name, [p.index for p in t.partitions]) for t in state.topics]
+    )
     results = []
-    if request.topic_partitions is not None:
-        for wanted in request.topic_partitions:
-            partitions = []
-            for index in wanted.partitions:
-                code, message = _partition_error(ctx.state, wanted.topic, index) or (
-                    ErrorCode.election_not_needed,
-                    _NOT_NEEDED,
-                )
-                partitions.append(
-                    make(
-                        types.PartitionResult,
-                        partition_id=index,
-                        error_code=code,
-                        error_message=message,
-                    )
-                )
-            results.append(
+    for topic, indexes in wanted:
+        partitions = []
+        for index in indexes:
+            code, message = _partition_error(state, topic, index) or _elect(
+                state, topic, index, unclean
+            )
+            if not named and code != ErrorCode.none:
+                continue  # an all-partitions election names only the partitions it moved
+            partitions.append(
                 make(
-                    types.ReplicaElectionResult,
-                    topic=wanted.topic,
-                    partition_result=tuple(partitions),
+                    types.PartitionResult,
+                    partition_id=index,
+                    error_code=code,
+                    error_message=message,
                 )
+            )
+        if partitions or named:
+            results.append(
+                make(types.ReplicaElectionResult, topic=topic, partition_result=tuple(partitions))
             )
     return make(
         types.ElectLeadersResponse,
@@ -80,6 +82,17 @@ async def elect_leaders(ctx: RequestContext, request: Any) -> Any:
         error_code=ErrorCode.none,
         replica_election_results=tuple(results),
     )
+
+
+def _elect(
+    state: EmulatorState, topic: str, index: int, unclean: bool
+) -> tuple[ErrorCode, str | None]:
+    try:
+        replicas.elect(topic, state.topics.get(topic).partitions[index], unclean)
+    except StateError as exc:
+        return error_code_of(exc), str(exc)
+    state.appends.notify()
+    return ErrorCode.none, None
 
 
 @handles(45, 0, 1)
@@ -112,21 +125,20 @@ async def alter_partition_reassignments(ctx: RequestContext, request: Any) -> An
 
 
 def _reassign(
-    state: EmulatorState, name: str, index: int, replicas: Sequence[int] | None
+    state: EmulatorState, name: str, index: int, new_replicas: Sequence[int] | None
 ) -> tuple[ErrorCode, str | None]:
     missing = _partition_error(state, name, index, reassigning=True)
     if missing is not None:
         return missing
-    if replicas is None:
+    if new_replicas is None:
         return ErrorCode.no_reassignment_in_progress, None
     try:
-        [leader] = check_replica_assignments(state.cluster.broker_ids, [list(replicas)])
+        check_replica_assignments(state.cluster.broker_ids, [list(new_replicas)])
     except StateError as exc:
         return error_code_of(exc), str(exc)
     topic: Topic = state.topics.get(name)
-    if topic.partitions[index].leader_id != leader:
-        state.move_leader(name, index, leader)
-        state.appends.notify()
+    replicas.reassign(state.cluster, topic.partitions[index], list(new_replicas))
+    state.appends.notify()
     return ErrorCode.none, None
 
 

@@ -8,7 +8,7 @@ first topic and partition the next request should start at.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 from typing import Any
 
 from kio.schema.errors import ErrorCode
@@ -59,7 +59,7 @@ async def describe_topic_partitions(ctx: RequestContext, request: Any) -> Any:
             continue
         first = cursor.partition_index if cursor is not None and name == cursor_topic else 0
         end = min(len(topic.partitions), first + budget)
-        topics.append(_describe(types, topic, range(first, end)))
+        topics.append(_describe(types, topic, range(first, end), ctx.state.cluster.stopped))
         if end < len(topic.partitions):
             next_cursor = make(types.Cursor, topic_name=name, partition_index=end)
             break
@@ -84,10 +84,11 @@ def _topic_error(types: Any, name: str, error: ErrorCode) -> Any:
     )
 
 
-def _describe(types: Any, topic: Topic, indexes: Iterable[int]) -> Any:
+def _describe(types: Any, topic: Topic, indexes: Iterable[int], stopped: Set[int]) -> Any:
     partitions = tuple(
         make(
-            types.DescribeTopicPartitionsResponsePartition, **partition_fields(topic.partitions[i])
+            types.DescribeTopicPartitionsResponsePartition,
+            **partition_fields(topic.partitions[i], stopped),
         )
         for i in indexes
     )

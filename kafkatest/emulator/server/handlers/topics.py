@@ -191,21 +191,24 @@ async def create_partitions(ctx: RequestContext, request: Any) -> Any:
                     f"cannot add {adding} partitions to {wanted.name} in one request: "
                     f"Kafka's controller writes at most {MAX_RECORDS_PER_REQUEST} at once"
                 )
-            leaders = None
+            assigned = None
             if wanted.assignments is not None and adding > 0:
                 if len(wanted.assignments) != adding:
                     raise InvalidReplicaAssignment(
                         f"Attempted to add {adding} additional partition(s), but only "
                         f"{len(wanted.assignments)} assignment(s) were specified."
                     )
-                leaders = check_replica_assignments(
-                    ctx.state.cluster.broker_ids, [list(a.broker_ids) for a in wanted.assignments]
+                assigned = check_replica_assignments(
+                    ctx.state.cluster.live_broker_ids,
+                    [list(a.broker_ids) for a in wanted.assignments],
+                    len(topic.partitions[0].replicas),
                 )
             ctx.state.add_partitions(wanted.name, wanted.count, request.validate_only)
-            if leaders is not None and not request.validate_only:
+            if assigned is not None and not request.validate_only:
                 # Brand-new partitions start where the assignment puts them.
-                for partition, leader in zip(topic.partitions[-adding:], leaders, strict=True):
-                    partition.leader_id = leader
+                for partition, chosen in zip(topic.partitions[-adding:], assigned, strict=True):
+                    partition.replicas, partition.isr = list(chosen), list(chosen)
+                    partition.leader_id = chosen[0]
             budget -= adding
             code, message = ErrorCode.none, None
         except StateError as exc:
