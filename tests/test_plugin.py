@@ -70,6 +70,22 @@ def test_emulator_brokers_option_spreads_leaders(pytester: pytest.Pytester) -> N
     result.assert_outcomes(passed=1)
 
 
+def test_kafka_brokers_option_runs_a_kafka_cluster(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        def test_cluster(kafka_broker, kafka_topic, kafka_faults):
+            assert len(kafka_broker.bootstrap_servers.split(",")) == 3
+            topic = kafka_topic(partitions=3)
+            metadata = kafka_broker.admin().list_topics(topic, timeout=10)
+            assert sorted(metadata.brokers) == [1, 2, 3]
+            kafka_faults.stop_broker(2)
+            assert sorted(kafka_broker.admin().list_topics(timeout=10).brokers) == [1, 3]
+        """
+    )
+    result = pytester.runpytest_inprocess("--kafka-backend=kafka", "--kafka-brokers=3")
+    result.assert_outcomes(passed=1)
+
+
 @pytest.mark.parametrize(
     ("args", "says"),
     [
@@ -77,6 +93,8 @@ def test_emulator_brokers_option_spreads_leaders(pytester: pytest.Pytester) -> N
         (["--emulator-brokers=-2"], "--emulator-brokers=-2: the emulator serves 1 to 64 brokers"),
         (["--emulator-brokers=100000"], "--emulator-brokers=100000: the emulator serves 1 to 64"),
         (["--emulator-brokers=two"], "*--emulator-brokers*invalid int value*"),
+        (["--kafka-brokers=0"], "--kafka-brokers=0: the kafka backend runs 1 to 9 brokers"),
+        (["--kafka-brokers=10"], "--kafka-brokers=10: the kafka backend runs 1 to 9 brokers"),
         (["--kafka-bootstrap=localhost"], "--kafka-bootstrap='localhost': give host:port*"),
         (["--kafka-bootstrap=h:1,h:99999"], "*'h:99999' is not host:port*"),
         (["--kafka-backend=external"], "--kafka-backend=external needs --kafka-bootstrap*"),
