@@ -56,6 +56,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="broker ids the emulator serves, each on its own port, leaders spread (default 1)",
     )
     group.addoption(
+        "--kafka-advertised-host",
+        default=None,
+        help="address the emulator and kafka backends listen on and advertise (default "
+        "127.0.0.1): one that executors of a Spark cluster on other machines can reach. "
+        "The brokers have no authentication unless asked for: only on a trusted network",
+    )
+    group.addoption(
         "--kafka-brokers",
         type=int,
         default=1,
@@ -122,7 +129,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help=(
             "the spark fixture's master: local[N] (default local[2]), local-cluster[W,C,M] "
-            "(executors in their own JVMs) or spark://host:port (ini: spark_master; env "
+            "(executors in their own JVMs), spark://host:port, or standalone[W] (kafkatest "
+            "starts a master and W workers from the installed PySpark) (ini: spark_master; env "
             "KAFKATEST_SPARK_MASTER)"
         ),
     )
@@ -205,13 +213,15 @@ def _check_options(config: pytest.Config) -> None:
     if not _MASTER.fullmatch(master):
         raise pytest.UsageError(
             f"--spark-master={master!r}: give local[N], local-cluster[W,C,M] (workers, "
-            "cores and MB each) or spark://host:port"
+            "cores and MB each), spark://host:port or standalone[W] (a cluster of W workers, "
+            "1 to 8, that kafkatest starts)"
         )
     remote = spark_remote(config)
     if remote and not (remote == "local" or remote.startswith(("local[", "sc://"))):
         raise pytest.UsageError(
             f"--spark-remote={remote!r}: give local, local[N], sc://host:port or off"
         )
+    _warn_if_executors_cannot_reach_the_broker(config, master, remote)
     reports = config.getoption("--kafkatest-reports")
     if reports and Path(reports).exists() and not Path(reports).is_dir():
         raise pytest.UsageError(
@@ -219,8 +229,36 @@ def _check_options(config: pytest.Config) -> None:
         )
 
 
-#: Masters the spark fixture accepts (a standalone cluster kafkatest starts is not built).
-_MASTER = re.compile(r"local(\[(\d+|\*)\])?|local-cluster\[\d+, *\d+, *\d+\]|spark://[^/\s]+:\d+")
+def _warn_if_executors_cannot_reach_the_broker(
+    config: pytest.Config, master: str, remote: str
+) -> None:
+    """A Spark master or Connect server on another machine cannot reach a broker that
+    advertises loopback: its executors would time out connecting, with nothing to say why."""
+    from kafkatest.emulator.exposure import is_loopback
+
+    where = re.fullmatch(r"(?:spark|sc)://([^:/]+|\[[^\]]+\])(?::\d+)?/?", remote or master)
+    if where is None or is_loopback(where.group(1)):
+        return
+    advertised = config.getoption("--kafka-advertised-host") or "127.0.0.1"
+    if not is_loopback(advertised):
+        return
+    config.issue_config_time_warning(
+        UserWarning(
+            f"Spark runs at {remote or master}, but the broker advertises {advertised}: "
+            "executors on another machine cannot reach loopback. Pass "
+            "--kafka-advertised-host with this machine's address (or use "
+            "--kafka-backend=external with a cluster both reach)."
+        ),
+        stacklevel=2,
+    )
+
+
+#: Masters the spark fixture accepts; standalone[W] is a cluster kafkatest starts.
+_STANDALONE = re.compile(r"standalone\[([1-8])\]")
+_MASTER = re.compile(
+    r"local(\[(\d+|\*)\])?|local-cluster\[\d+, *\d+, *\d+\]|spark://[^/\s]+:\d+|"
+    + _STANDALONE.pattern
+)
 
 
 def spark_master(config: pytest.Config) -> str:
@@ -415,6 +453,9 @@ def kafka_broker(request: pytest.FixtureRequest) -> Iterator[Broker]:
         options["brokers"] = config.getoption("--emulator-brokers")
     if backend == "kafka" and config.getoption("--kafka-brokers") > 1:
         options["brokers"] = config.getoption("--kafka-brokers")
+    advertised = config.getoption("--kafka-advertised-host")
+    if advertised and backend in ("emulator", "kafka"):
+        options["host"] = advertised
     options.update(security_options(config))
     shared = _shared_kafka(config, backend, options)
     if shared is not None:
@@ -576,6 +617,7 @@ def spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
     from kafkatest.spark.session import kafka_spark_session, stop_spark_session
 
     remote = spark_remote(pytestconfig)
+    cluster = None
     if remote:
         from kafkatest.spark.connect import connect_spark_session
         from kafkatest.spark.server import usable_server
@@ -591,11 +633,28 @@ def spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
         extras = pytestconfig.getini("spark_extras")
         if extras and "KAFKATEST_SPARK_EXTRAS" not in os.environ:
             os.environ["KAFKATEST_SPARK_EXTRAS"] = ",".join(extras)
-        session = kafka_spark_session(master=spark_master(pytestconfig))
+        master = spark_master(pytestconfig)
+        conf: dict[str, str] = {}
+        workers = _STANDALONE.fullmatch(master)
+        if workers:
+            from kafkatest.spark.standalone import StandaloneCluster
+
+            cluster = StandaloneCluster(int(workers.group(1)))
+            master, conf = cluster.start(), cluster.session_conf
+        try:
+            session = kafka_spark_session(master=master, conf=conf)
+        except BaseException:
+            if cluster is not None:
+                cluster.close()
+            raise
     try:
         yield session
     finally:
-        stop_spark_session(session)
+        try:
+            stop_spark_session(session)
+        finally:
+            if cluster is not None:
+                cluster.close()
 
 
 @pytest.fixture

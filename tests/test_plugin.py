@@ -70,6 +70,60 @@ def test_emulator_brokers_option_spreads_leaders(pytester: pytest.Pytester) -> N
     result.assert_outcomes(passed=1)
 
 
+def _non_loopback_address() -> str | None:
+    """This machine's address on its default route, if it has one."""
+    import socket
+
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("10.255.255.255", 9))  # no packet is sent: only a route is chosen
+        address = str(probe.getsockname()[0])
+    except OSError:
+        return None
+    finally:
+        probe.close()
+    return None if address.startswith("127.") else address
+
+
+def test_kafka_advertised_host_is_where_both_backends_listen(pytester: pytest.Pytester) -> None:
+    address = _non_loopback_address()
+    if address is None:
+        pytest.skip("this machine has no address other than loopback")
+    pytester.makepyfile(
+        f"""
+        def test_reachable(kafka_broker, kafka_topic):
+            assert {{s.rsplit(":", 1)[0] for s in kafka_broker.bootstrap_servers.split(",")}} == {{"{address}"}}
+            topic = kafka_topic()
+            metadata = kafka_broker.admin().list_topics(timeout=10)
+            assert {{b.host for b in metadata.brokers.values()}} == {{"{address}"}}
+            kafka_broker.produce([kafkatest.Record(topic, value=b"over the network")])
+            assert [r.value for r in kafka_broker.consume(topic)] == [b"over the network"]
+
+        import kafkatest
+        """
+    )
+    result = pytester.runpytest_inprocess(
+        "--kafka-backend=emulator,kafka",
+        f"--kafka-advertised-host={address}",
+        "-W",
+        "ignore::kafkatest.emulator.exposure.ExposedEmulatorWarning",
+    )
+    result.assert_outcomes(passed=2)
+
+
+def test_a_remote_spark_master_and_a_loopback_broker_give_a_warning(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile("def test_x():\n    pass\n")
+    result = pytester.runpytest_inprocess("--spark-master=spark://192.0.2.77:7077")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        ["*Spark runs at spark://192.0.2.77:7077, but the broker advertises 127.0.0.1*"]
+    )
+    local = pytester.runpytest_inprocess("--spark-master=spark://127.0.0.1:7077")
+    assert "but the broker advertises" not in local.stdout.str()
+
+
 def test_kafka_brokers_option_runs_a_kafka_cluster(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         """

@@ -35,19 +35,61 @@ def test_executors_run_in_jvms_of_their_own(spark):
 def test_a_downstream_suite_runs_on_a_local_cluster(
     pytester: pytest.Pytester, kafka_broker: Broker
 ) -> None:
-    pytester.makepyfile(test_master=DOWNSTREAM, test_readme_sinks=SINKS_EXAMPLE.read_text())
-    result = pytester.runpytest_subprocess(
-        "--spark-master=local-cluster[2,1,1024]",
+    result = _downstream_run(pytester, kafka_broker, DOWNSTREAM, "local-cluster[2,1,1024]")
+    result.assert_outcomes(passed=2)
+
+
+def _downstream_run(
+    pytester: pytest.Pytester, broker: Broker, test: str, master: str
+) -> pytest.RunResult:
+    """The sinks example and `test` in a fresh pytest on `master`, against `broker`."""
+    pytester.makepyfile(test_master=test, test_readme_sinks=SINKS_EXAMPLE.read_text())
+    return pytester.runpytest_subprocess(
+        f"--spark-master={master}",
         "--kafka-backend=external",
-        f"--kafka-bootstrap={kafka_broker.bootstrap_servers}",
+        f"--kafka-bootstrap={broker.bootstrap_servers}",
         "-p",
         "no:cacheprovider",
         timeout=600,
     )
+
+
+STANDALONE = """
+import time
+
+
+def test_a_standalone_cluster_runs_the_executors(spark):
+    context = spark.sparkContext
+    assert context.master.startswith("spark://127.0.0.1:")
+    status = context._jsc.sc().getExecutorMemoryStatus
+    deadline = time.monotonic() + 120
+    while status().size() < 3 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert status().size() == 3, "the driver and one executor on each of two workers"
+"""
+
+
+def _standalone_jvms() -> list[str]:
+    import subprocess
+
+    found = subprocess.run(
+        ["pgrep", "-f", "kafkatest-spark-standalone-"], capture_output=True, text=True
+    )
+    return found.stdout.split()
+
+
+@pytest.mark.kafka_backends("emulator")
+def test_kafkatest_starts_and_stops_a_standalone_cluster(
+    pytester: pytest.Pytester, kafka_broker: Broker
+) -> None:
+    result = _downstream_run(pytester, kafka_broker, STANDALONE, "standalone[2]")
     result.assert_outcomes(passed=2)
+    assert _standalone_jvms() == [], "the master, workers and executors were stopped"
 
 
-@pytest.mark.parametrize("master", ["yarn", "local[two]", "standalone[2]", "spark://nohost"])
+@pytest.mark.parametrize(
+    "master", ["yarn", "local[two]", "standalone[0]", "standalone[9]", "spark://nohost"]
+)
 def test_a_master_kafkatest_cannot_run_is_one_usage_error(
     pytester: pytest.Pytester, master: str
 ) -> None:

@@ -59,6 +59,7 @@ class KafkaClusterBroker(Broker):
         security: Security | None = None,
         acls: bool = False,
         super_users: Iterable[str] = (),
+        host: str = "127.0.0.1",
     ) -> None:
         if not 2 <= brokers <= MAX_KAFKA_BROKERS:
             raise SetupError(
@@ -71,6 +72,7 @@ class KafkaClusterBroker(Broker):
                 "ACLs on one node (brokers=1), where both backends support them"
             )
         self.broker_count = brokers
+        self.host = host
         self.version = version
         self.settings = {
             **cluster_settings(brokers),
@@ -218,6 +220,7 @@ class KafkaClusterBroker(Broker):
                 startup_timeout_s=self.startup_timeout_s,
                 node=NodeRole(node_id, role, cluster_id, voters, controller_port),
                 classpath=classpath,
+                host=self.host,
             )
 
         self.controller = member(CONTROLLER_ID, "controller", "256m")

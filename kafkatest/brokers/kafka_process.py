@@ -112,8 +112,12 @@ class KafkaProcessBroker(Broker):
         super_users: Iterable[str] = (),
         node: NodeRole | None = None,
         classpath: str | None = None,
+        host: str = "127.0.0.1",
     ) -> None:
         self.version = version
+        #: Where the client listener binds and what it advertises (loopback unless a
+        #: Spark cluster's executors on other machines must reach it).
+        self.host = host
         #: None: a one-node cluster of its own; else this node's place in a cluster.
         self.node = node
         self._security = security if security is not None and security.secured else None
@@ -137,7 +141,7 @@ class KafkaProcessBroker(Broker):
     def bootstrap_servers(self) -> str:
         if self._port is None:
             raise BrokerError("the kafka backend is not started")
-        return f"127.0.0.1:{self._port}"
+        return f"{self.host}:{self._port}"
 
     @property
     def node_id(self) -> int:
@@ -283,9 +287,9 @@ class KafkaProcessBroker(Broker):
                 "process.roles": "broker,controller",
                 "node.id": "1",
                 "controller.quorum.voters": f"1@127.0.0.1:{self._controller_port}",
-                "listeners": f"{listener}://127.0.0.1:{self._port},"
+                "listeners": f"{listener}://{self.host}:{self._port},"
                 f"CONTROLLER://127.0.0.1:{self._controller_port}",
-                "advertised.listeners": f"{listener}://127.0.0.1:{self._port}",
+                "advertised.listeners": f"{listener}://{self.host}:{self._port}",
                 "controller.listener.names": "CONTROLLER",
                 "inter.broker.listener.name": listener,
                 "listener.security.protocol.map": protocols,
@@ -301,8 +305,8 @@ class KafkaProcessBroker(Broker):
             return {**common, "listeners": f"CONTROLLER://127.0.0.1:{self._controller_port}"}
         return {
             **common,
-            "listeners": f"{listener}://127.0.0.1:{self._port}",
-            "advertised.listeners": f"{listener}://127.0.0.1:{self._port}",
+            "listeners": f"{listener}://{self.host}:{self._port}",
+            "advertised.listeners": f"{listener}://{self.host}:{self._port}",
             "inter.broker.listener.name": listener,
         }
 
@@ -437,9 +441,9 @@ class KafkaProcessBroker(Broker):
         return {
             "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
             "super.users": ";".join(dict.fromkeys(super_users)),
-            "listeners": f"{listener}://127.0.0.1:{self._port},"
+            "listeners": f"{listener}://{self.host}:{self._port},"
             f"CONTROLLER://127.0.0.1:{self._controller_port},KAFKATEST://127.0.0.1:{self._admin_port}",
-            "advertised.listeners": f"{listener}://127.0.0.1:{self._port},"
+            "advertised.listeners": f"{listener}://{self.host}:{self._port},"
             f"KAFKATEST://127.0.0.1:{self._admin_port}",
             "inter.broker.listener.name": "KAFKATEST",
             "listener.security.protocol.map": f"CONTROLLER:SASL_PLAINTEXT,{listener}:{listener},"

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import threading
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -81,14 +81,19 @@ class _Spawner:
 _spawner = _Spawner()
 
 
-def spawn(command: Sequence[str], log_path: Path, cwd: Path) -> subprocess.Popen[bytes]:
-    """Start `command` with output to `log_path`, tied to this process's lifetime."""
-    process: subprocess.Popen[bytes] = _spawner.run(lambda: _popen(command, log_path, cwd))
+def spawn(
+    command: Sequence[str], log_path: Path, cwd: Path, env: Mapping[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """Start `command` with output to `log_path`, tied to this process's lifetime
+    (`env`: variables set on top of this process's environment)."""
+    process: subprocess.Popen[bytes] = _spawner.run(lambda: _popen(command, log_path, cwd, env))
     _live.add(process)
     return process
 
 
-def _popen(command: Sequence[str], log_path: Path, cwd: Path) -> subprocess.Popen[bytes]:
+def _popen(
+    command: Sequence[str], log_path: Path, cwd: Path, env: Mapping[str, str] | None
+) -> subprocess.Popen[bytes]:
     log = open(log_path, "ab")  # noqa: SIM115 - the child owns it; closed in terminate()
     process = subprocess.Popen(
         list(command),
@@ -96,6 +101,7 @@ def _popen(command: Sequence[str], log_path: Path, cwd: Path) -> subprocess.Pope
         stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL,
         cwd=cwd,
+        env=None if env is None else {**os.environ, **env},
         preexec_fn=_die_with_parent,
     )
     log.close()
