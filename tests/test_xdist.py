@@ -65,6 +65,40 @@ def test_faults_that_stop_the_shared_broker_are_refused(kafka_broker, kafka_faul
 
 def test_delivery_report():
     assert_exactly_once([{{"id": 1}}], [{{"id": 1}}, {{"id": 1}}], on="id")
+
+
+@pytest.mark.kafka_backends("emulator")
+def test_spark(spark, kafka_broker, kafka_topic, checkpoint_dir):
+    topic = kafka_topic()
+    kafka_broker.produce([Record(topic=topic, value=b"a"), Record(topic=topic, value=b"b")])
+    name = "copied_" + os.environ["PYTEST_XDIST_WORKER"]
+    query = (
+        spark.readStream.format("kafka")
+        .options(**kafka_broker.spark_options())
+        .option("subscribe", topic)
+        .option("startingOffsets", "earliest")
+        .load()
+        .writeStream.format("memory")
+        .queryName(name)
+        .option("checkpointLocation", str(checkpoint_dir))
+        .trigger(availableNow=True)
+        .start()
+    )
+    assert query.awaitTermination(180)
+    line = {{
+        "worker": os.environ["PYTEST_XDIST_WORKER"],
+        "spark": "session",
+        "jvm": spark.sparkContext._jvm.ProcessHandle.current().pid(),
+        "app": spark.sparkContext.applicationId,
+        "checkpoint": str(checkpoint_dir),
+        "rows": spark.sql(f"select count(*) from {{name}}").collect()[0][0],
+        "committed": sorted(
+            f for f in os.listdir(os.path.join(str(checkpoint_dir), "commits"))
+            if not f.startswith(".")
+        ),
+    }}
+    with open(SEEN, "a") as out:
+        out.write(json.dumps(line) + "\\n")
 """
 
 
@@ -83,9 +117,17 @@ def test_two_workers_share_one_kafka_and_one_report_directory(pytester: pytest.P
         "no:randomly",
         timeout=900,
     )
-    # Per worker: test_broker on each backend and the refusal pass, the report fails.
-    result.assert_outcomes(passed=6, failed=2)
-    lines = [json.loads(line) for line in seen.read_text().splitlines()]
+    # Per worker: test_broker on each backend, the refusal and the Spark test pass, the
+    # report fails.
+    result.assert_outcomes(passed=8, failed=2)
+    everything = [json.loads(line) for line in seen.read_text().splitlines()]
+    sparks = [x for x in everything if x.get("spark")]
+    lines = [x for x in everything if not x.get("spark")]
+    # Each worker its own SparkSession (its own JVM) and checkpoint directory.
+    assert sorted(x["worker"] for x in sparks) == ["gw0", "gw1"]
+    assert len({x["jvm"] for x in sparks}) == 2 and len({x["app"] for x in sparks}) == 2
+    assert len({x["checkpoint"] for x in sparks}) == 2
+    assert [(x["rows"], x["committed"]) for x in sparks] == [(2, ["0"]), (2, ["0"])]
     assert sorted((x["worker"], x["backend"]) for x in lines) == [
         ("gw0", "emulator"),
         ("gw0", "kafka"),
