@@ -116,10 +116,11 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def client_suites(session: nox.Session) -> None:
-    """A client library's own integration suite against both brokers: franz-go's
-    pkg/kgo tests (needs Go); fails if a test passing on Kafka fails on the emulator."""
+    """Client libraries' own integration suites against both brokers: franz-go's
+    pkg/kgo tests (needs Go) and librdkafka's test suite (needs npm, gcc, make); fails
+    if a test passing on Kafka fails on the emulator. `-- librdkafka` runs one."""
     session.install(*INSTALL)
-    session.run("python", "tests/compat/client_suites.py")
+    session.run("python", "tests/compat/client_suites.py", *session.posargs)
 
 
 @nox.session(venv_backend="none")

@@ -1,11 +1,18 @@
-"""Hold a client library's own integration suite against both brokers: franz-go's
-`pkg/kgo` tests (groups, transactions, KIP-848 regexes, fetch edge cases, SCRAM).
+"""Hold client libraries' own integration suites against both brokers.
 
-`nox -s client_suites` runs it: the suite is fetched from the Go module proxy at a
-pinned version, built once, then run against the emulator and against real Kafka
-(each with a plaintext broker for KGO_SEEDS and a SASL/SCRAM-SHA-256 one for the
-SCRAM tests). It prints each backend's counts and every test whose outcome differs,
-and fails when a test that passes on Kafka does not pass on the emulator.
+- franz-go's `pkg/kgo` tests (groups, transactions, KIP-848 regexes, fetch edge
+  cases, SCRAM), fetched from the Go module proxy at a pinned version; run with a
+  plaintext broker for KGO_SEEDS and a SASL/SCRAM-SHA-256 one for the SCRAM tests.
+- librdkafka's own test suite (`tests/`, the C test runner confluent-kafka and
+  every librdkafka binding rest on), from the librdkafka source that the npm package
+  node-rdkafka bundles at a pinned version, built without TLS; its broker tests in
+  quick mode (`-L -Q -E`: no local-only tests, no socket-emulation tests) against a
+  three-broker cluster of each backend.
+
+`nox -s client_suites [-- franz-go|librdkafka]` builds each suite once, runs it
+against the emulator and against real Kafka, prints each backend's counts and every
+test whose outcome differs, and fails when a test that passes on Kafka does not pass
+on the emulator.
 """
 
 from __future__ import annotations
@@ -86,18 +93,100 @@ def run_suite(binary: Path, backend: str, log: Path) -> dict[str, str]:
     return outcomes
 
 
-def main() -> int:
-    workdir = Path(tempfile.mkdtemp(prefix="kafkatest-client-suites-"))
-    binary = build(workdir)
+#: The librdkafka release node-rdkafka 3.6.1 bundles (with its tests/ directory).
+NODE_RDKAFKA = "node-rdkafka@3.6.1"
+LIBRDKAFKA_VERSION = "2.12.0"
+
+
+def build_librdkafka(workdir: Path) -> Path:
+    """librdkafka's test runner, built from node-rdkafka's bundled source (npm)."""
+    subprocess.run(["npm", "pack", NODE_RDKAFKA], check=True, cwd=workdir, capture_output=True)
+    tarball = next(workdir.glob("node-rdkafka-*.tgz"))
+    subprocess.run(["tar", "xzf", tarball.name], check=True, cwd=workdir)
+    source = workdir / "package" / "deps" / "librdkafka"
+    disabled = ["--disable-ssl", "--disable-gssapi", "--disable-zstd", "--disable-curl"]
+    subprocess.run(
+        ["./configure", "--no-download", "--disable-lz4-ext", *disabled],
+        check=True,
+        cwd=source,
+        capture_output=True,
+    )
+    jobs = f"-j{os.cpu_count() or 2}"
+    subprocess.run(["make", jobs, "libs"], check=True, cwd=source, capture_output=True)
+    subprocess.run(["make", jobs, "build"], check=True, cwd=source / "tests", capture_output=True)
+    return source / "tests"
+
+
+def run_librdkafka(tests: Path, backend: str, log: Path) -> dict[str, str]:
+    """{test name: PASS | FAIL | SKIP} of librdkafka's broker tests against `backend`."""
+    report = log.with_suffix(".json")
+    # As librdkafka's own CI clusters: several brokers (its transaction tests want a
+    # replication factor of 3) and auto-created topics with 4 partitions.
+    with start_broker(backend, brokers=3, config={"num.partitions": 4}) as broker:
+        conf = log.with_suffix(".conf")
+        conf.write_text(
+            f"metadata.broker.list={broker.bootstrap_servers}\n"
+            "test.timeout.multiplier=3\n"
+            "test.topic.random=true\n"
+        )
+        env = {
+            **os.environ,
+            "RDKAFKA_TEST_CONF": str(conf),
+            "TEST_REPORT": str(report),
+            # The runner links the freshly built shared libraries (as run-test.sh does).
+            "LD_LIBRARY_PATH": f"{tests.parent / 'src'}:{tests.parent / 'src-cpp'}",
+        }
+        started = time.monotonic()
+        with log.open("w") as out:
+            subprocess.run(
+                ["./test-runner", "-L", "-Q", "-E", "-p2", "-V", "4.1.1"],
+                cwd=tests,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                check=False,
+                timeout=3600,
+            )
+        print(f"{backend}: {time.monotonic() - started:.0f} s, log {log}")
+    states = {"PASSED": "PASS", "FAILED": "FAIL", "SKIPPED": "SKIP"}
+    tests_run = json.loads(report.read_text()).get("tests", {})
+    return {
+        name: states.get(str(result.get("state")), str(result.get("state")))
+        for name, result in tests_run.items()
+        if name != "<MAIN>" and result.get("state") != "NOT_STARTED"
+    }
+
+
+SUITES = {
+    "franz-go": (f"franz-go {FRANZ_GO.split('@')[1]} pkg/kgo", build, run_suite),
+    "librdkafka": (f"librdkafka {LIBRDKAFKA_VERSION} tests", build_librdkafka, run_librdkafka),
+}
+
+
+def main(names: list[str]) -> int:
+    unknown = [n for n in names if n not in SUITES]
+    if unknown:
+        print(f"unknown suite(s) {unknown}; choose from {sorted(SUITES)}")
+        return 2
+    failed = 0
+    for name in names or list(SUITES):
+        failed |= compare(name)
+    return failed
+
+
+def compare(name: str) -> int:
+    title, build_suite, run = SUITES[name]
+    workdir = Path(tempfile.mkdtemp(prefix=f"kafkatest-{name}-suite-"))
+    runner = build_suite(workdir)
     results = {
-        backend: run_suite(binary, backend, workdir / f"kgo-{backend}.log")
+        backend: run(runner, backend, workdir / f"{name}-{backend}.log")
         for backend in ("emulator", "kafka")
     }
     for backend, outcomes in results.items():
         counts = {
             status: list(outcomes.values()).count(status) for status in ("PASS", "FAIL", "SKIP")
         }
-        print(f"franz-go {FRANZ_GO.split('@')[1]} pkg/kgo on {backend}: {counts}")
+        print(f"{title} on {backend}: {counts}")
     names = sorted(set(results["emulator"]) | set(results["kafka"]))
     differ = [
         (name, results["emulator"].get(name, "-"), results["kafka"].get(name, "-"))
@@ -113,4 +202,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

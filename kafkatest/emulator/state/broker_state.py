@@ -142,13 +142,17 @@ class EmulatorState:
         replication_factor: int = -1,
         configs: Mapping[str, str | None] | None = None,
         validate_only: bool = False,
+        assignments: list[list[int]] | None = None,
     ) -> Topic | None:
+        """A new topic; `assignments` (checked by the caller) places its replicas by hand."""
+        if assignments:
+            partitions, replication_factor = len(assignments), len(assignments[0])
         if partitions == -1:
             partitions = self.settings.num_partitions
         if replication_factor == -1:
             replication_factor = self.settings.default_replication_factor
         brokers = len(self.cluster.live_broker_ids)
-        if replication_factor <= 0 or replication_factor > brokers:
+        if not assignments and (replication_factor <= 0 or replication_factor > brokers):
             raise InvalidReplicationFactor(
                 f"Unable to replicate the partition {replication_factor} time(s): "
                 f"The target replication factor of {replication_factor} cannot be reached "
@@ -161,7 +165,9 @@ class EmulatorState:
         if validate_only:
             return None
         start = self.cluster.next_leader_start()
-        placed = [self.cluster.replicas_of(start, p, replication_factor) for p in range(partitions)]
+        placed = assignments or [
+            self.cluster.replicas_of(start, p, replication_factor) for p in range(partitions)
+        ]
         return self.topics.create(name, partitions, placed, configs, leader_start=start)
 
     def delete_topic(self, name: str) -> Topic:

@@ -16,7 +16,6 @@ from kafkatest.emulator.state.errors import (
     BatchTooLarge,
     InvalidPartitions,
     InvalidReplicaAssignment,
-    InvalidReplicationFactor,
     InvalidTopic,
     PolicyViolation,
     TopicAlreadyExists,
@@ -173,7 +172,7 @@ def check_replica_assignments(
                 f"The manual partition assignment includes the broker {duplicate} more than once."
             )
         if factor is not None and len(replicas) != factor:
-            raise InvalidReplicationFactor(
+            raise InvalidReplicaAssignment(
                 f"The manual partition assignment includes a partition with {len(replicas)} "
                 f"replica(s), but this is not consistent with previous partitions, which have "
                 f"{factor} replica(s)."

@@ -48,8 +48,7 @@ async def create_topics(ctx: RequestContext, request: Any) -> Any:
         try:
             if names[wanted.name] > 1:
                 raise InvalidRequest(f"Duplicate topic name {wanted.name} in the request")
-            if wanted.assignments:
-                raise InvalidRequest("manual replica assignments are not supported")
+            assigned = _manual_assignments(ctx, wanted) if wanted.assignments else None
             configs = {c.name: c.value for c in wanted.configs}
             topic = ctx.state.create_topic(
                 wanted.name,
@@ -57,6 +56,7 @@ async def create_topics(ctx: RequestContext, request: Any) -> Any:
                 wanted.replication_factor,
                 configs,
                 validate_only=request.validate_only,
+                assignments=assigned,
             )
         except StateError as exc:
             results.append(_creation_failed(types, wanted.name, exc))
@@ -126,6 +126,26 @@ def _creation_failed(types: Any, name: str, exc: StateError) -> Any:
         replication_factor=-1,
         configs=None,
     )
+
+
+def _manual_assignments(ctx: RequestContext, wanted: Any) -> list[list[int]]:
+    """A CreateTopics replica assignment, refused in Kafka's controller's words."""
+    if wanted.replication_factor != -1:
+        raise InvalidRequest(
+            "A manual partition assignment was specified, but replication factor was not set to -1."
+        )
+    if wanted.num_partitions != -1:
+        raise InvalidRequest(
+            "A manual partition assignment was specified, but numPartitions was not set to -1."
+        )
+    for expected, assignment in enumerate(wanted.assignments):
+        if assignment.partition_index != expected:
+            raise InvalidReplicaAssignment(
+                "partitions should be a consecutive 0-based integer sequence"
+            )
+    lists = [list(a.broker_ids) for a in wanted.assignments]
+    factor = len(lists[0]) if lists and lists[0] else None
+    return check_replica_assignments(ctx.state.cluster.broker_ids, lists, factor)
 
 
 def _described_configs(types: Any, overrides: dict[str, str]) -> tuple[Any, ...] | None:
