@@ -171,22 +171,36 @@ def _interrupt_without_reentry(session: SparkSession) -> None:
             context.cancelAllJobs()
 
     def on_interrupt(signum: int, frame: object) -> None:
+        _Py4JInterruptNoise.interrupted = True
         threading.Thread(target=cancel_quietly, name="kafkatest-cancel", daemon=True).start()
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGINT, on_interrupt)
-    root = logging.getLogger()
-    if not any(isinstance(f, _Py4JInterruptNoise) for f in root.filters):
-        root.addFilter(_Py4JInterruptNoise())
+    # A filter on a logger sees only what is logged on that logger, not what its
+    # children propagate: so on each logger py4j writes these records to.
+    for name in ("", "py4j", "py4j.java_gateway", "py4j.clientserver"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _Py4JInterruptNoise) for f in logger.filters):
+            logger.addFilter(_Py4JInterruptNoise())
 
 
 class _Py4JInterruptNoise(logging.Filter):
-    """Drops py4j's ERROR-level traceback of our own KeyboardInterrupt.
+    """Drops py4j's ERROR-level tracebacks of our own KeyboardInterrupt.
 
-    py4j logs it on the root logger ("KeyboardInterrupt while sending command.")
-    while it closes the interrupted connection; the interrupt itself still
-    propagates and says everything that record would.
+    py4j logs one ("KeyboardInterrupt while sending command.") while it closes the
+    interrupted connection, and, once interrupted, another when the JVM has closed
+    its end first ("Exception occurred while shutting down connection": a broken
+    pipe); the interrupt itself still propagates and says everything they would.
     """
 
+    #: Set by the SIGINT handler: only then is a broken connection our own doing.
+    interrupted = False
+
     def filter(self, record: logging.LogRecord) -> bool:
-        return record.getMessage() != "KeyboardInterrupt while sending command."
+        message = record.getMessage()
+        if message == "KeyboardInterrupt while sending command.":
+            return False
+        return not (
+            _Py4JInterruptNoise.interrupted
+            and message == "Exception occurred while shutting down connection"
+        )
