@@ -117,8 +117,9 @@ def lint(session: nox.Session) -> None:
 @nox.session
 def client_suites(session: nox.Session) -> None:
     """Client libraries' own integration suites against both brokers: franz-go's
-    pkg/kgo tests (needs Go) and librdkafka's test suite (needs npm, gcc, make); fails
-    if a test passing on Kafka fails on the emulator. `-- librdkafka` runs one."""
+    pkg/kgo tests (needs Go), librdkafka's test suite (needs npm, gcc, make) and
+    confluent-kafka-python's tests/integration (needs git or CONFLUENT_KAFKA_PYTHON_SRC);
+    fails if a test passing on Kafka fails on the emulator. `-- librdkafka` runs one."""
     session.install(*INSTALL)
     session.run("python", "tests/compat/client_suites.py", *session.posargs)
 

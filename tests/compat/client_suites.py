@@ -9,7 +9,14 @@
   quick mode (`-L -Q -E`: no local-only tests, no socket-emulation tests) against a
   three-broker cluster of each backend.
 
-`nox -s client_suites [-- franz-go|librdkafka]` builds each suite once, runs it
+- confluent-kafka-python's `tests/integration` (admin, consumer, producer with
+  transactions, Schema Registry serializers, share consumers), in a virtualenv of
+  its own with its test requirements, pointed at a three-broker cluster (BROKERS)
+  and at kafkatest's embedded Schema Registry (SR_URL), as its bring-your-own-
+  cluster mode allows. The tests come from CONFLUENT_KAFKA_PYTHON_SRC (a checkout)
+  or a clone of the release tag matching the installed confluent-kafka.
+
+`nox -s client_suites [-- franz-go|librdkafka|confluent-kafka-python]` builds each suite once, runs it
 against the emulator and against real Kafka, prints each backend's counts and every
 test whose outcome differs, and fails when a test that passes on Kafka does not pass
 on the emulator.
@@ -136,18 +143,7 @@ def run_librdkafka(tests: Path, backend: str, log: Path) -> dict[str, str]:
             # The runner links the freshly built shared libraries (as run-test.sh does).
             "LD_LIBRARY_PATH": f"{tests.parent / 'src'}:{tests.parent / 'src-cpp'}",
         }
-        started = time.monotonic()
-        with log.open("w") as out:
-            subprocess.run(
-                ["./test-runner", "-L", "-Q", "-E", "-p2", "-V", "4.1.1"],
-                cwd=tests,
-                env=env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                check=False,
-                timeout=3600,
-            )
-        print(f"{backend}: {time.monotonic() - started:.0f} s, log {log}")
+        logged_run(["./test-runner", "-L", "-Q", "-E", "-p2", "-V", "4.1.1"], tests, env, log)
     states = {"PASSED": "PASS", "FAILED": "FAIL", "SKIPPED": "SKIP"}
     tests_run = json.loads(report.read_text()).get("tests", {})
     return {
@@ -157,9 +153,101 @@ def run_librdkafka(tests: Path, backend: str, log: Path) -> dict[str, str]:
     }
 
 
+def build_confluent_python(workdir: Path) -> Path:
+    """A virtualenv with confluent-kafka-python's test requirements, and its tests."""
+    import confluent_kafka
+
+    version = confluent_kafka.version()[0]
+    source = workdir / "confluent-kafka-python"
+    given = os.environ.get("CONFLUENT_KAFKA_PYTHON_SRC")
+    if given:
+        shutil.copytree(Path(given) / "tests", source / "tests")
+    else:
+        url = "https://github.com/confluentinc/confluent-kafka-python"
+        subprocess.run(
+            ["git", "clone", "--depth", "1", "--branch", f"v{version}", url, str(source)],
+            check=True,
+        )
+    venv = workdir / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    requirements = [
+        f"confluent-kafka[avro,json,protobuf,schemaregistry]=={version}",
+        "trivup",  # imported by its fixtures module even in bring-your-own mode
+        "avro>=1.11.1,<2",
+        "pytest",
+        "pytest-timeout",
+        "pytest-asyncio",
+        "requests-mock",
+        "respx",
+        "attrs",
+        "async-timeout",
+    ]
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", *requirements], check=True)
+    return source
+
+
+def run_confluent_python(source: Path, backend: str, log: Path) -> dict[str, str]:
+    """{test id: PASS | FAIL | SKIP} of its integration tests against `backend`."""
+    from kafkatest.schema_registry import start_schema_registry
+
+    report = log.with_suffix(".xml")
+    python = source.parent / "venv" / "bin" / "python"
+    with (
+        start_broker(backend, brokers=3, config={"num.partitions": 4}) as broker,
+        start_schema_registry() as registry,
+    ):
+        env = {
+            **os.environ,
+            "BROKERS": broker.bootstrap_servers,
+            "SR_URL": registry.url,
+            "PYTHONPATH": str(source),
+        }
+        command = [str(python), "-m", "pytest", "tests/integration", "-p", "no:cacheprovider"]
+        options = ["-q", "--timeout=300", "-o", "addopts=", "-o", "asyncio_mode=auto"]
+        logged_run([*command, *options, f"--junitxml={report}"], source, env, log)
+    return junit_outcomes(report)
+
+
+def logged_run(command: list[str], cwd: Path, env: dict[str, str], log: Path) -> None:
+    """Run one suite with its output in `log`, saying how long it took."""
+    started = time.monotonic()
+    with log.open("w") as out:
+        subprocess.run(
+            command,
+            cwd=cwd,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            check=False,
+            timeout=3600,
+        )
+    print(f"{log.stem}: {time.monotonic() - started:.0f} s, log {log}")
+
+
+def junit_outcomes(report: Path) -> dict[str, str]:
+    import xml.etree.ElementTree as ElementTree
+
+    outcomes: dict[str, str] = {}
+    for case in ElementTree.parse(report).iter("testcase"):
+        name = f"{case.get('classname')}::{case.get('name')}"
+        children = {child.tag for child in case}
+        if children & {"failure", "error"}:
+            outcomes[name] = "FAIL"
+        elif "skipped" in children:
+            outcomes[name] = "SKIP"
+        else:
+            outcomes[name] = "PASS"
+    return outcomes
+
+
 SUITES = {
     "franz-go": (f"franz-go {FRANZ_GO.split('@')[1]} pkg/kgo", build, run_suite),
     "librdkafka": (f"librdkafka {LIBRDKAFKA_VERSION} tests", build_librdkafka, run_librdkafka),
+    "confluent-kafka-python": (
+        "confluent-kafka-python tests/integration",
+        build_confluent_python,
+        run_confluent_python,
+    ),
 }
 
 

@@ -38,6 +38,7 @@ from kafkatest.emulator.state.errors import (
     TopicDeletionDisabled,
     TransactionAbortable,
 )
+from kafkatest.emulator.state.group_configs import GroupConfigStore
 from kafkatest.emulator.state.log import PartitionLog
 from kafkatest.emulator.state.notify import AppendSignal
 from kafkatest.emulator.state.offsets import OffsetStore
@@ -127,6 +128,8 @@ class EmulatorState:
         self.consumer_groups: Any = None
         #: The ACLs and their decisions; None while ACLs are off (nothing is checked).
         self.acls: Authorizer | None = None
+        #: Per-group config overrides (ConfigResource type GROUP).
+        self.group_configs = GroupConfigStore()
         #: When this cluster started, on its clock (DescribeQuorum's idle metadata log).
         self.started_ms = self.clock.now_ms()
         self._last_retention_check_ms = self.started_ms

@@ -1,8 +1,9 @@
 """DescribeConfigs, IncrementalAlterConfigs and (legacy) AlterConfigs.
 
-Topic configs are fully supported. Broker configs are read-only and described as
-Kafka 4.1 describes its broker's (`state.broker_configs`): every key, with sources,
-synonyms and documentation when asked.
+Topic configs are fully supported, and group configs (`state.group_configs`) through
+DescribeConfigs and IncrementalAlterConfigs. Broker configs are read-only and
+described as Kafka 4.1 describes its broker's (`state.broker_configs`): every key,
+with sources, synonyms and documentation when asked.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from kio.schema.errors import ErrorCode
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
-from kafkatest.emulator.state import EmulatorState
+from kafkatest.emulator.state import group_configs
 from kafkatest.emulator.state.broker_configs import (
     BrokerConfig,
     broker_configs,
@@ -31,6 +32,8 @@ from kafkatest.emulator.state.topic_configs import (
 
 TOPIC_RESOURCE = 2
 BROKER_RESOURCE = 4
+GROUP_RESOURCE = 32
+_SOURCE_GROUP = 8
 
 _SOURCE_TOPIC = 1
 _SOURCE_DEFAULT = 5
@@ -48,7 +51,7 @@ async def describe_configs(ctx: RequestContext, request: Any) -> Any:
             results.append(_describe_broker(ctx, types, request, resource))
             continue
         try:
-            entries = _describe(ctx.state, resource.resource_type, resource.resource_name)
+            entries = _describe(ctx, resource.resource_type, resource.resource_name)
             code, message = ErrorCode.none, None
         except StateError as exc:
             entries, code, message = [], error_code_of(exc), str(exc)
@@ -86,9 +89,19 @@ async def describe_configs(ctx: RequestContext, request: Any) -> Any:
 
 
 def _describe(
-    state: EmulatorState, resource_type: int, name: str
+    ctx: RequestContext, resource_type: int, name: str
 ) -> list[tuple[str, str, int, str]]:
     """(name, value, source, type) of every config of the resource."""
+    state = ctx.state
+    if resource_type == GROUP_RESOURCE:
+        broker = _broker_values(ctx)
+        overrides = state.group_configs.overrides(name)
+        return [
+            (key, overrides[key], _SOURCE_GROUP, config.kind)
+            if key in overrides
+            else (key, group_configs.default_of(config, broker), _SOURCE_DEFAULT, config.kind)
+            for key, config in sorted(group_configs.GROUP_CONFIGS.items())
+        ]
     if resource_type == TOPIC_RESOURCE:
         topic = state.topics.get(name)
         return [
@@ -101,6 +114,12 @@ def _describe(
             for key, definition in sorted(TOPIC_CONFIGS.items())
         ]
     raise InvalidRequest(f"unsupported resource type {resource_type}")
+
+
+def _broker_values(ctx: RequestContext) -> dict[str, str]:
+    state = ctx.state
+    entries = broker_configs(state.cluster, ctx.broker_id, kafka_settings(state.settings))
+    return {entry.name: entry.value for entry in entries if entry.value is not None}
 
 
 def _describe_broker(ctx: RequestContext, types: Any, request: Any, resource: Any) -> Any:
@@ -163,7 +182,14 @@ async def incremental_alter_configs(ctx: RequestContext, request: Any) -> Any:
             _apply(out, change.name, change.config_operation, change.value)
         return out
 
-    responses = _alter_topics(ctx, request, updated)
+    groups = [r for r in request.resources if r.resource_type == GROUP_RESOURCE]
+    others = [r for r in request.resources if r.resource_type != GROUP_RESOURCE]
+    answered = {
+        id(r): a for r, a in zip(others, _alter_topics(ctx, request, updated, others), strict=True)
+    }
+    for resource in groups:
+        answered[id(resource)] = _alter_group(ctx, resource, request.validate_only)
+    responses = tuple(answered[id(r)] for r in request.resources)
     return make(
         response_types(ctx).IncrementalAlterConfigsResponse,
         throttle_time=NO_THROTTLE,
@@ -184,16 +210,41 @@ async def alter_configs(ctx: RequestContext, request: Any) -> Any:
     )
 
 
+def _alter_group(ctx: RequestContext, resource: Any, validate_only: bool) -> Any:
+    """One group's configs: every change checked (`state.group_configs`), all or none kept."""
+    store = ctx.state.group_configs
+    try:
+        broker = _broker_values(ctx)
+        overrides = store.overrides(resource.resource_name)
+        for change in resource.configs:
+            if change.config_operation == _SET:
+                overrides[change.name] = group_configs.validate(change.name, change.value, broker)
+            elif change.config_operation == _DELETE:
+                group_configs.validate_name(change.name)
+                overrides.pop(change.name, None)
+            else:
+                raise InvalidConfig(
+                    f"Config {change.name} is not a list; cannot append or subtract"
+                )
+        if not validate_only:
+            store.replace(resource.resource_name, overrides)
+        code, message = ErrorCode.none, None
+    except StateError as exc:
+        code, message = error_code_of(exc), str(exc)
+    return _alter_result(response_types(ctx), resource, code, message)
+
+
 def _alter_topics(
     ctx: RequestContext,
     request: Any,
     updated: Callable[[dict[str, str], Any], dict[str, str]],
+    resources: list[Any] | None = None,
 ) -> tuple[Any, ...]:
     """Both alter APIs: per resource, compute the new overrides, keep them unless
     validate_only, and answer each resource on its own (one bad config fails only it)."""
     types = response_types(ctx)
     responses = []
-    for resource in request.resources:
+    for resource in request.resources if resources is None else resources:
         try:
             _check_topic_resource(resource)
             topic = ctx.state.topics.get(resource.resource_name)
