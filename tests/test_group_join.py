@@ -23,9 +23,12 @@ def test_four_consumers_starting_together_share_the_first_generation(kafka_broke
 
 
 def test_with_the_default_delay_of_0_too(kafka_broker, kafka_topic):
-    """kafkatest's default (0): Kafka still never completes a new group's first join
-    inside the request that starts it, so four consumers started together share
-    the first generation; the emulator waits a short window for them likewise."""
+    """kafkatest's default (0): Kafka completes a new group's first join on its timer,
+    after the joins already in flight, and the emulator waits a short window likewise,
+    so consumers started together mostly share the first generation (0.13-0.21 s for
+    four, BENCHMARKS.md). That depends on how fast the four start, so on a loaded
+    machine either broker may need another rebalance: what holds on both is that the
+    group settles with one partition each."""
     warm_up = f"warm-{time.monotonic_ns()}"  # Kafka's first group creates __consumer_offsets
     first = Consumer({"bootstrap.servers": kafka_broker.bootstrap_servers, "group.id": warm_up})
     first.subscribe([kafka_topic()])
@@ -33,10 +36,24 @@ def test_with_the_default_delay_of_0_too(kafka_broker, kafka_topic):
     while not first.assignment() and time.monotonic() < deadline:
         first.poll(0.05)
     first.close()
-    four_consumers_share_the_first_generation(kafka_broker, kafka_topic)
+    rounds, _revoked = four_consumers_join(kafka_broker, kafka_topic)
+    latest = [r[-1] for r in rounds.values() if r]
+    assert len(latest) == 4 and sorted(p for r in latest for p in r) == [0, 1, 2, 3], rounds
 
 
 def four_consumers_share_the_first_generation(kafka_broker, kafka_topic) -> None:
+    rounds, revoked_before_close = four_consumers_join(kafka_broker, kafka_topic)
+    assert all(len(r) == 1 for r in rounds.values()), rounds
+    assert sorted(p for r in rounds.values() for p in r[0]) == [0, 1, 2, 3]
+    assert all(len(r[0]) == 1 for r in rounds.values()), rounds
+    assert all(n == 0 for n in revoked_before_close.values()), revoked_before_close
+
+
+def four_consumers_join(
+    kafka_broker, kafka_topic
+) -> tuple[dict[int, list[list[int]]], dict[int, int]]:
+    """Four consumers of a new group, started together: every assignment each one got,
+    and how often each was revoked before closing."""
     topic = kafka_topic(partitions=4)
     group = f"join-{time.monotonic_ns()}"
     rounds: dict[int, list[list[int]]] = {i: [] for i in range(4)}
@@ -76,10 +93,7 @@ def four_consumers_share_the_first_generation(kafka_broker, kafka_topic) -> None
     finally:
         for c in consumers:
             c.close()
-    assert all(len(r) == 1 for r in rounds.values()), rounds
-    assert sorted(p for r in rounds.values() for p in r[0]) == [0, 1, 2, 3]
-    assert all(len(r[0]) == 1 for r in rounds.values()), rounds
-    assert all(n == 0 for n in revoked_before_close.values()), revoked_before_close
+    return rounds, revoked_before_close
 
 
 def test_the_initial_rebalance_delay_is_a_broker_setting_on_the_emulator() -> None:

@@ -21,6 +21,7 @@ DEFAULT_LINE_ONLY = {
     "tests/test_spark_connect.py": "Spark Connect (--spark-remote) is tested on PySpark 4.2",
     "tests/test_spark_masters.py": "local-cluster (--spark-master) is tested on PySpark 4.2",
     "tests/test_spark_server.py": "warm mode is a Spark Connect server: tested on PySpark 4.2",
+    "tests/test_xdist.py": "pytest-xdist workers (a SparkSession each) are tested on PySpark 4.2",
     "tests/schema_registry/test_spark_avro.py": (
         "what from_avro does with poison pills is measured on PySpark 4.2 (README table)"
     ),
