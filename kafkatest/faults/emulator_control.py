@@ -15,10 +15,9 @@ from collections.abc import Mapping
 from kafkatest.brokers.emulator import EmulatorBroker
 from kafkatest.emulator.server.faults import NoFaults
 from kafkatest.emulator.state.errors import StateError
-from kafkatest.errors import BrokerError, UnsupportedOperation
+from kafkatest.errors import BrokerError
 from kafkatest.faults.compaction import check_compacted, targets
 from kafkatest.faults.hook import InjectedFaults
-from kafkatest.faults.validation import InvalidFault
 
 
 class EmulatorControl:
@@ -56,30 +55,17 @@ class EmulatorControl:
         check_compacted(topic, reached, targets({p: ends[p] - roll for p in reached}, until))
         return reached
 
-    def several_brokers(self) -> list[int]:
-        """The broker ids, refusing a one-broker emulator (no leader can move)."""
-        broker_ids = self.broker.call(lambda: list(self.broker.state.cluster.broker_ids))
-        if len(broker_ids) < 2:
-            raise UnsupportedOperation(
-                "moving a leader needs several emulated brokers: start the emulator with "
-                "brokers=2 or more (EmulatorBroker(brokers=3), `kafkatest emulator --brokers 3`)"
-            )
-        return broker_ids
-
     def move_leader(self, topic: str, partition: int, to_broker: int | None) -> tuple[int, int]:
         """Make `to_broker` (default: the next broker) lead; returns (old, new) leader."""
-        broker_ids = self.several_brokers()
-        if to_broker is not None and to_broker not in broker_ids:
-            raise InvalidFault(
-                f"move_leader: there is no broker {to_broker}; brokers are {broker_ids}"
-            )
+        broker_ids = self.broker.broker_ids  # checked by `faults.cluster` before this
 
         def move() -> tuple[int, int]:
             state = self.broker.state
             current = state.topics.get(topic).partition(partition).leader_id
             new = to_broker
-            if new is None:
-                new = broker_ids[(broker_ids.index(current) + 1) % len(broker_ids)]
+            if new is None:  # the next broker (the first when it has no leader)
+                after = broker_ids.index(current) if current in broker_ids else -1
+                new = broker_ids[(after + 1) % len(broker_ids)]
             old, _epoch = state.move_leader(topic, partition, new)
             return old, new
 

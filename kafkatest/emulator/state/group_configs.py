@@ -23,14 +23,12 @@ from kafkatest.emulator.state.errors import InvalidConfig
 class GroupConfig:
     name: str
     kind: str  # "INT" or "STRING"
-    #: The broker setting that gives the default.
-    broker_default: str
+    #: The broker setting that gives the default, or the default itself (`default`).
+    broker_default: str = ""
     lower: str | None = None
     upper: str | None = None
     choices: tuple[str, ...] = ()
-
-
-_ISOLATION_LEVELS = ("read_committed", "read_uncommitted")
+    default: str = ""
 
 
 def _bounded(name: str, family: str, setting: str) -> GroupConfig:
@@ -48,9 +46,14 @@ GROUP_CONFIGS: dict[str, GroupConfig] = {
     for c in (
         _bounded("consumer.heartbeat.interval.ms", "consumer", "heartbeat.interval.ms"),
         _bounded("consumer.session.timeout.ms", "consumer", "session.timeout.ms"),
-        GroupConfig("share.auto.offset.reset", "STRING", "", choices=("earliest", "latest")),
+        GroupConfig("share.auto.offset.reset", "STRING", default="latest"),
         _bounded("share.heartbeat.interval.ms", "share", "heartbeat.interval.ms"),
-        GroupConfig("share.isolation.level", "STRING", "", choices=_ISOLATION_LEVELS),
+        GroupConfig(
+            "share.isolation.level",
+            "STRING",
+            choices=("read_committed", "read_uncommitted"),
+            default="read_uncommitted",
+        ),
         _bounded("share.record.lock.duration.ms", "share", "record.lock.duration.ms"),
         _bounded("share.session.timeout.ms", "share", "session.timeout.ms"),
         _bounded("streams.heartbeat.interval.ms", "streams", "heartbeat.interval.ms"),
@@ -63,13 +66,11 @@ GROUP_CONFIGS: dict[str, GroupConfig] = {
         _bounded("streams.session.timeout.ms", "streams", "session.timeout.ms"),
     )
 }
-#: Defaults that are no broker setting.
-_FIXED_DEFAULTS = {"share.auto.offset.reset": "latest", "share.isolation.level": "read_uncommitted"}
 _BY_DURATION = re.compile(r"by_duration:P(?:\d+D)?(?:T(?:\d+H)?(?:\d+M)?(?:\d+(?:\.\d+)?S)?)?")
 
 
 def default_of(config: GroupConfig, broker: Mapping[str, str]) -> str:
-    return _FIXED_DEFAULTS.get(config.name) or broker[config.broker_default]
+    return config.default or broker[config.broker_default]
 
 
 def validate_name(name: str) -> GroupConfig:

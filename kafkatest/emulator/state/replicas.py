@@ -64,8 +64,7 @@ def start_broker(cluster: Cluster, topics: TopicRegistry, broker_id: int) -> Non
 def move_leader(cluster: Cluster, partition: Partition, leader_id: int) -> None:
     """Make `leader_id` the preferred replica and elect it (a reassignment that puts
     it first, then a preferred election, as kafkatest does on Kafka)."""
-    if leader_id not in cluster.broker_ids:
-        raise InvalidRequest(f"there is no broker {leader_id}; brokers are {cluster.broker_ids}")
+    _check_known(cluster, leader_id)
     if leader_id in cluster.stopped:
         raise InvalidRequest(f"broker {leader_id} is stopped; start it before it can lead")
     factor = len(partition.replicas)

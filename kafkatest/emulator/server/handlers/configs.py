@@ -182,14 +182,12 @@ async def incremental_alter_configs(ctx: RequestContext, request: Any) -> Any:
             _apply(out, change.name, change.config_operation, change.value)
         return out
 
-    groups = [r for r in request.resources if r.resource_type == GROUP_RESOURCE]
-    others = [r for r in request.resources if r.resource_type != GROUP_RESOURCE]
-    answered = {
-        id(r): a for r, a in zip(others, _alter_topics(ctx, request, updated, others), strict=True)
-    }
-    for resource in groups:
-        answered[id(resource)] = _alter_group(ctx, resource, request.validate_only)
-    responses = tuple(answered[id(r)] for r in request.resources)
+    responses = tuple(
+        _alter_group(ctx, resource, request.validate_only)
+        if resource.resource_type == GROUP_RESOURCE
+        else _alter_topic(ctx, resource, updated, request.validate_only)
+        for resource in request.resources
+    )
     return make(
         response_types(ctx).IncrementalAlterConfigsResponse,
         throttle_time=NO_THROTTLE,
@@ -204,7 +202,10 @@ async def alter_configs(ctx: RequestContext, request: Any) -> Any:
     def updated(_current: dict[str, str], resource: Any) -> dict[str, str]:
         return {c.name: validate_topic_config(c.name, c.value) for c in resource.configs}
 
-    responses = _alter_topics(ctx, request, updated)
+    responses = tuple(
+        _alter_topic(ctx, resource, updated, request.validate_only)
+        for resource in request.resources
+    )
     return make(
         response_types(ctx).AlterConfigsResponse, throttle_time=NO_THROTTLE, responses=responses
     )
@@ -234,28 +235,24 @@ def _alter_group(ctx: RequestContext, resource: Any, validate_only: bool) -> Any
     return _alter_result(response_types(ctx), resource, code, message)
 
 
-def _alter_topics(
+def _alter_topic(
     ctx: RequestContext,
-    request: Any,
+    resource: Any,
     updated: Callable[[dict[str, str], Any], dict[str, str]],
-    resources: list[Any] | None = None,
-) -> tuple[Any, ...]:
-    """Both alter APIs: per resource, compute the new overrides, keep them unless
-    validate_only, and answer each resource on its own (one bad config fails only it)."""
-    types = response_types(ctx)
-    responses = []
-    for resource in request.resources if resources is None else resources:
-        try:
-            _check_topic_resource(resource)
-            topic = ctx.state.topics.get(resource.resource_name)
-            overrides = check_topic_configs(updated(dict(topic.overrides), resource))
-            if not request.validate_only:
-                topic.overrides = overrides
-            code, message = ErrorCode.none, None
-        except StateError as exc:
-            code, message = error_code_of(exc), str(exc)
-        responses.append(_alter_result(types, resource, code, message))
-    return tuple(responses)
+    validate_only: bool,
+) -> Any:
+    """Both alter APIs: compute the resource's new overrides and keep them unless
+    validate_only; each resource is answered on its own (one bad config fails only it)."""
+    try:
+        _check_topic_resource(resource)
+        topic = ctx.state.topics.get(resource.resource_name)
+        overrides = check_topic_configs(updated(dict(topic.overrides), resource))
+        if not validate_only:
+            topic.overrides = overrides
+        code, message = ErrorCode.none, None
+    except StateError as exc:
+        code, message = error_code_of(exc), str(exc)
+    return _alter_result(response_types(ctx), resource, code, message)
 
 
 def _check_topic_resource(resource: Any) -> None:
