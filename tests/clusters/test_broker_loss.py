@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable
 
 import pytest
-from confluent_kafka import KafkaError, Producer
+from confluent_kafka import ElectionType, KafkaError, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 from kafkatest import Broker
@@ -110,6 +110,11 @@ def test_leadership_moves_to_an_in_sync_replica_when_its_broker_stops(cluster: B
     back = partitions_of(cluster, topic)[0]
     assert back[0] == new_leader, "leadership does not move back by itself"
     assert back[2][-1] == leader, "a returning replica joins the ISR last"
+
+    # A preferred election (kafka-leader-election) gives it back to the first replica.
+    election = cluster.admin().elect_leaders(ElectionType.PREFERRED, [TopicPartition(topic, 0)])
+    assert list(election.result(timeout=30).values()) == [None]
+    eventually(lambda: partitions_of(cluster, topic)[0][0] == leader, "the preferred replica leads")
     assert faults.active() == []
 
 
