@@ -152,3 +152,38 @@ def test_create_partitions_beyond_the_record_limit_fails_without_a_message(
         )
         assert kafka_broker.partition_count(topic) == 1
     _still_produces_and_consumes(kafka_broker)
+
+
+def test_create_topics_answers_an_internal_config_only_when_it_was_set(
+    kafka_broker: Broker,
+) -> None:
+    """CreateTopics v5 lists the new topic's configs (Kafka's TopicCommandTest reads
+    them): `internal.segment.bytes` is among them only when the request set it."""
+
+    def configs_of(topic: str, configs: dict[str, str]) -> dict[str, str | None]:
+        request = create_topics.CreateTopicsRequest(
+            topics=(
+                create_topics.CreatableTopic(
+                    name=topic,
+                    num_partitions=1,
+                    replication_factor=-1,
+                    assignments=(),
+                    configs=tuple(
+                        create_topics.CreatableTopicConfig(name=k, value=v)
+                        for k, v in configs.items()
+                    ),
+                ),
+            ),
+            timeout=TIMEOUT,
+            validate_only=False,
+        )
+        (result,) = _ask(kafka_broker, 19, 5, request, CreateTopicsResponse).topics
+        assert result.error_code == ErrorCode.none, result.error_message
+        return {c.name: c.value for c in result.configs}
+
+    internal = configs_of(_name("internal"), {"internal.segment.bytes": "1000"})
+    assert internal["internal.segment.bytes"] == "1000"
+    assert internal["segment.bytes"] == "1073741824"
+    plain = configs_of(_name("plain"), {})
+    assert "internal.segment.bytes" not in plain
+    assert "cleanup.policy" in plain

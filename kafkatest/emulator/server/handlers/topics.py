@@ -21,7 +21,7 @@ from kafkatest.emulator.state.errors import (
     PolicyViolation,
     StateError,
 )
-from kafkatest.emulator.state.topic_configs import TOPIC_CONFIGS
+from kafkatest.emulator.state.topic_configs import INTERNAL_TOPIC_CONFIGS, TOPIC_CONFIGS
 from kafkatest.emulator.state.topics import (
     MAX_PARTITIONS_PER_REQUEST,
     MAX_RECORDS_PER_REQUEST,
@@ -149,9 +149,14 @@ def _manual_assignments(ctx: RequestContext, wanted: Any) -> list[list[int]]:
 
 
 def _described_configs(types: Any, overrides: dict[str, str]) -> tuple[Any, ...] | None:
-    """CreateTopics v5+ returns the new topic's configs."""
+    """CreateTopics v5+ returns the new topic's configs: every public one, and an
+    internal one (`internal.segment.bytes`) only when the request set it, as Kafka."""
     if not hasattr(types, "CreatableTopicConfigs"):
         return None
+    shown = {
+        **TOPIC_CONFIGS,
+        **{name: d for name, d in INTERNAL_TOPIC_CONFIGS.items() if name in overrides},
+    }
     return tuple(
         make(
             types.CreatableTopicConfigs,
@@ -161,7 +166,7 @@ def _described_configs(types: Any, overrides: dict[str, str]) -> tuple[Any, ...]
             config_source=_TOPIC_CONFIG_SOURCE if name in overrides else _DEFAULT_CONFIG_SOURCE,
             is_sensitive=False,
         )
-        for name, definition in sorted(TOPIC_CONFIGS.items())
+        for name, definition in sorted(shown.items())
     )
 
 
