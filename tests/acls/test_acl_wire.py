@@ -322,3 +322,45 @@ def test_describe_and_delete_groups_need_describe_and_delete_on_the_group(
     with pytest.raises(KafkaException) as raised:
         deleted.result(timeout=20)
     assert raised.value.args[0].code() == KafkaError.GROUP_AUTHORIZATION_FAILED
+
+
+def test_client_quotas_need_describe_configs_and_alter_configs_on_the_cluster(
+    acl_broker: Broker,
+) -> None:
+    """DescribeClientQuotas and AlterClientQuotas fail whole without the cluster right."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "emulator"))
+    from kio.schema.alter_client_quotas.v1 import request as alter
+    from kio.schema.describe_client_quotas.v1 import request as describe
+    from kio.static.primitive import f64
+    from raw_client import ask
+
+    user = _name("quota-user")
+    describe_request = describe.DescribeClientQuotasRequest(components=(), strict=False)
+    alter_request = alter.AlterClientQuotasRequest(
+        entries=(
+            alter.EntryData(
+                entity=(alter.EntityData(entity_type="user", entity_name=user),),
+                ops=(alter.OpData(key="producer_byte_rate", value=f64(10.0), remove=False),),
+            ),
+        ),
+        validate_only=True,
+    )
+    refused = ask(acl_broker.bootstrap_servers, 48, 1, describe_request)
+    assert refused.error_code == KafkaError.CLUSTER_AUTHORIZATION_FAILED
+    assert refused.entries is None
+    (entry,) = ask(acl_broker.bootstrap_servers, 49, 1, alter_request).entries
+    assert entry.error_code == KafkaError.CLUSTER_AUTHORIZATION_FAILED
+    assert entry.error_message == "Cluster authorization failed."
+    assert [(e.entity_type, e.entity_name) for e in entry.entity] == [("user", user)]
+
+    acl_broker.allow(ANONYMOUS, "DESCRIBE_CONFIGS", cluster=True)
+    acl_broker.allow(ANONYMOUS, "ALTER_CONFIGS", cluster=True)
+    assert ask(acl_broker.bootstrap_servers, 48, 1, describe_request).error_code == 0
+    wait_until(
+        lambda: ask(acl_broker.bootstrap_servers, 49, 1, alter_request).entries[0].error_code == 0,
+        timeout_s=20,
+        what="AlterClientQuotas allowed",
+    )

@@ -55,9 +55,6 @@ NOT_SERVED_BY_EMULATOR: dict[int, str] = {
     39: "RenewDelegationToken",
     40: "ExpireDelegationToken",
     41: "DescribeDelegationToken",
-    # No quotas: the emulator never throttles.
-    48: "DescribeClientQuotas",
-    49: "AlterClientQuotas",
     # Feature levels are fixed (see ApiVersions' finalized features).
     57: "UpdateFeatures",
     # KRaft controller administration: the emulator has no controller quorum to change.

@@ -23,6 +23,7 @@ from kafkatest.emulator.protocol.control_batches import marker_batch
 from kafkatest.emulator.protocol.record_rewrite import single_record_batch
 from kafkatest.emulator.state import cleaner, replicas
 from kafkatest.emulator.state.acls import Authorizer
+from kafkatest.emulator.state.client_quotas import ClientQuotaStore
 from kafkatest.emulator.state.clock import Clock
 from kafkatest.emulator.state.cluster import Cluster
 from kafkatest.emulator.state.credentials import CredentialStore
@@ -130,6 +131,8 @@ class EmulatorState:
         self.acls: Authorizer | None = None
         #: Per-group config overrides (ConfigResource type GROUP).
         self.group_configs = GroupConfigStore()
+        #: Client quotas (kept and described; the emulator never throttles).
+        self.client_quotas = ClientQuotaStore()
         #: When this cluster started, on its clock (DescribeQuorum's idle metadata log).
         self.started_ms = self.clock.now_ms()
         self._last_retention_check_ms = self.started_ms

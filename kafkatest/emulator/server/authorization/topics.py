@@ -197,7 +197,45 @@ async def _metadata(check: Check, ctx: RequestContext, request: Any, handler: Ha
     return dataclasses.replace(served, topics=topics + denied)
 
 
-# -- SCRAM credentials, KIP-848 groups --------------------------------------------
+# -- client quotas, SCRAM credentials, KIP-848 groups ------------------------------
+
+
+@rule(48)
+async def _describe_quotas(
+    check: Check, ctx: RequestContext, request: Any, handler: Handler
+) -> Any:
+    """DESCRIBE_CONFIGS on the cluster, else the request fails whole (no entries)."""
+    if check.cluster(Op.DESCRIBE_CONFIGS):
+        return await handler(ctx, request)
+    return make(
+        response_types(ctx).DescribeClientQuotasResponse,
+        throttle_time=NO_THROTTLE,
+        error_code=CLUSTER_DENIED,
+        error_message=None,
+        entries=None,
+    )
+
+
+@rule(49)
+async def _alter_quotas(check: Check, ctx: RequestContext, request: Any, handler: Handler) -> Any:
+    """ALTER_CONFIGS on the cluster, else every entity gets CLUSTER_AUTHORIZATION_FAILED."""
+    if check.cluster(Op.ALTER_CONFIGS):
+        return await handler(ctx, request)
+    types = response_types(ctx)
+    entries = tuple(
+        make(
+            types.EntryData,
+            error_code=CLUSTER_DENIED,
+            error_message="Cluster authorization failed.",
+            entity=tuple(
+                make(types.EntityData, entity_type=e.entity_type, entity_name=e.entity_name)
+                for e in entry.entity
+            ),
+        )
+        for entry in request.entries
+    )
+    return make(types.AlterClientQuotasResponse, throttle_time=NO_THROTTLE, entries=entries)
+
 
 RULES[50] = whole(Op.DESCRIBE, RT.CLUSTER, lambda r: CLUSTER_NAME, CLUSTER_DENIED)
 

@@ -1,0 +1,137 @@
+"""DescribeClientQuotas and AlterClientQuotas (KIP-546).
+
+What `kafka-configs --entity-type users|clients|ips --describe|--alter` and
+Admin.describeClientQuotas / alterClientQuotas send. The checks and matching are
+the state's (`state.client_quotas`); here an ip entity's host name is resolved off
+the event loop, with a deadline, as Kafka's controller resolves it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from typing import Any
+
+from kio.schema.errors import ErrorCode
+
+from kafkatest.emulator.server.context import RequestContext
+from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
+from kafkatest.emulator.state.client_quotas import (
+    IP,
+    Alteration,
+    ClientQuotaStore,
+    FilterComponent,
+)
+from kafkatest.emulator.state.errors import StateError
+
+#: How long the host names of one request may take to resolve, together.
+RESOLVE_DEADLINE_S = 2.0
+
+
+def _store(ctx: RequestContext) -> ClientQuotaStore:
+    store: ClientQuotaStore = ctx.state.client_quotas
+    return store
+
+
+@handles(48, 0, 1)
+async def describe_client_quotas(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    components = [
+        FilterComponent(c.entity_type, int(c.match_type), c.match) for c in request.components
+    ]
+    try:
+        matched = _store(ctx).describe(components, bool(request.strict))
+    except StateError as exc:
+        return make(
+            types.DescribeClientQuotasResponse,
+            throttle_time=NO_THROTTLE,
+            error_code=error_code_of(exc),
+            error_message=str(exc),
+            entries=None,
+        )
+    entries = tuple(
+        make(
+            types.EntryData,
+            entity=tuple(
+                make(types.EntityData, entity_type=kind, entity_name=name)
+                for kind, name in sorted(entity, key=lambda pair: pair[0])
+            ),
+            values=tuple(
+                make(types.ValueData, key=key, value=value) for key, value in sorted(quotas.items())
+            ),
+        )
+        for entity, quotas in matched
+    )
+    return make(
+        types.DescribeClientQuotasResponse,
+        throttle_time=NO_THROTTLE,
+        error_code=ErrorCode.none,
+        error_message=None,
+        entries=entries,
+    )
+
+
+@handles(49, 0, 1)
+async def alter_client_quotas(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    alterations = [
+        Alteration(
+            entity=[(e.entity_type, e.entity_name) for e in entry.entity],
+            ops=[(op.key, None if op.remove else float(op.value)) for op in entry.ops],
+        )
+        for entry in request.entries
+    ]
+    hosts = {
+        name
+        for alteration in alterations
+        for kind, name in alteration.entity
+        if kind == IP and name
+    }
+    resolvable = await _resolvable(hosts)
+    results = _store(ctx).alter(alterations, bool(request.validate_only), resolvable.__contains__)
+    return make(
+        types.AlterClientQuotasResponse,
+        throttle_time=NO_THROTTLE,
+        entries=tuple(
+            make(
+                types.EntryData,
+                error_code=ErrorCode.none if error is None else error_code_of(error),
+                error_message=None if error is None else str(error),
+                entity=tuple(
+                    make(types.EntityData, entity_type=kind, entity_name=name)
+                    for kind, name in sorted(entity, key=lambda pair: pair[0])
+                ),
+            )
+            for entity, error in results
+        ),
+    )
+
+
+async def _resolvable(hosts: set[str]) -> set[str]:
+    """The names that are addresses or resolve (InetAddress.getByName), within the deadline."""
+    found = set()
+    pending = []
+    for host in hosts:
+        try:
+            ipaddress.ip_address(host)
+            found.add(host)
+        except ValueError:
+            pending.append(host)
+    if not pending:
+        return found
+    loop = asyncio.get_running_loop()
+    lookups = [loop.getaddrinfo(host, None, type=socket.SOCK_STREAM) for host in pending]
+    try:
+        answers = await asyncio.wait_for(
+            asyncio.gather(*lookups, return_exceptions=True), RESOLVE_DEADLINE_S
+        )
+    except asyncio.TimeoutError:
+        return found
+    found.update(
+        host
+        for host, answer in zip(pending, answers, strict=True)
+        if not isinstance(answer, BaseException)
+    )
+    return found
