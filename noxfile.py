@@ -118,7 +118,8 @@ def lint(session: nox.Session) -> None:
 def client_suites(session: nox.Session) -> None:
     """Client libraries' own integration suites against both brokers: franz-go's
     pkg/kgo tests (needs Go), librdkafka's test suite (needs npm, gcc, make) and
-    confluent-kafka-python's tests/integration (needs git or CONFLUENT_KAFKA_PYTHON_SRC);
+    confluent-kafka-python's tests/integration (needs git or CONFLUENT_KAFKA_PYTHON_SRC)
+    and Kafka 4.1's own @ClusterTest integration tests (kafka-java: needs Java, Maven);
     fails if a test passing on Kafka fails on the emulator. `-- librdkafka` runs one."""
     session.install(*INSTALL)
     session.run("python", "tests/compat/client_suites.py", *session.posargs)

@@ -112,3 +112,18 @@ def test_concurrent_first_resolutions_run_maven_once_and_show_one_summary(tmp_pa
     summary = [line for line in err.splitlines() if line.startswith("kafkatest: resolved ")]
     assert len(summary) == 1 and " jars (" in summary[0] and "MB) on the class path" in summary[0]
     assert "maven-" not in err and "plexus" not in err
+
+
+def test_a_classified_coordinate_asks_maven_for_that_jar() -> None:
+    """Kafka's test jars (`kafka-tools-4.1.1-test.jar`) are named by a classifier."""
+    from kafkatest.jars.maven import _pom
+
+    pom = _pom(
+        ["org.apache.kafka:kafka-tools:jar:test:4.1.1", "org.apache.kafka:kafka-tools:4.1.1"]
+    )
+    assert (
+        "<artifactId>kafka-tools</artifactId><version>4.1.1</version><classifier>test</classifier>"
+    ) in pom
+    assert "<artifactId>kafka-tools</artifactId><version>4.1.1</version></dependency>" in pom
+    with pytest.raises(SetupError, match="group:artifact:jar:classifier:version"):
+        _pom(["org.apache.kafka:kafka-tools:test:4.1.1"])

@@ -39,15 +39,20 @@ def cache_dir() -> Path:
 def _pom(coordinates: Sequence[str]) -> str:
     deps = []
     for coordinate in coordinates:
-        parts = coordinate.split(":")
+        parts = [escape(p) for p in coordinate.split(":")]
+        classifier = ""
+        if len(parts) == 5 and parts[2] == "jar":  # Maven's group:artifact:jar:classifier:version
+            classifier = f"<classifier>{parts[3]}</classifier>"
+            parts = [parts[0], parts[1], parts[4]]
         if len(parts) != 3:
             raise SetupError(
-                f"bad Maven coordinate {coordinate!r}: expected group:artifact:version"
+                f"bad Maven coordinate {coordinate!r}: expected group:artifact:version "
+                "(or group:artifact:jar:classifier:version)"
             )
-        group, artifact, version = (escape(p) for p in parts)
+        group, artifact, version = parts
         deps.append(
             f"<dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId>"
-            f"<version>{version}</version></dependency>"
+            f"<version>{version}</version>{classifier}</dependency>"
         )
     return (
         '<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'

@@ -16,7 +16,11 @@
   cluster mode allows. The tests come from CONFLUENT_KAFKA_PYTHON_SRC (a checkout)
   or a clone of the release tag matching the installed confluent-kafka.
 
-`nox -s client_suites [-- franz-go|librdkafka|confluent-kafka-python]` builds each suite once, runs it
+- Apache Kafka's own integration tests on its @ClusterTest harness (the tools' and
+  the broker's test jars from Maven Central), with kafkatest's stand-in for the
+  harness's JUnit extension (`kafka_java/`) pointing each test at a running broker.
+
+`nox -s client_suites [-- franz-go|librdkafka|confluent-kafka-python|kafka-java]` builds each suite once, runs it
 against the emulator and against real Kafka, prints each backend's counts and every
 test whose outcome differs, and fails when a test that passes on Kafka does not pass
 on the emulator.
@@ -208,6 +212,103 @@ def run_confluent_python(source: Path, backend: str, log: Path) -> dict[str, str
     return junit_outcomes(report)
 
 
+#: Apache Kafka's own integration tests written on its @ClusterTest harness, compiled,
+#: from the test jars Kafka publishes on Maven Central for this release.
+KAFKA_JAVA_VERSION = "4.1.1"
+KAFKA_TEST_JARS = ("kafka-tools", "kafka_2.13")
+#: kafkatest's stand-in for the harness's JUnit extension (Java; see its header).
+JAVA_HARNESS = Path(__file__).parent / "kafka_java"
+JUNIT_CONSOLE = "org.junit.platform:junit-platform-console-standalone:1.13.1"
+#: How many brokers the cluster has for tests that ask for more than one.
+JAVA_CLUSTER_BROKERS = 3
+JAVA_TEST_TIMEOUT_S = 120
+
+
+def build_kafka_java(workdir: Path) -> Path:
+    """A classpath file: the harness stand-in first, then Kafka's test jars and theirs."""
+    from kafkatest.jars.maven import resolve
+
+    kafka = f"org.apache.kafka:{{}}:{KAFKA_JAVA_VERSION}"
+    coordinates = [
+        *(kafka.format(name) for name in KAFKA_TEST_JARS),
+        *(kafka.format(f"{name}:jar:test") for name in (*KAFKA_TEST_JARS, "kafka-clients")),
+        kafka.format("kafka-server-common:jar:test"),
+        kafka.format("kafka-storage:jar:test"),  # tiered-storage templates
+        kafka.format("kafka-test-common-runtime"),
+        kafka.format("kafka-test-common-internal-api"),
+        JUNIT_CONSOLE,
+        "org.mockito:mockito-core:5.14.2",
+        "org.mockito:mockito-junit-jupiter:5.14.2",
+    ]
+    jars = [str(jar) for jar in resolve(coordinates)]
+    classes = workdir / "classes"
+    sources = [str(path) for path in JAVA_HARNESS.rglob("*.java")]
+    javac = ["javac", "-nowarn", "-d", str(classes), "-cp", os.pathsep.join(jars)]
+    subprocess.run([*javac, *sources], check=True)
+    classpath = workdir / "classpath"
+    classpath.write_text(os.pathsep.join([str(classes), *jars]))
+    return classpath
+
+
+def cluster_test_classes(classpath: Path) -> list[str]:
+    """Test classes of Kafka's test jars that take a ClusterInstance."""
+    import zipfile
+
+    names = []
+    for jar in classpath.read_text().split(os.pathsep):
+        if not re.search(r"/(kafka-tools|kafka_2\.13)-[\d.]+-test\.jar$", jar):
+            continue
+        with zipfile.ZipFile(jar) as archive:
+            for entry in archive.namelist():
+                if not entry.endswith("Test.class") or "$" in entry:
+                    continue
+                if b"org/apache/kafka/common/test/ClusterInstance" in archive.read(entry):
+                    names.append(entry.removesuffix(".class").replace("/", "."))
+    return sorted(names)
+
+
+def run_kafka_java(classpath: Path, backend: str, log: Path) -> dict[str, str]:
+    """{class::test: PASS | FAIL | SKIP}, each test class on a fresh broker of `backend`."""
+    reports = log.parent / f"reports-{backend}"
+    outcomes: dict[str, str] = {}
+    started = time.monotonic()
+    with (
+        log.open("w") as out,
+        start_broker(backend, brokers=JAVA_CLUSTER_BROKERS) as cluster,
+    ):
+        for test_class in cluster_test_classes(classpath):
+            with start_broker(backend) as broker:
+                command = [
+                    "java",
+                    f"-Dkafkatest.bootstrap={broker.bootstrap_servers}",
+                    f"-Dkafkatest.bootstrap.cluster={cluster.bootstrap_servers}",
+                    f"-Dkafkatest.cluster.brokers={JAVA_CLUSTER_BROKERS}",
+                    "-cp",
+                    classpath.read_text(),
+                    "org.junit.platform.console.ConsoleLauncher",
+                    "execute",
+                    "--disable-banner",
+                    "--details=summary",
+                    "--config=junit.jupiter.extensions.autodetection.enabled=true",
+                    # Kafka's CI gives each test a timeout; a consumer waiting for a
+                    # record that never comes must not stall the suite.
+                    f"--config=junit.jupiter.execution.timeout.default={JAVA_TEST_TIMEOUT_S}s",
+                    "--config=junit.jupiter.execution.timeout.thread.mode.default=SEPARATE_THREAD",
+                    f"--select-class={test_class}",
+                    f"--reports-dir={reports / test_class}",
+                ]
+                out.write(f"== {test_class}\n")
+                out.flush()
+                subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, timeout=1800)
+            report = reports / test_class / "TEST-junit-jupiter.xml"
+            if report.exists():
+                outcomes.update(junit_outcomes(report))
+            else:
+                outcomes[f"{test_class}::(no report)"] = "FAIL"
+    print(f"{log.stem}: {time.monotonic() - started:.0f} s, log {log}")
+    return outcomes
+
+
 def logged_run(command: list[str], cwd: Path, env: dict[str, str], log: Path) -> None:
     """Run one suite with its output in `log`, saying how long it took."""
     started = time.monotonic()
@@ -247,6 +348,11 @@ SUITES = {
         "confluent-kafka-python tests/integration",
         build_confluent_python,
         run_confluent_python,
+    ),
+    "kafka-java": (
+        f"Apache Kafka {KAFKA_JAVA_VERSION}'s @ClusterTest integration tests (Java clients)",
+        build_kafka_java,
+        run_kafka_java,
     ),
 }
 
