@@ -1,0 +1,164 @@
+"""Share groups (KIP-932) as a default Kafka 4.1 broker has them: switched off.
+
+Kafka 4.1 ships share groups disabled (feature `share.version` 0), yet advertises
+and answers every share API: the group and fetch APIs with UNSUPPORTED_VERSION, the
+share-state APIs (sent to the share coordinator) with NOT_COORDINATOR, since no
+share coordinator runs. A client that probes for share groups, and Kafka's own
+tests of that switch, see the same answers here. Each shape below is what Kafka
+4.1.1 sent (captured on the `kafka` backend; `tests/emulator/test_api_surface_wire.py`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kio.schema.errors import ErrorCode
+
+from kafkatest.emulator.server.context import RequestContext
+from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+
+OFF = ErrorCode.unsupported_version
+#: What Kafka puts in error_message where it writes one for a switched-off API.
+OFF_MESSAGE = "The version of API is not supported."
+#: DescribedGroup.authorized_operations when not asked for (Integer.MIN_VALUE).
+OPERATIONS_OMITTED = -(2**31)
+
+
+#: APIs answered whole: api key -> (response class, its fields besides the error).
+_WHOLE_ANSWERS: dict[int, tuple[str, dict[str, Any]]] = {
+    76: (
+        "ShareGroupHeartbeatResponse",
+        {
+            "error_message": None,
+            "member_id": None,
+            "member_epoch": 0,
+            "heartbeat_interval": NO_THROTTLE,
+            "assignment": None,
+        },
+    ),
+    78: (
+        "ShareFetchResponse",
+        {
+            "error_message": None,
+            "acquisition_lock_timeout": NO_THROTTLE,
+            "responses": (),
+            "node_endpoints": (),
+        },
+    ),
+    79: (
+        "ShareAcknowledgeResponse",
+        {"error_message": None, "responses": (), "node_endpoints": ()},
+    ),
+    91: ("AlterShareGroupOffsetsResponse", {"error_message": OFF_MESSAGE, "responses": ()}),
+    92: ("DeleteShareGroupOffsetsResponse", {"error_message": OFF_MESSAGE, "responses": ()}),
+}
+
+
+@handles(76, 1, 1)
+@handles(78, 1, 1)
+@handles(79, 1, 1)
+@handles(91, 0, 0)
+@handles(92, 0, 0)
+async def switched_off(ctx: RequestContext, request: Any) -> Any:
+    response_name, fields = _WHOLE_ANSWERS[ctx.api_key]
+    return make(
+        getattr(response_types(ctx), response_name),
+        throttle_time=NO_THROTTLE,
+        error_code=OFF,
+        **fields,
+    )
+
+
+@handles(77, 1, 1)
+async def share_group_describe(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    groups = tuple(
+        make(
+            types.DescribedGroup,
+            error_code=OFF,
+            error_message=None,
+            group_id=group_id,
+            group_state="",
+            group_epoch=0,
+            assignment_epoch=0,
+            assignor_name="",
+            members=(),
+            authorized_operations=OPERATIONS_OMITTED,
+        )
+        for group_id in request.group_ids
+    )
+    return make(types.ShareGroupDescribeResponse, throttle_time=NO_THROTTLE, groups=groups)
+
+
+@handles(90, 0, 0)
+async def describe_share_group_offsets(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    groups = tuple(
+        make(
+            types.DescribeShareGroupOffsetsResponseGroup,
+            group_id=group.group_id,
+            topics=(),
+            error_code=OFF,
+            error_message=None,
+        )
+        for group in request.groups
+    )
+    return make(types.DescribeShareGroupOffsetsResponse, throttle_time=NO_THROTTLE, groups=groups)
+
+
+# -- the share coordinator's state APIs: every partition NOT_COORDINATOR ----------
+
+#: api key -> (response class, topic result class, what Kafka says it was unable to do,
+#: the partition result's extra fields and their zero values).
+_STATE_APIS: dict[int, tuple[str, str, str, dict[str, Any]]] = {
+    83: (
+        "InitializeShareGroupStateResponse",
+        "InitializeStateResult",
+        "initialize share group state",
+        {},
+    ),
+    84: (
+        "ReadShareGroupStateResponse",
+        "ReadStateResult",
+        "read share group state",
+        {"state_epoch": 0, "start_offset": 0, "state_batches": ()},
+    ),
+    85: ("WriteShareGroupStateResponse", "WriteStateResult", "write share group state", {}),
+    86: ("DeleteShareGroupStateResponse", "DeleteStateResult", "delete share group state", {}),
+    87: (
+        "ReadShareGroupStateSummaryResponse",
+        "ReadStateSummaryResult",
+        "read share group state summary",
+        {"state_epoch": 0, "leader_epoch": 0, "start_offset": 0},
+    ),
+}
+
+
+@handles(83, 0, 0)
+@handles(84, 0, 0)
+@handles(85, 0, 0)
+@handles(86, 0, 0)
+@handles(87, 0, 0)
+async def share_group_state(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    response_name, result_name, action, extra = _STATE_APIS[ctx.api_key]
+    message = f"Unable to {action}: This is not the correct coordinator."
+    results = tuple(
+        make(
+            getattr(types, result_name),
+            topic_id=topic.topic_id,
+            partitions=tuple(
+                make(
+                    types.PartitionResult,
+                    partition=partition.partition,
+                    error_code=ErrorCode.not_coordinator,
+                    error_message=message,
+                    **extra,
+                )
+                for partition in topic.partitions
+            ),
+        )
+        for topic in request.topics
+    )
+    return make(getattr(types, response_name), results=results)
