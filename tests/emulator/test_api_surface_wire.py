@@ -112,6 +112,27 @@ def test_api_versions_report_kafka_41s_features(kafka_broker: Broker) -> None:
     assert response.finalized_features_epoch >= 0
 
 
+@pytest.mark.parametrize(
+    ("name", "version"), [("", ""), ("bad name", "1"), ("-x", "1"), ("x", ".1")]
+)
+def test_api_versions_refuses_a_malformed_client_software_name_or_version(
+    kafka_broker: Broker, name: str, version: str
+) -> None:
+    """v3+ names the client's software; Kafka answers INVALID_REQUEST, and nothing
+    else, to a name or version outside [a-zA-Z0-9](?:[a-zA-Z0-9-.]*[a-zA-Z0-9])?."""
+    request = ApiVersionsRequest(client_software_name=name, client_software_version=version)
+    response = ask(kafka_broker.bootstrap_servers, API_VERSIONS, 4, request)
+    assert response.error_code == ErrorCode.invalid_request
+    assert (response.api_keys, response.supported_features, response.finalized_features) == (
+        (),
+        (),
+        (),
+    )
+    assert response.finalized_features_epoch == -1
+    good = ApiVersionsRequest(client_software_name="ok", client_software_version="1.0-x")
+    assert ask(kafka_broker.bootstrap_servers, API_VERSIONS, 4, good).error_code == ErrorCode.none
+
+
 def test_produce_v0_to_v2_are_advertised_but_not_served(kafka_broker: Broker) -> None:
     """Kafka advertises Produce from v0 (KAFKA-18659) yet closes the connection on a
     v0-2 request, whose message formats it no longer reads."""

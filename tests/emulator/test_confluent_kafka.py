@@ -154,8 +154,11 @@ def test_admin_errors_match_kafka(emulator: EmulatorBroker, new_topic: Callable[
 
 
 def test_delete_records_and_list_offsets(emulator: EmulatorBroker, topic: str) -> None:
+    # Recent timestamps: records stamped in 1970 are past retention, and the
+    # retention check (every 500 ms) may delete them mid-test.
+    base = int(time.time() * 1000) - 60_000
     placed = emulator.produce(
-        [Record.make(topic, f"v{i}", partition=0, timestamp_ms=10_000 + 10 * i) for i in range(10)]
+        [Record.make(topic, f"v{i}", partition=0, timestamp_ms=base + 10 * i) for i in range(10)]
     )
     assert [r.offset for r in placed] == list(range(10))
     assert emulator.delete_records(topic, {0: 4}) == {0: 4}
@@ -170,9 +173,9 @@ def test_delete_records_and_list_offsets(emulator: EmulatorBroker, topic: str) -
         result = admin.list_offsets({tp: spec})[tp].result(10)
         return result.offset, result.timestamp
 
-    assert offset_for(OffsetSpec.for_timestamp(10_045)) == (5, 10_050)
-    assert offset_for(OffsetSpec.for_timestamp(99_999))[0] == -1
-    assert offset_for(OffsetSpec.max_timestamp()) == (9, 10_090)
+    assert offset_for(OffsetSpec.for_timestamp(base + 45)) == (5, base + 50)
+    assert offset_for(OffsetSpec.for_timestamp(base + 99_999))[0] == -1
+    assert offset_for(OffsetSpec.max_timestamp()) == (9, base + 90)
     assert emulator.delete_records(topic, {0: -1}) == {0: 10}
     assert emulator.consume(topic) == []
 

@@ -8,6 +8,7 @@ them.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from kio.schema.errors import ErrorCode
@@ -45,9 +46,28 @@ FINALIZED_EPOCH = 1
 _ZERO_MIN_FEATURES_SINCE = 4
 
 
+#: What ApiVersions v3+ accepts as a client's software name and version (Kafka's
+#: ApiVersionsRequest.isValid); anything else is answered INVALID_REQUEST.
+_SOFTWARE_NAME_OR_VERSION = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
+
+
 @handles(18, 0, 4)
 async def api_versions(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
+    if ctx.api_version >= 3 and not all(
+        _SOFTWARE_NAME_OR_VERSION.fullmatch(text)
+        for text in (request.client_software_name, request.client_software_version)
+    ):
+        return make(
+            types.ApiVersionsResponse,
+            error_code=ErrorCode.invalid_request,
+            api_keys=(),
+            throttle_time=NO_THROTTLE,
+            supported_features=(),
+            finalized_features_epoch=-1,
+            finalized_features=(),
+            zk_migration_ready=False,
+        )
     api_keys = tuple(
         make(
             types.ApiVersion,
