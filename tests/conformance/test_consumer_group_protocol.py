@@ -20,6 +20,7 @@ import pytest
 from confluent_kafka import (
     Consumer,
     ConsumerGroupState,
+    ConsumerGroupTopicPartitions,
     ConsumerGroupType,
     Producer,
     TopicPartition,
@@ -316,3 +317,30 @@ def test_committed_offsets_carry_over_between_the_protocols(
     back.subscribe([topic])
     assert read(back, 2) == ["v4", "v5"]
     assert describe(kafka_broker, group).type == ConsumerGroupType.CLASSIC
+
+
+def test_a_deleted_consumer_group_is_gone_with_its_offsets(
+    kafka_broker: Broker, kafka_topic, consumers
+) -> None:
+    """Deleting an emptied consumer-protocol group that committed leaves nothing: it is
+    not listed again (as a classic group) and its offsets are gone."""
+    topic, group = kafka_topic(partitions=1), group_name("kip848-deleted")
+    kafka_broker.produce([Record(topic, b"v", partition=0)])
+    consumer = consumers(group)
+    consumer.subscribe([topic])
+    assert read(consumer, 1) == ["v"]
+    consumer.commit(asynchronous=False)
+    consumer.close()
+    admin = kafka_broker.admin()
+
+    def listed() -> list[Any]:
+        groups = admin.list_consumer_groups().result(timeout=30).valid
+        return [(g.type, g.state) for g in groups if g.group_id == group]
+
+    eventually(
+        lambda: listed() == [(ConsumerGroupType.CONSUMER, ConsumerGroupState.EMPTY)], "empty"
+    )
+    assert [f.result(timeout=30) for f in admin.delete_consumer_groups([group]).values()] == [None]
+    assert listed() == []
+    committed = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])
+    assert committed[group].result(timeout=30).topic_partitions == []

@@ -160,6 +160,10 @@ class GroupNamespace:
         if group.state is not ConsumerGroupState.EMPTY:
             return ErrorCode.non_empty_group
         del self.consumer.groups[group_id]
+        # Its commits went through the classic rules, which keep an empty group for the
+        # id: that goes too, or the id would be listed again as a classic group.
+        if self.classic.group(group_id) is not None:
+            self.classic.delete_groups([group_id])
         self._offsets.delete_group(group_id)
         return ErrorCode.none
 
