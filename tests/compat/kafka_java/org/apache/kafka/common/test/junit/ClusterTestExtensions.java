@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 import org.apache.kafka.common.security.auth.SecurityProtocol;
+import org.apache.kafka.common.utils.Exit;
 import org.apache.kafka.common.test.ClusterInstance;
 import org.apache.kafka.common.test.api.ClusterConfig;
 import org.apache.kafka.common.test.api.ClusterConfigProperty;
@@ -139,8 +140,19 @@ public class ClusterTestExtensions implements TestTemplateInvocationContextProvi
                         return instance();
                     }
                 };
-                BeforeEachCallback clean = context -> instance().clean();
-                return List.of(resolver, clean);
+                BeforeEachCallback prepare = context -> {
+                    // A tool that calls Exit.exit must fail its test, not end the JVM (and
+                    // every later test of the class with it); tests that expect an exit
+                    // set their own procedure over this one.
+                    Exit.setExitProcedure((status, message) -> {
+                        throw new AssertionError("Exit.exit(" + status + "): " + message);
+                    });
+                    Exit.setHaltProcedure((status, message) -> {
+                        throw new AssertionError("Exit.halt(" + status + "): " + message);
+                    });
+                    instance().clean();
+                };
+                return List.of(resolver, prepare);
             }
         };
     }
