@@ -99,3 +99,58 @@ def test_bad_group_configs_are_refused(
     error = refused.value.args[0]
     assert (error.name(), error.str()) == ("INVALID_CONFIG", says)
     assert all(source == 5 for _value, source in described(kafka_broker, group).values())
+
+
+def test_list_config_resources_lists_topics_brokers_and_configured_groups(
+    kafka_broker: Broker,
+) -> None:
+    """ListConfigResources v1 (what `kafka-configs --describe` asks first): topics,
+    brokers, broker loggers, client metrics and the groups that have configs set;
+    an unknown type is answered UNSUPPORTED_VERSION; v0 lists client metrics only."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "emulator"))
+    from confluent_kafka import Consumer, TopicPartition
+    from kio.schema.errors import ErrorCode
+    from kio.schema.list_config_resources.v0.request import ListConfigResourcesRequest as V0
+    from kio.schema.list_config_resources.v1.request import ListConfigResourcesRequest as V1
+    from kio.static.primitive import i8
+    from raw_client import ask
+
+    topic, configured, committed = (f"lcr-{kind}-{uuid.uuid4().hex[:8]}" for kind in "tsc")
+    kafka_broker.create_topic(topic, partitions=1)
+    consumer = Consumer(
+        {"bootstrap.servers": kafka_broker.bootstrap_servers, "group.id": committed}
+    )
+    consumer.commit(offsets=[TopicPartition(topic, 0, 0)], asynchronous=False)
+    consumer.close()
+    alter(kafka_broker, configured, "consumer.session.timeout.ms", "46000")
+
+    def listed(*kinds: int) -> tuple[ErrorCode, set[tuple[int, str]]]:
+        request = V1(resource_types=tuple(i8(k) for k in kinds))
+        answer = ask(kafka_broker.bootstrap_servers, 74, 1, request)
+        return answer.error_code, {
+            (int(r.resource_type), r.resource_name) for r in answer.config_resources
+        }
+
+    brokers = {str(node.id) for node in kafka_broker.admin().describe_cluster().result(30).nodes}
+    deadline = time.monotonic() + 15
+    while True:  # Kafka's broker lists from its metadata image, a moment behind
+        code, everything = listed()
+        if {(2, topic), (32, configured)} <= everything or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert code == ErrorCode.none
+    assert {(2, topic), (32, configured)} <= everything
+    assert (32, committed) not in everything
+    assert {name for kind, name in everything if kind in (4, 8)} == brokers
+    assert listed(4) == (ErrorCode.none, {(4, b) for b in brokers})
+    assert listed(16) == (ErrorCode.none, set())
+    code, only_groups = listed(32)
+    assert code == ErrorCode.none and (32, configured) in only_groups
+    assert {kind for kind, _ in only_groups} == {32}
+    for unknown in (0, 1, 3):
+        assert listed(unknown) == (ErrorCode.unsupported_version, set())
+    v0 = ask(kafka_broker.bootstrap_servers, 74, 0, V0())
+    assert (v0.error_code, v0.config_resources) == (ErrorCode.none, ())

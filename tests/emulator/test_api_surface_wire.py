@@ -61,8 +61,6 @@ NOT_SERVED_BY_EMULATOR: dict[int, str] = {
     64: "UnregisterBroker",
     80: "AddRaftVoter",
     81: "RemoveRaftVoter",
-    # Client-metrics and group config resources are not kept.
-    74: "ListConfigResources",
 }
 
 #: Supported feature ranges Kafka 4.1.1 reports, and the levels it finalizes.

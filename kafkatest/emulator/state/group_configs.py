@@ -121,6 +121,10 @@ class GroupConfigStore:
     def overrides(self, group_id: str) -> dict[str, str]:
         return dict(self._overrides.get(group_id, {}))
 
+    def configured_groups(self) -> list[str]:
+        """The groups with an override: what ListConfigResources lists as GROUP."""
+        return sorted(self._overrides)
+
     def replace(self, group_id: str, overrides: dict[str, str]) -> None:
         if overrides:
             self._overrides[group_id] = overrides

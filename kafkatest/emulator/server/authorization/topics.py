@@ -216,6 +216,9 @@ async def _describe_quotas(
     )
 
 
+RULES[74] = whole(Op.DESCRIBE_CONFIGS, RT.CLUSTER, lambda r: CLUSTER_NAME, CLUSTER_DENIED)
+
+
 @rule(49)
 async def _alter_quotas(check: Check, ctx: RequestContext, request: Any, handler: Handler) -> Any:
     """ALTER_CONFIGS on the cluster, else every entity gets CLUSTER_AUTHORIZATION_FAILED."""
