@@ -42,6 +42,8 @@ _IDENTITY = (
     "transactional_id",
     "user",
     "partition_id",
+    "entity_type",
+    "entity_name",
 )
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
@@ -171,7 +173,13 @@ def _mirror_items(element: type, source: Any) -> tuple[Any, ...]:
 
 
 #: Results that answer the request's entries one by one, by position only.
-_POSITIONAL = {"AclCreationResult": "creations", "DeleteAclsFilterResult": "filters"}
+_POSITIONAL = {
+    "AclCreationResult": "creations",
+    "DeleteAclsFilterResult": "filters",
+    # AlterClientQuotas: one result per entry, naming the entry's entity.
+    "EntryData": "entries",
+    "EntityData": "entity",
+}
 #: Requests that list plain values where the response has one entry per value.
 _SCALAR_LISTS = {
     "topic": ("topic_names",),
