@@ -49,6 +49,12 @@ def log4j2_options(scratch: Path) -> str:
     return f"-Dlog4j2.configurationFile=file:{config}"
 
 
+#: Logged at ERROR, with an InterruptedException, when Ctrl-C reaches the JVM too and its
+#: shutdown hook stops the SparkContext while Python is stopping it: noise after an
+#: interrupt the user asked for. Kept in the file, not shown on the console.
+_STOP_RACE = r"Could not tell tracker we are stopping\\..*"
+
+
 def _configuration(log_file: Path, console: str) -> str:
     return f"""\
 status = error
@@ -62,6 +68,10 @@ appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{{HH:mm:ss}} %p %c{{1}}: %m%n%ex
 appender.console.filter.threshold.type = ThresholdFilter
 appender.console.filter.threshold.level = {console.lower()}
+appender.console.filter.stopping.type = RegexFilter
+appender.console.filter.stopping.regex = {_STOP_RACE}
+appender.console.filter.stopping.onMatch = DENY
+appender.console.filter.stopping.onMismatch = NEUTRAL
 appender.file.type = File
 appender.file.name = file
 appender.file.fileName = {log_file}
