@@ -216,9 +216,6 @@ async def _describe_quotas(
     )
 
 
-RULES[74] = whole(Op.DESCRIBE_CONFIGS, RT.CLUSTER, lambda r: CLUSTER_NAME, CLUSTER_DENIED)
-
-
 @rule(49)
 async def _alter_quotas(check: Check, ctx: RequestContext, request: Any, handler: Handler) -> Any:
     """ALTER_CONFIGS on the cluster, else every entity gets CLUSTER_AUTHORIZATION_FAILED."""
@@ -240,6 +237,8 @@ async def _alter_quotas(check: Check, ctx: RequestContext, request: Any, handler
     return make(types.AlterClientQuotasResponse, throttle_time=NO_THROTTLE, entries=entries)
 
 
+# ListConfigResources: DESCRIBE_CONFIGS on the cluster.
+RULES[74] = whole(Op.DESCRIBE_CONFIGS, RT.CLUSTER, lambda r: CLUSTER_NAME, CLUSTER_DENIED)
 RULES[50] = whole(Op.DESCRIBE, RT.CLUSTER, lambda r: CLUSTER_NAME, CLUSTER_DENIED)
 
 

@@ -22,6 +22,7 @@ from kafkatest.emulator.state.client_quotas import (
     IP,
     Alteration,
     ClientQuotaStore,
+    Entity,
     FilterComponent,
 )
 from kafkatest.emulator.state.errors import StateError
@@ -54,10 +55,7 @@ async def describe_client_quotas(ctx: RequestContext, request: Any) -> Any:
     entries = tuple(
         make(
             types.EntryData,
-            entity=tuple(
-                make(types.EntityData, entity_type=kind, entity_name=name)
-                for kind, name in sorted(entity, key=lambda pair: pair[0])
-            ),
+            entity=_entity_data(types, entity),
             values=tuple(
                 make(types.ValueData, key=key, value=value) for key, value in sorted(quotas.items())
             ),
@@ -99,13 +97,18 @@ async def alter_client_quotas(ctx: RequestContext, request: Any) -> Any:
                 types.EntryData,
                 error_code=ErrorCode.none if error is None else error_code_of(error),
                 error_message=None if error is None else str(error),
-                entity=tuple(
-                    make(types.EntityData, entity_type=kind, entity_name=name)
-                    for kind, name in sorted(entity, key=lambda pair: pair[0])
-                ),
+                entity=_entity_data(types, entity),
             )
             for entity, error in results
         ),
+    )
+
+
+def _entity_data(types: Any, entity: Entity) -> tuple[Any, ...]:
+    """An entity on the wire: its (type, name) pairs, by type."""
+    return tuple(
+        make(types.EntityData, entity_type=kind, entity_name=name)
+        for kind, name in sorted(entity, key=lambda pair: pair[0])
     )
 
 
