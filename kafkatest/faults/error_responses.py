@@ -33,6 +33,7 @@ from kafkatest.faults.request_scope import (
 
 _IDENTITY = (
     *TOPIC_FIELDS,
+    "topic_name",
     "topic_id",
     *PARTITION_FIELDS,
     "key",
@@ -169,7 +170,16 @@ def _mirror_items(element: type, source: Any) -> tuple[Any, ...]:
         values = getattr(source, name, None)
         if isinstance(values, tuple) and values:
             return tuple(_scalar_entry(kind, value) for value in values)
-    return ()
+    # One level down (AlterReplicaLogDirs lists topics under each directory; its
+    # answer lists the topics alone).
+    return tuple(
+        inner
+        for _name, items in entity_tuples(source)
+        for item in items
+        for _inner_name, inner_items in entity_tuples(item)
+        if _kind({f.name for f in dataclasses.fields(inner_items[0])}) == kind
+        for inner in inner_items
+    )
 
 
 #: Results that answer the request's entries one by one, by position only.
@@ -190,7 +200,8 @@ _SCALAR_LISTS = {
     "transaction": ("transactional_ids",),
 }
 _KIND_FIELDS = {
-    "topic": (*TOPIC_FIELDS, "topic_id"),
+    # AlterReplicaLogDirs' results name a topic "topic_name".
+    "topic": (*TOPIC_FIELDS, "topic_id", "topic_name"),
     "partition": (*PARTITION_FIELDS, "partition_id"),
     "resource": ("resource_name",),
     "group": ("group_id",),
@@ -221,7 +232,7 @@ def _identity(name: str, source: Any, hint: Any) -> Any:
     if name in PARTITION_FIELDS:
         value = partition_of(source)
         return value if value is not None else -1
-    if name in TOPIC_FIELDS:
+    if name in TOPIC_FIELDS or name == "topic_name":
         for other in TOPIC_FIELDS:
             value = getattr(source, other, None)
             if isinstance(value, str):

@@ -1,8 +1,7 @@
 """Kafka 4.1's API surface on the wire, on every backend.
 
 ApiVersions is compared with Kafka 4.1.1's own answer (captured from the `kafka`
-backend and written down below); the APIs the emulator does not serve yet are
-listed, each with why. The raised versions' new shapes are exercised here:
+backend and written down below): the emulator serves every API it lists. The raised versions' new shapes are exercised here:
 Produce and Fetch by topic id (v13), fetch sessions (KIP-227), batched
 FindCoordinator (v4+) and OffsetFetch (v8+), Metadata v13 and DescribeCluster v2.
 """
@@ -45,24 +44,6 @@ KAFKA_41_APIS: dict[int, tuple[int, int]] = {
     90: (0, 0), 91: (0, 0), 92: (0, 0),
 }  # fmt: skip
 
-#: APIs Kafka 4.1 serves and the emulator deliberately does not (yet), and why.
-#: Each one a client or tool asks for gets UnsupportedVersionException.
-NOT_SERVED_BY_EMULATOR: dict[int, str] = {
-    # One log dir per broker, in memory: nothing to move between dirs.
-    34: "AlterReplicaLogDirs",
-    # No delegation tokens (they need SASL).
-    38: "CreateDelegationToken",
-    39: "RenewDelegationToken",
-    40: "ExpireDelegationToken",
-    41: "DescribeDelegationToken",
-    # Feature levels are fixed (see ApiVersions' finalized features).
-    57: "UpdateFeatures",
-    # KRaft controller administration: the emulator has no controller quorum to change.
-    64: "UnregisterBroker",
-    80: "AddRaftVoter",
-    81: "RemoveRaftVoter",
-}
-
 #: Supported feature ranges Kafka 4.1.1 reports, and the levels it finalizes.
 KAFKA_41_SUPPORTED = {
     "group.version": (0, 1),
@@ -85,17 +66,11 @@ def api_versions(broker: Broker) -> Any:
     return ask(broker.bootstrap_servers, API_VERSIONS, 4, request)
 
 
-def test_api_versions_are_kafka_41s_less_the_listed_differences(kafka_broker: Broker) -> None:
+def test_api_versions_are_kafka_41s(kafka_broker: Broker) -> None:
+    """All 73 APIs, each with Kafka 4.1.1's version range."""
     response = api_versions(kafka_broker)
     advertised = {k.api_key: (k.min_version, k.max_version) for k in response.api_keys}
-    expected = dict(KAFKA_41_APIS)
-    if kafka_broker.backend == "emulator":
-        for key in NOT_SERVED_BY_EMULATOR:
-            expected.pop(key)
-    assert advertised == expected
-    # Nothing listed as a difference is in fact served (the list must shrink as APIs land).
-    if kafka_broker.backend == "emulator":
-        assert not set(NOT_SERVED_BY_EMULATOR) & set(advertised)
+    assert advertised == KAFKA_41_APIS
 
 
 def test_api_versions_report_kafka_41s_features(kafka_broker: Broker) -> None:

@@ -32,6 +32,8 @@ class RequestContext:
     #: user, the client certificate's DN on mutual TLS, else "User:ANONYMOUS".
     #: Authorization reads it; it never changes on a connection.
     principal: str = ANONYMOUS
+    #: The listener's security.protocol (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL).
+    security_protocol: str = "PLAINTEXT"
     #: The receiving broker's fetch sessions (KIP-227); each broker has its own.
     fetch_sessions: FetchSessionCache = field(default_factory=FetchSessionCache)
     #: What the client sent behind this request (None outside a client connection):

@@ -43,9 +43,16 @@ class CloseConnection(Exception):
 
 
 class Dispatcher:
-    def __init__(self, state: EmulatorState, broker_id: int, faults: FaultHook) -> None:
+    def __init__(
+        self,
+        state: EmulatorState,
+        broker_id: int,
+        faults: FaultHook,
+        security_protocol: str = "PLAINTEXT",
+    ) -> None:
         self.state = state
         self.broker_id = broker_id
+        self.security_protocol = security_protocol
         self.faults = faults
         self.handlers = load_handlers()
         self.fetch_sessions = FetchSessionCache()
@@ -94,6 +101,7 @@ class Dispatcher:
             peer=peer,
             connection_id=connection_id,
             principal=principal,
+            security_protocol=self.security_protocol,
             fetch_sessions=self.fetch_sessions,
             inbox=inbox,
         )

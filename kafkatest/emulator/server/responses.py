@@ -49,6 +49,11 @@ def error_code_of(exc: StateError) -> ErrorCode:
     return ErrorCode[exc.error_name]
 
 
+def datetime_at_ms(ms: int) -> datetime.datetime:
+    """kio's non-optional datetime fields, where Kafka may write -1 (no time)."""
+    return _EPOCH + datetime.timedelta(milliseconds=ms)
+
+
 def datetime_from_ms(ms: int) -> datetime.datetime | None:
     """kio's datetime fields; -1 (no timestamp) is None."""
     if ms < 0:

@@ -86,3 +86,12 @@ def _hash_set_bucket(text: str) -> int:
     for unit in text.encode("utf-16-be").hex(" ", 2).split():
         h = (31 * h + int(unit, 16)) & 0xFFFFFFFF
     return (h ^ (h >> 16)) & 15
+
+
+def token_requests_allowed(protocol: str, principal: str) -> bool:
+    """Whether a connection may ask for delegation tokens (KafkaApis.allowTokenRequests):
+    only one that authenticated with SASL, or with a client certificate, may; a
+    PLAINTEXT or one-way TLS client may not."""
+    if protocol == "PLAINTEXT":
+        return False
+    return not (protocol == "SSL" and principal == ANONYMOUS)

@@ -116,7 +116,8 @@ class EmulatorServer:
     def _connection_handler(
         self, broker_id: int
     ) -> Callable[[NotifyingStreamReader, asyncio.StreamWriter], Awaitable[None]]:
-        dispatcher = Dispatcher(self.state, broker_id, self)
+        protocol = self.security.protocol if self.security is not None else "PLAINTEXT"
+        dispatcher = Dispatcher(self.state, broker_id, self, protocol)
 
         async def on_connect(reader: NotifyingStreamReader, writer: asyncio.StreamWriter) -> None:
             task = asyncio.current_task()

@@ -39,6 +39,7 @@ from kafkatest.emulator.state.errors import (
     TopicDeletionDisabled,
     TransactionAbortable,
 )
+from kafkatest.emulator.state.features import FeatureLevels
 from kafkatest.emulator.state.group_configs import GroupConfigStore
 from kafkatest.emulator.state.log import PartitionLog
 from kafkatest.emulator.state.notify import AppendSignal
@@ -133,6 +134,8 @@ class EmulatorState:
         self.group_configs = GroupConfigStore()
         #: Client quotas (kept and described; the emulator never throttles).
         self.client_quotas = ClientQuotaStore()
+        #: Finalized feature levels (ApiVersions, UpdateFeatures).
+        self.features = FeatureLevels(self.cluster.controller_id)
         #: When this cluster started, on its clock (DescribeQuorum's idle metadata log).
         self.started_ms = self.clock.now_ms()
         self._last_retention_check_ms = self.started_ms

@@ -24,6 +24,8 @@ class Cluster:
         if broker_count < 1:
             raise ValueError("a cluster needs at least one broker")
         self.cluster_id = uuid.uuid4().hex[:22]
+        #: The controller's metadata log directory id (KIP-853), shown once kraft.version is 1.
+        self.controller_directory_id = uuid.uuid4()
         self.broker_ids: list[int] = list(range(first_id, first_id + broker_count))
         self._addresses: dict[int, tuple[str, int]] = {}
         self._next_leader_start = 0

@@ -168,3 +168,7 @@ class EligibleLeadersNotAvailable(StateError):
 
 class ElectionNotNeeded(StateError):
     error_name = "election_not_needed"
+
+
+class InvalidUpdateVersion(StateError):
+    error_name = "invalid_update_version"

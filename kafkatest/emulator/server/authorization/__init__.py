@@ -4,7 +4,7 @@
 the other modules register one rule per API family, as KafkaApis.scala checks it.
 """
 
-from kafkatest.emulator.server.authorization import groups, topics, transactions
+from kafkatest.emulator.server.authorization import cluster, groups, topics, transactions
 from kafkatest.emulator.server.authorization.core import authorized_call
 
-__all__ = ["authorized_call", "groups", "topics", "transactions"]
+__all__ = ["authorized_call", "cluster", "groups", "topics", "transactions"]

@@ -178,7 +178,10 @@ async def _offset_delete(check: Check, ctx: RequestContext, request: Any, handle
 async def _consumer_group_heartbeat(
     check: Check, ctx: RequestContext, request: Any, handler: Handler
 ) -> Any:
-    """READ on the group, and DESCRIBE on every subscribed topic name."""
+    """READ on the group, and DESCRIBE on every subscribed topic name; Kafka asks
+    only once KIP-848 groups are on (group.version 1), else answers UNSUPPORTED_VERSION."""
+    if not ctx.state.features.consumer_protocol_enabled:
+        return await handler(ctx, request)
     if not check(Op.READ, RT.GROUP, request.group_id):
         return error_response(ctx, request, GROUP_DENIED)
     names = request.subscribed_topic_names or ()
@@ -187,4 +190,14 @@ async def _consumer_group_heartbeat(
     return await handler(ctx, request)
 
 
-RULES[69] = per_group(Op.DESCRIBE, "group_ids", "groups")  # ConsumerGroupDescribe
+_describe_consumer_groups = per_group(Op.DESCRIBE, "group_ids", "groups")
+
+
+@rule(69)
+async def _consumer_group_describe(
+    check: Check, ctx: RequestContext, request: Any, handler: Handler
+) -> Any:
+    """DESCRIBE on each group, asked only while KIP-848 groups are on (as rule 68)."""
+    if not ctx.state.features.consumer_protocol_enabled:
+        return await handler(ctx, request)
+    return await _describe_consumer_groups(check, ctx, request, handler)

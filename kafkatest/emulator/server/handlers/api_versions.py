@@ -2,8 +2,7 @@
 
 ApiVersions v3+ also answers DescribeFeatures (Admin.describeFeatures, the
 kafka-features tool): the feature levels this broker's software supports and the
-levels finalized cluster-wide, as a Kafka 4.1 cluster formatted with defaults has
-them.
+levels finalized cluster-wide (`state.features`; UpdateFeatures changes them).
 """
 
 from __future__ import annotations
@@ -16,30 +15,7 @@ from kio.schema.errors import ErrorCode
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import HANDLERS, handles
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
-
-#: (min, max) supported levels, as Kafka 4.1.1 reports them.
-SUPPORTED_FEATURES: dict[str, tuple[int, int]] = {
-    "group.version": (0, 1),
-    "kraft.version": (0, 1),
-    "metadata.version": (7, 27),
-    "share.version": (0, 1),
-    "transaction.version": (0, 2),
-    "eligible.leader.replicas.version": (0, 1),
-}
-
-#: Finalized levels, as Kafka 4.1 finalizes them: transaction.version 2 makes Java
-#: 4.x producers use KIP-890's transactions (EndTxn v5, implicit adds by Produce
-#: v12), group.version 1 enables KIP-848's consumer groups. Level 0 features are
-#: omitted from the answer, as Kafka omits them.
-FINALIZED_FEATURES: dict[str, int] = {
-    "group.version": 1,
-    "transaction.version": 2,
-    "eligible.leader.replicas.version": 1,
-    "metadata.version": 27,
-}
-
-#: The metadata offset at which the features were finalized (Kafka: a log offset).
-FINALIZED_EPOCH = 1
+from kafkatest.emulator.state.features import SUPPORTED_FEATURES
 
 #: ApiVersions v4 is the first to list supported features whose minimum is 0
 #: (KAFKA-17492: older clients reject a 0 minimum).
@@ -79,6 +55,7 @@ async def api_versions(ctx: RequestContext, request: Any) -> Any:
     )
     supported: tuple[Any, ...] = ()
     finalized: tuple[Any, ...] = ()
+    features = ctx.state.features
     if hasattr(types, "SupportedFeatureKey"):
         supported = tuple(
             make(types.SupportedFeatureKey, name=name, min_version=low, max_version=high)
@@ -92,8 +69,7 @@ async def api_versions(ctx: RequestContext, request: Any) -> Any:
                 max_version_level=level,
                 min_version_level=level,
             )
-            for name, level in FINALIZED_FEATURES.items()
-            if level > 0
+            for name, level in features.finalized.items()
         )
     return make(
         types.ApiVersionsResponse,
@@ -101,7 +77,7 @@ async def api_versions(ctx: RequestContext, request: Any) -> Any:
         api_keys=api_keys,
         throttle_time=NO_THROTTLE,
         supported_features=supported,
-        finalized_features_epoch=FINALIZED_EPOCH,
+        finalized_features_epoch=features.epoch,
         finalized_features=finalized,
         zk_migration_ready=False,
     )

@@ -44,7 +44,9 @@ def _owned(request: Any) -> Partitions | None:
 
 @handles(68, 0, 1)
 async def consumer_group_heartbeat(ctx: RequestContext, request: Any) -> Any:
-    if not is_coordinator(ctx, request.group_id):
+    if not ctx.state.features.consumer_protocol_enabled:
+        result = HeartbeatResult(error=ErrorCode.unsupported_version)
+    elif not is_coordinator(ctx, request.group_id):
         result = HeartbeatResult(error=ErrorCode.not_coordinator)
     else:
         names = request.subscribed_topic_names
@@ -109,6 +111,8 @@ def _describe(ctx: RequestContext, types: Any, group_id: str, operations: int) -
             authorized_operations=_OPERATIONS_OMITTED,
         )
 
+    if not ctx.state.features.consumer_protocol_enabled:
+        return refused(ErrorCode.unsupported_version)
     if not is_coordinator(ctx, group_id):
         return refused(ErrorCode.not_coordinator)
     if not group_id:

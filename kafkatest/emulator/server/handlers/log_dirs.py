@@ -1,13 +1,17 @@
-"""DescribeLogDirs: the one log directory each emulated broker keeps (kafka-log-dirs).
+"""The one log directory each emulated broker keeps: DescribeLogDirs (kafka-log-dirs)
+and AlterReplicaLogDirs (kafka-reassign-partitions' log-dir moves).
 
 Each broker answers for the partitions it holds (a single replica: the ones it
 leads) with their size in bytes, as Kafka sums its segment files; a replica is
 never behind (offset lag 0) nor a future replica. The directory is in memory: its
 name is the broker's ``log.dirs`` setting and its volume sizes are unknown (-1).
+Moving a replica to the directory it is in succeeds and moves nothing, as on a
+one-directory Kafka broker; any other directory is not found.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any
 
 from kio.schema.errors import ErrorCode
@@ -60,3 +64,45 @@ async def describe_log_dirs(ctx: RequestContext, request: Any) -> Any:
         error_code=ErrorCode.none,
         results=(result,),
     )
+
+
+#: Kafka names a moving replica's directory "<topic>-<partition>.<32 hex>-future" and
+#: refuses a move whose name would pass the file system's 255 bytes (KAFKA-4893).
+_FUTURE_DIR_SUFFIX = len(".") + 32 + len("-future")
+_MAX_DIR_NAME = 255
+
+
+@handles(34, 1, 2)
+async def alter_replica_log_dirs(ctx: RequestContext, request: Any) -> Any:
+    types = response_types(ctx)
+    errors: dict[str, dict[int, ErrorCode]] = defaultdict(dict)
+    for wanted in request.dirs:
+        for topic in wanted.topics:
+            for index in topic.partitions:
+                errors[topic.name][index] = _move_error(ctx, wanted.path, topic.name, index)
+    results = tuple(
+        make(
+            types.AlterReplicaLogDirTopicResult,
+            topic_name=name,
+            partitions=tuple(
+                make(types.AlterReplicaLogDirPartitionResult, partition_index=i, error_code=e)
+                for i, e in by_index.items()
+            ),
+        )
+        for name, by_index in errors.items()
+    )
+    return make(types.AlterReplicaLogDirsResponse, throttle_time=NO_THROTTLE, results=results)
+
+
+def _move_error(ctx: RequestContext, path: str, topic_name: str, index: int) -> ErrorCode:
+    """Kafka's ReplicaManager.alterReplicaLogDirs checks, in its order."""
+    if len(f"{topic_name}-{index}") + _FUTURE_DIR_SUFFIX > _MAX_DIR_NAME:
+        return ErrorCode.invalid_topic_exception
+    if path != LOG_DIR:
+        return ErrorCode.log_dir_not_found
+    topic = ctx.state.topics.find(topic_name)
+    if topic is None or not 0 <= index < len(topic.partitions):
+        return ErrorCode.unknown_topic_or_partition
+    if ctx.broker_id not in topic.partitions[index].replicas:
+        return ErrorCode.not_leader_or_follower
+    return ErrorCode.none

@@ -1,13 +1,22 @@
-"""DescribeQuorum: the KRaft metadata quorum, as kafka-metadata-quorum shows it.
+"""The KRaft controller's own APIs: DescribeQuorum (kafka-metadata-quorum), the
+voter changes of KIP-853 (AddRaftVoter, RemoveRaftVoter) and UnregisterBroker.
 
 An emulated cluster has one controller (its controller broker), the only voter
 and the quorum's leader at epoch 1, never lagging. Its high watermark grows as a
 Kafka controller's does when idle: by one NoOpRecord per
 ``metadata.max.idle.interval.ms`` (500 ms) since the emulator started.
+
+The voter is configured statically, as kafkatest's `kafka` backend configures
+its controller, so voters can change only after ``kraft.version`` is raised to 1
+(kafka-features); then the voter shows its directory id. No other process can
+join the emulator's quorum: adding a voter fails as Kafka's does when the new
+voter does not answer, and the only voter cannot be removed (Kafka keeps at
+least one). Every answer below was captured from the `kafka` backend.
 """
 
 from __future__ import annotations
 
+import base64
 import uuid
 from typing import Any
 
@@ -15,7 +24,8 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
-from kafkatest.emulator.server.responses import make, response_types
+from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.state.features import KRAFT_VERSION
 
 METADATA_TOPIC = "__cluster_metadata"
 LEADER_EPOCH = 1
@@ -33,8 +43,7 @@ async def describe_quorum(ctx: RequestContext, request: Any) -> Any:
     voter = make(
         types.ReplicaState,
         replica_id=controller,
-        # A statically configured voter has no directory id (all zeros).
-        replica_directory_id=uuid.UUID(int=0),
+        replica_directory_id=_voter_directory_id(ctx),
         log_end_offset=high_watermark,
         last_fetch_timestamp=now,
         last_caught_up_timestamp=now,
@@ -63,7 +72,7 @@ async def describe_quorum(ctx: RequestContext, request: Any) -> Any:
                     types.PartitionData,
                     partition_index=0,
                     error_code=ErrorCode.none,
-                    error_message=None,
+                    error_message="",  # Kafka writes "" (v2) where it succeeded
                     leader_id=controller,
                     leader_epoch=LEADER_EPOCH,
                     high_watermark=high_watermark,
@@ -85,7 +94,101 @@ async def describe_quorum(ctx: RequestContext, request: Any) -> Any:
     return make(
         types.DescribeQuorumResponse,
         error_code=ErrorCode.none,
-        error_message=None,
+        error_message="",
         topics=tuple(topics),
         nodes=nodes,
+    )
+
+
+def _voter_directory_id(ctx: RequestContext) -> uuid.UUID:
+    """A statically configured voter shows no directory id (all zeros) until
+    kraft.version 1 records it."""
+    if ctx.state.features.kraft_reconfiguration:
+        return ctx.state.cluster.controller_directory_id
+    return uuid.UUID(int=0)
+
+
+def replica_key(voter_id: int, directory_id: uuid.UUID | None) -> str:
+    """Kafka's ReplicaKey.toString, which its voter errors quote."""
+    if directory_id is None or directory_id.int == 0:
+        shown = "<undefined>"
+    else:
+        shown = base64.urlsafe_b64encode(directory_id.bytes).decode().rstrip("=")
+    return f"ReplicaKey(id={voter_id}, directoryId={shown})"
+
+
+def _voter_change_refusal(ctx: RequestContext, request: Any, verb: str) -> tuple[ErrorCode, str]:
+    """The checks adding and removing share, in Kafka's order; (NONE, "") if none."""
+    cluster_id = ctx.state.cluster.cluster_id
+    if request.cluster_id is not None and request.cluster_id != cluster_id:
+        return (
+            ErrorCode.inconsistent_cluster_id,
+            f'The given id "{request.cluster_id}" doesn\'t match the cluster id "{cluster_id}"',
+        )
+    if not ctx.state.features.kraft_reconfiguration:
+        return (
+            ErrorCode.unsupported_version,
+            f"Cluster doesn't support {verb} voter because the kraft.version feature is "
+            f"{ctx.state.features.level(KRAFT_VERSION)}",
+        )
+    return ErrorCode.none, ""
+
+
+def _voters(ctx: RequestContext) -> str:
+    return f"[{replica_key(ctx.state.cluster.controller_id, _voter_directory_id(ctx))}]"
+
+
+@handles(80, 0, 0)
+async def add_raft_voter(ctx: RequestContext, request: Any) -> Any:
+    error, message = _voter_change_refusal(ctx, request, "adding")
+    if error == ErrorCode.none:
+        new_voter = replica_key(request.voter_id, request.voter_directory_id)
+        if request.voter_id == ctx.state.cluster.controller_id:
+            error = ErrorCode.duplicate_voter
+            message = f"The voter id for {new_voter} is already part of the set of voters " + (
+                f"{_voters(ctx)}."
+            )
+        else:
+            error = ErrorCode.request_timed_out
+            message = (
+                "Aborted add voter operation for since API_VERSIONS returned an error "
+                "BROKER_NOT_AVAILABLE"
+            )
+    return make(
+        response_types(ctx).AddRaftVoterResponse,
+        throttle_time=NO_THROTTLE,
+        error_code=error,
+        error_message=message,
+    )
+
+
+@handles(81, 0, 0)
+async def remove_raft_voter(ctx: RequestContext, request: Any) -> Any:
+    error, message = _voter_change_refusal(ctx, request, "removing")
+    if error == ErrorCode.none:
+        voter = replica_key(request.voter_id, request.voter_directory_id)
+        error = ErrorCode.voter_not_found
+        message = f"Cannot remove voter {voter} from the set of voters {_voters(ctx)}"
+    return make(
+        response_types(ctx).RemoveRaftVoterResponse,
+        throttle_time=NO_THROTTLE,
+        error_code=error,
+        error_message=message,
+    )
+
+
+@handles(64, 0, 0)
+async def unregister_broker(ctx: RequestContext, request: Any) -> Any:
+    """kafka-cluster unregister: acknowledged for a known broker id. The emulated
+    broker stays registered (README, Known differences)."""
+    if request.broker_id in ctx.state.cluster.broker_ids:
+        error, message = ErrorCode.none, ""
+    else:
+        error = ErrorCode.broker_id_not_registered
+        message = f"Broker ID {request.broker_id} is not currently registered"
+    return make(
+        response_types(ctx).UnregisterBrokerResponse,
+        throttle_time=NO_THROTTLE,
+        error_code=error,
+        error_message=message,
     )
