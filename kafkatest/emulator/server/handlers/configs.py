@@ -26,7 +26,10 @@ from kafkatest.emulator.state.broker_configs import (
 from kafkatest.emulator.state.errors import InvalidConfig, InvalidRequest, StateError
 from kafkatest.emulator.state.topic_configs import (
     TOPIC_CONFIGS,
+    DescribedConfig,
+    Synonym,
     check_topic_configs,
+    describe_topic_configs,
     validate_topic_config,
 )
 
@@ -35,7 +38,6 @@ BROKER_RESOURCE = 4
 GROUP_RESOURCE = 32
 _SOURCE_GROUP = 8
 
-_SOURCE_TOPIC = 1
 _SOURCE_DEFAULT = 5
 _CONFIG_TYPES = {"BOOLEAN": 1, "STRING": 2, "INT": 3, "LONG": 5, "DOUBLE": 6, "LIST": 7}
 
@@ -52,28 +54,30 @@ async def describe_configs(ctx: RequestContext, request: Any) -> Any:
             continue
         try:
             entries = _describe(ctx, resource.resource_type, resource.resource_name)
-            code, message = ErrorCode.none, None
+            code, message = ErrorCode.none, ""  # Kafka's text where it succeeded
         except StateError as exc:
             entries, code, message = [], error_code_of(exc), str(exc)
         keys = resource.configuration_keys
         configs = tuple(
             make(
                 types.DescribeConfigsResourceResult,
-                name=name,
-                value=value,
-                read_only=resource.resource_type == BROKER_RESOURCE,
-                config_source=source,
+                name=entry.name,
+                value=entry.value,
+                read_only=False,
+                config_source=entry.source,
+                is_default=entry.source == _SOURCE_DEFAULT,
                 is_sensitive=False,
-                synonyms=(
-                    (make(types.DescribeConfigsSynonym, name=name, value=value, source=source),)
-                    if request.include_synonyms and source != _SOURCE_DEFAULT
-                    else ()
-                ),
-                config_type=_CONFIG_TYPES.get(kind, 2),
+                synonyms=tuple(
+                    make(types.DescribeConfigsSynonym, name=n, value=v, source=source)
+                    for n, v, source in entry.synonyms
+                )
+                if request.include_synonyms
+                else (),
+                config_type=_CONFIG_TYPES.get(entry.kind, 2),
                 documentation=None,
             )
-            for name, value, source, kind in entries
-            if keys is None or name in keys
+            for entry in entries
+            if keys is None or entry.name in keys
         )
         results.append(
             make(
@@ -88,31 +92,28 @@ async def describe_configs(ctx: RequestContext, request: Any) -> Any:
     return make(types.DescribeConfigsResponse, throttle_time=NO_THROTTLE, results=tuple(results))
 
 
-def _describe(
-    ctx: RequestContext, resource_type: int, name: str
-) -> list[tuple[str, str, int, str]]:
-    """(name, value, source, type) of every config of the resource."""
+def _describe(ctx: RequestContext, resource_type: int, name: str) -> list[DescribedConfig]:
+    """Every config of the resource, with its source and synonyms."""
     state = ctx.state
     if resource_type == GROUP_RESOURCE:
         broker = _broker_values(ctx)
         overrides = state.group_configs.overrides(name)
-        return [
-            (key, overrides[key], _SOURCE_GROUP, config.kind)
-            if key in overrides
-            else (key, group_configs.default_of(config, broker), _SOURCE_DEFAULT, config.kind)
-            for key, config in sorted(group_configs.GROUP_CONFIGS.items())
-        ]
+        described = []
+        for key, config in sorted(group_configs.GROUP_CONFIGS.items()):
+            # Kafka lists one synonym: the group's own value, else the default.
+            if key in overrides:
+                value, source = overrides[key], _SOURCE_GROUP
+            else:
+                value, source = group_configs.default_of(config, broker), _SOURCE_DEFAULT
+            synonyms: tuple[Synonym, ...] = ((key, value, source),)
+            described.append(DescribedConfig(key, value, source, config.kind, synonyms))
+        return described
     if resource_type == TOPIC_RESOURCE:
         topic = state.topics.get(name)
-        return [
-            (
-                key,
-                topic.config(key),
-                _SOURCE_TOPIC if key in topic.overrides else _SOURCE_DEFAULT,
-                definition.kind,
-            )
-            for key, definition in sorted(TOPIC_CONFIGS.items())
-        ]
+        entries = broker_configs(state.cluster, ctx.broker_id, kafka_settings(state.settings))
+        return describe_topic_configs(
+            topic.overrides, {entry.name: entry.synonyms for entry in entries}
+        )
     raise InvalidRequest(f"unsupported resource type {resource_type}")
 
 
@@ -126,7 +127,7 @@ def _describe_broker(ctx: RequestContext, types: Any, request: Any, resource: An
     """A broker's configs: its own id names them all, "" the cluster-wide defaults;
     another id is refused, as Kafka refuses it (the request went to the wrong broker)."""
     name = resource.resource_name
-    code, message = ErrorCode.none, None
+    code, message = ErrorCode.none, ""
     entries: list[BrokerConfig] = []
     if name == "":
         entries = cluster_default_configs()
