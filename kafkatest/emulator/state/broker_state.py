@@ -26,6 +26,7 @@ from kafkatest.emulator.state.acls import Authorizer
 from kafkatest.emulator.state.client_quotas import ClientQuotaStore
 from kafkatest.emulator.state.clock import Clock
 from kafkatest.emulator.state.cluster import Cluster
+from kafkatest.emulator.state.config_store import NamedConfigs
 from kafkatest.emulator.state.credentials import CredentialStore
 from kafkatest.emulator.state.errors import (
     CorruptMessage,
@@ -40,7 +41,6 @@ from kafkatest.emulator.state.errors import (
     TransactionAbortable,
 )
 from kafkatest.emulator.state.features import FeatureLevels
-from kafkatest.emulator.state.group_configs import GroupConfigStore
 from kafkatest.emulator.state.log import PartitionLog
 from kafkatest.emulator.state.notify import AppendSignal
 from kafkatest.emulator.state.offsets import OffsetStore
@@ -131,9 +131,11 @@ class EmulatorState:
         #: The ACLs and their decisions; None while ACLs are off (nothing is checked).
         self.acls: Authorizer | None = None
         #: Per-group config overrides (ConfigResource type GROUP).
-        self.group_configs = GroupConfigStore()
+        self.group_configs = NamedConfigs()
         #: Client quotas (kept and described; the emulator never throttles).
         self.client_quotas = ClientQuotaStore()
+        #: Client metrics subscriptions (ConfigResource type CLIENT_METRICS, KIP-714).
+        self.client_metrics = NamedConfigs()
         #: Finalized feature levels (ApiVersions, UpdateFeatures).
         self.features = FeatureLevels(self.cluster.controller_id)
         #: When this cluster started, on its clock (DescribeQuorum's idle metadata log).

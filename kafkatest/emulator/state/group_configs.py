@@ -110,23 +110,3 @@ def validate(name: str, value: str | None, broker: Mapping[str, str]) -> str:
     if config.upper is not None and number > int(broker[config.upper]):
         raise InvalidConfig(f"{name} must be less than or equal to {config.upper}")
     return str(number)
-
-
-class GroupConfigStore:
-    """Overrides by group id."""
-
-    def __init__(self) -> None:
-        self._overrides: dict[str, dict[str, str]] = {}
-
-    def overrides(self, group_id: str) -> dict[str, str]:
-        return dict(self._overrides.get(group_id, {}))
-
-    def configured_groups(self) -> list[str]:
-        """The groups with an override: what ListConfigResources lists as GROUP."""
-        return sorted(self._overrides)
-
-    def replace(self, group_id: str, overrides: dict[str, str]) -> None:
-        if overrides:
-            self._overrides[group_id] = overrides
-        else:
-            self._overrides.pop(group_id, None)

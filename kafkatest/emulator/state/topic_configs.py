@@ -245,6 +245,7 @@ class DescribedConfig:
     source: int
     kind: str
     synonyms: tuple[Synonym, ...]
+    documentation: str | None = None
 
 
 def describe_topic_configs(

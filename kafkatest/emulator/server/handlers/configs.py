@@ -16,7 +16,7 @@ from kio.schema.errors import ErrorCode
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
-from kafkatest.emulator.state import group_configs
+from kafkatest.emulator.state import client_metrics, group_configs
 from kafkatest.emulator.state.broker_configs import (
     BrokerConfig,
     broker_configs,
@@ -35,7 +35,9 @@ from kafkatest.emulator.state.topic_configs import (
 
 TOPIC_RESOURCE = 2
 BROKER_RESOURCE = 4
+CLIENT_METRICS_RESOURCE = 16
 GROUP_RESOURCE = 32
+_SOURCE_CLIENT_METRICS = 7
 _SOURCE_GROUP = 8
 
 _SOURCE_DEFAULT = 5
@@ -74,7 +76,9 @@ async def describe_configs(ctx: RequestContext, request: Any) -> Any:
                 if request.include_synonyms
                 else (),
                 config_type=_CONFIG_TYPES.get(entry.kind, 2),
-                documentation=None,
+                documentation=entry.documentation
+                if getattr(request, "include_documentation", False)
+                else None,
             )
             for entry in entries
             if keys is None or entry.name in keys
@@ -97,7 +101,7 @@ def _describe(ctx: RequestContext, resource_type: int, name: str) -> list[Descri
     state = ctx.state
     if resource_type == GROUP_RESOURCE:
         broker = _broker_values(ctx)
-        overrides = state.group_configs.overrides(name)
+        overrides = state.group_configs.configs(name)
         described = []
         for key, config in sorted(group_configs.GROUP_CONFIGS.items()):
             # Kafka lists one synonym: the group's own value, else the default.
@@ -108,6 +112,20 @@ def _describe(ctx: RequestContext, resource_type: int, name: str) -> list[Descri
             synonyms: tuple[Synonym, ...] = ((key, value, source),)
             described.append(DescribedConfig(key, value, source, config.kind, synonyms))
         return described
+    if resource_type == CLIENT_METRICS_RESOURCE:
+        client_metrics.check_name(name)
+        configs = state.client_metrics.configs(name)
+        return [
+            DescribedConfig(
+                key,
+                configs.get(key, config.default),
+                _SOURCE_CLIENT_METRICS if key in configs else _SOURCE_DEFAULT,
+                config.kind,
+                ((key, configs[key], _SOURCE_CLIENT_METRICS),) if key in configs else (),
+                config.documentation,
+            )
+            for key, config in sorted(client_metrics.CLIENT_METRICS_CONFIGS.items())
+        ]
     if resource_type == TOPIC_RESOURCE:
         topic = state.topics.get(name)
         entries = broker_configs(state.cluster, ctx.broker_id, kafka_settings(state.settings))
@@ -183,12 +201,14 @@ async def incremental_alter_configs(ctx: RequestContext, request: Any) -> Any:
             _apply(out, change.name, change.config_operation, change.value)
         return out
 
-    responses = tuple(
-        _alter_group(ctx, resource, request.validate_only)
-        if resource.resource_type == GROUP_RESOURCE
-        else _alter_topic(ctx, resource, updated, request.validate_only)
-        for resource in request.resources
-    )
+    def alter(resource: Any) -> Any:
+        if resource.resource_type == GROUP_RESOURCE:
+            return _alter_group(ctx, resource, request.validate_only)
+        if resource.resource_type == CLIENT_METRICS_RESOURCE:
+            return _alter_client_metrics(ctx, resource, request.validate_only, replace=False)
+        return _alter_topic(ctx, resource, updated, request.validate_only)
+
+    responses = tuple(alter(resource) for resource in request.resources)
     return make(
         response_types(ctx).IncrementalAlterConfigsResponse,
         throttle_time=NO_THROTTLE,
@@ -204,7 +224,9 @@ async def alter_configs(ctx: RequestContext, request: Any) -> Any:
         return {c.name: validate_topic_config(c.name, c.value) for c in resource.configs}
 
     responses = tuple(
-        _alter_topic(ctx, resource, updated, request.validate_only)
+        _alter_client_metrics(ctx, resource, request.validate_only, replace=True)
+        if resource.resource_type == CLIENT_METRICS_RESOURCE
+        else _alter_topic(ctx, resource, updated, request.validate_only)
         for resource in request.resources
     )
     return make(
@@ -217,7 +239,7 @@ def _alter_group(ctx: RequestContext, resource: Any, validate_only: bool) -> Any
     store = ctx.state.group_configs
     try:
         broker = _broker_values(ctx)
-        overrides = store.overrides(resource.resource_name)
+        overrides = store.configs(resource.resource_name)
         for change in resource.configs:
             if change.config_operation == _SET:
                 overrides[change.name] = group_configs.validate(change.name, change.value, broker)
@@ -230,6 +252,36 @@ def _alter_group(ctx: RequestContext, resource: Any, validate_only: bool) -> Any
                 )
         if not validate_only:
             store.replace(resource.resource_name, overrides)
+        code, message = ErrorCode.none, None
+    except StateError as exc:
+        code, message = error_code_of(exc), str(exc)
+    return _alter_result(response_types(ctx), resource, code, message)
+
+
+def _alter_client_metrics(
+    ctx: RequestContext, resource: Any, validate_only: bool, replace: bool
+) -> Any:
+    """One subscription's configs (`state.client_metrics`): all changes or none kept;
+    the legacy AlterConfigs (`replace`) sets the whole subscription."""
+    store = ctx.state.client_metrics
+    name = resource.resource_name
+    try:
+        client_metrics.check_name(name)
+        configs = {} if replace else store.configs(name)
+        for change in resource.configs:
+            operation = getattr(change, "config_operation", _SET)
+            if operation == _SET:
+                configs[change.name] = client_metrics.validate(change.name, change.value)
+            elif operation == _DELETE:
+                client_metrics.validate_name(change.name)
+                configs.pop(change.name, None)
+            else:
+                verb = "APPEND" if operation == _APPEND else "SUBTRACT"
+                raise InvalidConfig(
+                    f"Can't {verb} to key {change.name} because its type is not LIST."
+                )
+        if not validate_only:
+            store.replace(name, configs)
         code, message = ErrorCode.none, None
     except StateError as exc:
         code, message = error_code_of(exc), str(exc)
@@ -292,49 +344,4 @@ def _alter_result(types: Any, resource: Any, code: ErrorCode, message: str | Non
         error_message=message,
         resource_type=resource.resource_type,
         resource_name=resource.resource_name,
-    )
-
-
-# -- ListConfigResources (KIP-1142) ---------------------------------------------------
-
-#: ConfigResource types ListConfigResources v1 lists, in the order they are listed.
-TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP = 2, 4, 8, 16, 32
-_LISTABLE = (TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP)
-
-
-@handles(74, 0, 1)
-async def list_config_resources(ctx: RequestContext, request: Any) -> Any:
-    """What `kafka-configs --describe` without a name lists first: every topic (internal
-    ones too), every broker and its logger, and the groups with configs set. v0 (once
-    ListClientMetricsResources) asks for client metrics only; the emulator keeps none.
-    A type outside those is answered UNSUPPORTED_VERSION with nothing listed, as Kafka."""
-    types = response_types(ctx)
-    wanted = (CLIENT_METRICS,) if ctx.api_version == 0 else tuple(request.resource_types)
-    if any(kind not in _LISTABLE for kind in wanted):
-        return make(
-            types.ListConfigResourcesResponse,
-            throttle_time=NO_THROTTLE,
-            error_code=ErrorCode.unsupported_version,
-            config_resources=(),
-        )
-    state = ctx.state
-    brokers = [str(broker_id) for broker_id in state.cluster.broker_ids]
-    names: dict[int, list[str]] = {
-        TOPIC: sorted(topic.name for topic in state.topics),
-        BROKER: brokers,
-        BROKER_LOGGER: brokers,
-        CLIENT_METRICS: [],
-        GROUP: state.group_configs.configured_groups(),
-    }
-    listed = tuple(
-        make(types.ConfigResource, resource_name=name, resource_type=kind)
-        for kind in _LISTABLE
-        if not wanted or kind in wanted
-        for name in names[kind]
-    )
-    return make(
-        types.ListConfigResourcesResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=ErrorCode.none,
-        config_resources=listed,
     )
