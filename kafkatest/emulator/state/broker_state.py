@@ -41,6 +41,7 @@ from kafkatest.emulator.state.errors import (
     TransactionAbortable,
 )
 from kafkatest.emulator.state.features import FeatureLevels
+from kafkatest.emulator.state.group_records import GroupRecords
 from kafkatest.emulator.state.log import PartitionLog
 from kafkatest.emulator.state.notify import AppendSignal
 from kafkatest.emulator.state.offsets import OffsetStore
@@ -119,6 +120,7 @@ class EmulatorState:
         self.topics = TopicRegistry()
         self.producers = ProducerRegistry()
         self.offsets = OffsetStore()
+        self.offsets.records = GroupRecords(self)
         self.clock = Clock()
         self.appends = AppendSignal()
         #: PLAIN users and SCRAM credentials (used only by SASL listeners).

@@ -23,6 +23,7 @@ from kafkatest.emulator.state.group_model import (
     MemberDescription,
     Protocol,
 )
+from kafkatest.emulator.state.group_records import GroupMetadataRecord, MemberRecord
 
 
 @dataclass
@@ -47,6 +48,30 @@ class Group:
 
     def is_(self, *states: GroupState) -> bool:
         return self.state in states
+
+    def metadata_record(self, now_ms: int) -> GroupMetadataRecord:
+        """The group as Kafka's coordinator records it in __consumer_offsets."""
+        members = tuple(
+            MemberRecord(
+                member_id=m.member_id,
+                group_instance_id=m.group_instance_id,
+                client_id=m.client_id,
+                client_host=m.client_host,
+                rebalance_timeout_ms=m.rebalance_timeout_ms,
+                session_timeout_ms=m.session_timeout_ms,
+                subscription=m.metadata_for(self.protocol_name),
+                assignment=m.assignment,
+            )
+            for m in self.members.values()
+        )
+        return GroupMetadataRecord(
+            protocol_type=self.protocol_type or "",
+            generation=self.generation_id,
+            protocol=self.protocol_name,
+            leader=self.leader_id,
+            state_timestamp_ms=now_ms,
+            members=members,
+        )
 
     def is_leader(self, member_id: str) -> bool:
         return self.leader_id == member_id

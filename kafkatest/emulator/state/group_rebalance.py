@@ -97,6 +97,14 @@ class Rebalancer:
 
         group.join_timer = self._clock.call_at(self._clock.now_ms() + delay_ms, expired)
 
+    def record(self, group: Group) -> None:
+        """Write the group's metadata record, as Kafka's coordinator does at each
+        state it persists (created, assignment installed, fallen empty)."""
+        if self._offsets.records is not None:
+            self._offsets.records.group_changed(
+                group.group_id, group.metadata_record(self._clock.now_ms())
+            )
+
     def try_complete_join(self, group: Group) -> None:
         if group.is_(PREPARING) and not group.initial_delay_active and group.all_members_rejoined():
             self.complete_join(group)
@@ -114,6 +122,7 @@ class Rebalancer:
             group.state = EMPTY
             group.protocol_name = None
             group.leader_id = None
+            self.record(group)
             return
         group.protocol_name = group.select_protocol()
         if group.leader_id not in group.members:

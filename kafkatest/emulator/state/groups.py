@@ -126,6 +126,7 @@ class GroupCoordinator:
             if not is_new_member:
                 return fail(ErrorCode.unknown_member_id)
             group = self._groups[request.group_id] = Group(request.group_id)
+            self._rebalancer.record(group)
         if group.is_(DEAD):
             return fail(ErrorCode.coordinator_not_available)
         if is_new_member:
@@ -308,6 +309,7 @@ class GroupCoordinator:
             member.assignment = assignments.get(member.member_id, b"")
             member.heartbeat_deadline_ms = now + member.session_timeout_ms
         group.state = STABLE
+        self._rebalancer.record(group)
         for member in group.members.values():
             member.answer_sync(self._assignment_of(group, member))
 
@@ -512,6 +514,8 @@ class GroupCoordinator:
                 group.state = DEAD
                 del self._groups[group_id]
                 self._offsets.delete_group(group_id)
+                if self._offsets.records is not None:
+                    self._offsets.records.group_removed(group_id)
                 results[group_id] = ErrorCode.none
         return results
 

@@ -4,10 +4,10 @@ Kafka creates the offsets topic when a client first looks up a group
 coordinator (the lookup that finds it missing answers COORDINATOR_NOT_AVAILABLE
 and clients retry), with ``offsets.topic.num.partitions`` partitions and compacted
 configs. A group's coordinator is the leader of partition
-``abs(groupId.hashCode()) % partitions``. The emulator keeps committed offsets in
-its offset store rather than as records in this topic, so the topic's partitions
-stay empty; it exists so that Metadata, tools and regex subscriptions see what
-they see on Kafka.
+``abs(groupId.hashCode()) % partitions``. The emulator keeps committed offsets and
+groups in memory and also writes them into this topic as Kafka's records
+(`group_records`), so Metadata, tools, regex subscriptions and readers of the topic
+see what they see on Kafka.
 """
 
 from __future__ import annotations

@@ -7,6 +7,10 @@ and the group coordinator share one store, as Kafka's __consumer_offsets does.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kafkatest.emulator.state.group_records import GroupRecords
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,9 +24,13 @@ class CommittedOffset:
 class OffsetStore:
     def __init__(self) -> None:
         self._offsets: dict[str, dict[tuple[str, int], CommittedOffset]] = {}
+        #: Where each change is also written as Kafka writes it (`state.group_records`).
+        self.records: GroupRecords | None = None
 
     def commit(self, group: str, topic: str, partition: int, committed: CommittedOffset) -> None:
         self._offsets.setdefault(group, {})[(topic, partition)] = committed
+        if self.records is not None:
+            self.records.offset_committed(group, topic, partition, committed)
 
     def fetch(self, group: str, topic: str, partition: int) -> CommittedOffset | None:
         return self._offsets.get(group, {}).get((topic, partition))
@@ -34,12 +42,21 @@ class OffsetStore:
         return sorted(group for group, offsets in self._offsets.items() if offsets)
 
     def delete_group(self, group: str) -> bool:
-        return self._offsets.pop(group, None) is not None
+        removed = self._offsets.pop(group, None)
+        for topic, partition in removed or ():
+            self._removed(group, topic, partition)
+        return removed is not None
 
     def delete(self, group: str, topic: str, partition: int) -> None:
-        self._offsets.get(group, {}).pop((topic, partition), None)
+        if self._offsets.get(group, {}).pop((topic, partition), None) is not None:
+            self._removed(group, topic, partition)
 
     def forget_topic(self, topic: str) -> None:
-        for offsets in self._offsets.values():
+        for group, offsets in self._offsets.items():
             for key in [k for k in offsets if k[0] == topic]:
                 del offsets[key]
+                self._removed(group, *key)
+
+    def _removed(self, group: str, topic: str, partition: int) -> None:
+        if self.records is not None:
+            self.records.offset_removed(group, topic, partition)
