@@ -16,21 +16,15 @@ from kio.schema.errors import ErrorCode
 from kafkatest import Broker
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "emulator"))
+from admin_requests import UPGRADE, request_entity, update_features
 from raw_client import ask
-from test_cluster_admin_wire import (
-    UPGRADE,
-    _request,
-    add_voter,
-    alter_replica_log_dirs,
-    remove_voter,
-    update_features,
-)
+from test_cluster_admin_wire import add_voter, alter_replica_log_dirs, remove_voter
 
 DENIED = ErrorCode.cluster_authorization_failed
 
 
 def unregister(broker: Broker) -> object:
-    request = _request("unregister_broker", 0, "UnregisterBrokerRequest", broker_id=99)
+    request = request_entity("unregister_broker", 0, "UnregisterBrokerRequest", broker_id=99)
     return ask(broker.bootstrap_servers, 64, 0, request)
 
 
