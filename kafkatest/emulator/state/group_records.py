@@ -20,8 +20,9 @@ their commits are. A transactional commit is written when its transaction commit
 
 from __future__ import annotations
 
+import logging
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,8 @@ from kafkatest.emulator.state.internal_topics import OFFSETS_TOPIC, partition_fo
 if TYPE_CHECKING:
     from kafkatest.emulator.state.broker_state import EmulatorState
     from kafkatest.emulator.state.offsets import CommittedOffset
+
+log = logging.getLogger("kafkatest.emulator")
 
 _OFFSET_COMMIT_KEY_VERSION = 1
 _OFFSET_COMMIT_VALUE_VERSION = 4
@@ -143,26 +146,43 @@ class GroupRecords:
     def offset_committed(
         self, group: str, topic: str, partition: int, committed: CommittedOffset
     ) -> None:
-        self._append(
+        self._write(
             group,
-            offset_commit_key(group, topic, partition),
-            offset_commit_value(committed),
+            lambda: offset_commit_key(group, topic, partition),
+            lambda: offset_commit_value(committed),
             committed.commit_timestamp_ms,
         )
 
     def offset_removed(self, group: str, topic: str, partition: int) -> None:
-        self._append(group, offset_commit_key(group, topic, partition), None)
+        self._write(group, lambda: offset_commit_key(group, topic, partition), lambda: None)
 
     def group_changed(self, group: str, record: GroupMetadataRecord) -> None:
-        self._append(
+        self._write(
             group,
-            group_metadata_key(group),
-            group_metadata_value(record),
+            lambda: group_metadata_key(group),
+            lambda: group_metadata_value(record),
             record.state_timestamp_ms,
         )
 
     def group_removed(self, group: str) -> None:
-        self._append(group, group_metadata_key(group), None)
+        self._write(group, lambda: group_metadata_key(group), lambda: None)
+
+    def _write(
+        self,
+        group: str,
+        key: Callable[[], bytes],
+        value: Callable[[], bytes | None],
+        timestamp_ms: int | None = None,
+    ) -> None:
+        """The records mirror state the coordinator already changed, so one that
+        cannot be encoded (a client-chosen string past Kafka's 32767-byte limit) is
+        skipped with a log line rather than failing the request half done."""
+        try:
+            encoded_key, encoded_value = key(), value()
+        except struct.error as exc:
+            log.warning("group %.80r: record not written to %s: %s", group, OFFSETS_TOPIC, exc)
+            return
+        self._append(group, encoded_key, encoded_value, timestamp_ms)
 
     def _append(
         self, group: str, key: bytes, value: bytes | None, timestamp_ms: int | None = None
