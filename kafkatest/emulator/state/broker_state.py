@@ -139,7 +139,7 @@ class EmulatorState:
         #: Client metrics subscriptions (ConfigResource type CLIENT_METRICS, KIP-714).
         self.client_metrics = NamedConfigs()
         #: Finalized feature levels (ApiVersions, UpdateFeatures).
-        self.features = FeatureLevels(self.cluster.controller_id)
+        self.features = FeatureLevels(lambda: self.cluster.controller_id)
         #: When this cluster started, on its clock (DescribeQuorum's idle metadata log).
         self.started_ms = self.clock.now_ms()
         self._last_retention_check_ms = self.started_ms

@@ -11,7 +11,7 @@ changed the metadata format, ``kraft.version`` never down.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kafkatest.emulator.state.errors import InvalidUpdateVersion
@@ -66,7 +66,8 @@ class FeatureUpdate:
 class FeatureLevels:
     """The cluster's finalized feature levels and their epoch."""
 
-    def __init__(self, controller_id: int) -> None:
+    def __init__(self, controller_id: Callable[[], int]) -> None:
+        #: The controller answering UpdateFeatures (it names itself in refusals).
         self._controller_id = controller_id
         self._finalized = dict(DEFAULT_FINALIZED)
         #: Kafka's epoch is the metadata log offset of the last change.
@@ -114,7 +115,7 @@ class FeatureLevels:
             return invalid("A feature version cannot be less than 0.")
         low, high = SUPPORTED_FEATURES.get(name, (0, 0))
         if not low <= level <= high:
-            who = f"Local controller {self._controller_id}"
+            who = f"Local controller {self._controller_id()}"
             if high == 0:
                 return invalid(f"{who} does not support this feature.")
             return invalid(f"{who} only supports versions {low}-{high}")
