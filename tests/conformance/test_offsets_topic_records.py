@@ -46,20 +46,23 @@ class _Reader:
         return self.data[self.at - size : self.at].decode()
 
 
-def decoded(key: bytes, value: bytes | None) -> tuple[Any, ...]:
-    """(kind, key fields..., value fields...) with times and member ids left out."""
+def decoded(key: bytes, value: bytes | None, group: str) -> tuple[Any, ...] | None:
+    """`group`'s offset or classic group record as (kind, key fields..., value
+    fields...), times and member ids left out; None for any other record (other
+    groups', and KIP-848 groups' own records, key versions 3 and up)."""
     k = _Reader(key)
     version = k.take(">h")
+    if version not in (0, 1, 2) or k.string() != group:
+        return None
     if version in (0, 1):
-        head: tuple[Any, ...] = ("offset", k.string(), k.string(), k.take(">i"))
+        head: tuple[Any, ...] = ("offset", group, k.string(), k.take(">i"))
         if value is None:
             return (*head, None)
         v = _Reader(value)
         assert v.take(">h") == 4
         offset, epoch = v.take(">q"), v.take(">i")
         return (*head, offset, epoch, v.compact_string())
-    assert version == 2
-    head = ("group", k.string())
+    head = ("group", group)
     if value is None:
         return (*head, None)
     v = _Reader(value)
@@ -96,8 +99,8 @@ def group_records(broker: Broker, group: str, at_least: int) -> list[tuple[Any, 
             message = reader.poll(0.2)
             if message is None or message.error():
                 continue
-            record = decoded(message.key(), message.value())
-            if record[1] == group:
+            record = decoded(message.key(), message.value(), group)
+            if record is not None:
                 found.append(record)
     finally:
         reader.close()
