@@ -17,6 +17,7 @@ from kafkatest.emulator.server.authorization.core import CLUSTER_DENIED, RT, Che
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.faults import Handler
 from kafkatest.emulator.server.handlers.delegation_tokens import (
+    BROKER_REFUSED_MS,
     create_token_answer,
     split_principal,
     token_owner,
@@ -26,7 +27,6 @@ from kafkatest.emulator.server.security import token_requests_allowed
 
 #: Kafka's text when a broker's own handler denies (AddRaftVoter, RemoveRaftVoter).
 _DENIED = "Cluster authorization failed."
-_BROKER_REFUSED_MS = -1
 
 _WHOLE_RESPONSES = {
     57: "UpdateFeaturesResponse",
@@ -104,6 +104,6 @@ async def _create_delegation_token(
         and not check(Op.CREATE_TOKENS, RT.USER, ":".join(owner))
     ):
         return create_token_answer(
-            ctx, request, ErrorCode.delegation_token_authorization_failed, _BROKER_REFUSED_MS
+            ctx, request, ErrorCode.delegation_token_authorization_failed, BROKER_REFUSED_MS
         )
     return await handler(ctx, request)

@@ -25,7 +25,7 @@ from kafkatest.emulator.server.responses import NO_THROTTLE, datetime_at_ms, mak
 from kafkatest.emulator.server.security import token_requests_allowed
 
 #: The timestamps the broker writes when it refuses a token request itself.
-_BROKER_REFUSED_MS = -1
+BROKER_REFUSED_MS = -1
 #: The timestamps the controller writes when tokens are disabled.
 _CONTROLLER_REFUSED_MS = 0
 USER_TYPE = "User"
@@ -33,7 +33,7 @@ USER_TYPE = "User"
 
 def _refusal(ctx: RequestContext) -> tuple[ErrorCode, int]:
     if not token_requests_allowed(ctx.security_protocol, ctx.principal):
-        return ErrorCode.delegation_token_request_not_allowed, _BROKER_REFUSED_MS
+        return ErrorCode.delegation_token_request_not_allowed, BROKER_REFUSED_MS
     return ErrorCode.delegation_token_auth_disabled, _CONTROLLER_REFUSED_MS
 
 
@@ -57,7 +57,7 @@ async def create_delegation_token(ctx: RequestContext, request: Any) -> Any:
     if error == ErrorCode.delegation_token_auth_disabled and any(
         r.principal_type != USER_TYPE for r in request.renewers
     ):
-        error, at_ms = ErrorCode.invalid_principal_type, _BROKER_REFUSED_MS
+        error, at_ms = ErrorCode.invalid_principal_type, BROKER_REFUSED_MS
     return create_token_answer(ctx, request, error, at_ms)
 
 

@@ -154,12 +154,7 @@ async def add_raft_voter(ctx: RequestContext, request: Any) -> Any:
                 "Aborted add voter operation for since API_VERSIONS returned an error "
                 "BROKER_NOT_AVAILABLE"
             )
-    return make(
-        response_types(ctx).AddRaftVoterResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=error,
-        error_message=message,
-    )
+    return _answer(ctx, "AddRaftVoterResponse", error, message)
 
 
 @handles(81, 0, 0)
@@ -169,12 +164,7 @@ async def remove_raft_voter(ctx: RequestContext, request: Any) -> Any:
         voter = replica_key(request.voter_id, request.voter_directory_id)
         error = ErrorCode.voter_not_found
         message = f"Cannot remove voter {voter} from the set of voters {_voters(ctx)}"
-    return make(
-        response_types(ctx).RemoveRaftVoterResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=error,
-        error_message=message,
-    )
+    return _answer(ctx, "RemoveRaftVoterResponse", error, message)
 
 
 @handles(64, 0, 0)
@@ -186,8 +176,13 @@ async def unregister_broker(ctx: RequestContext, request: Any) -> Any:
     else:
         error = ErrorCode.broker_id_not_registered
         message = f"Broker ID {request.broker_id} is not currently registered"
+    return _answer(ctx, "UnregisterBrokerResponse", error, message)
+
+
+def _answer(ctx: RequestContext, response: str, error: ErrorCode, message: str) -> Any:
+    """The controller APIs' one shape: an error code and its message."""
     return make(
-        response_types(ctx).UnregisterBrokerResponse,
+        getattr(response_types(ctx), response),
         throttle_time=NO_THROTTLE,
         error_code=error,
         error_message=message,
