@@ -344,3 +344,51 @@ def test_a_deleted_consumer_group_is_gone_with_its_offsets(
     assert listed() == []
     committed = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])
     assert committed[group].result(timeout=30).topic_partitions == []
+
+
+def test_a_rolling_upgrade_runs_both_protocols_in_one_group(
+    kafka_broker: Broker, kafka_topic, consumers
+) -> None:
+    """Kafka 4.1 migrates a live group online: a consumer-protocol member joining a classic
+    group upgrades it, the classic member keeps working inside it with a partition the
+    broker assigns, kafka-consumer-groups marks who has upgraded, and the group turns
+    classic again when the consumer-protocol member leaves."""
+    topic, group = kafka_topic(partitions=2), group_name("kip848-rolling")
+    classic = consumers(group, **{"group.protocol": "classic", "client.id": "classic"})
+    classic.subscribe([topic])
+    eventually(lambda: owned(classic) == {0, 1}, "both partitions", lambda: classic.poll(0.1))
+    assert describe(kafka_broker, group).type == ConsumerGroupType.CLASSIC
+
+    modern = consumers(group, **{"client.id": "modern"})
+    modern.subscribe([topic])
+
+    def pump() -> None:
+        classic.poll(0.05)
+        modern.poll(0.05)
+
+    eventually(lambda: owned(classic) == {0} and owned(modern) == {1}, "one each", pump)
+    described = describe(kafka_broker, group)
+    assert (described.type, described.state) == (
+        ConsumerGroupType.CONSUMER,
+        ConsumerGroupState.STABLE,
+    )
+    members = run_kafka_tool(
+        CONSUMER_GROUPS,
+        [
+            "--bootstrap-server", kafka_broker.bootstrap_servers, "--describe", "--group",
+            group, "--members", "--verbose",
+        ],
+        timeout_s=90,
+    )  # fmt: skip
+    assert members.returncode == 0, members.stderr
+    header, *rows = [line.split() for line in members.stdout.splitlines() if line.strip()]
+    assert header[-1] == "UPGRADED"
+    by_client = {row[header.index("CLIENT-ID")]: row[-1] for row in rows}
+    assert by_client == {"classic": "false", "modern": "true"}
+
+    kafka_broker.produce(Record(topic, f"v{p}".encode(), partition=p) for p in range(2))
+    assert read(classic, 1) == ["v0"]
+    assert read(modern, 1) == ["v1"]
+    modern.close()
+    eventually(lambda: owned(classic) == {0, 1}, "both back", lambda: classic.poll(0.1))
+    assert describe(kafka_broker, group).type == ConsumerGroupType.CLASSIC

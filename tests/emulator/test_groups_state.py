@@ -506,6 +506,32 @@ def test_polled_clock_fires_when_its_source_jumps() -> None:
     assert fired == [5_000]
 
 
+def test_polled_clock_keeps_firing_after_a_timer_raises(caplog: pytest.LogCaptureFixture) -> None:
+    now = [0]
+    fired: list[str] = []
+
+    def broken() -> None:
+        raise KeyError("a group that is gone")
+
+    async def body() -> None:
+        clock = PolledClock(lambda: now[0], poll_ms=1)
+        clock.call_at(1_000, broken)
+        clock.call_at(1_000, lambda: fired.append("same tick"))
+        clock.call_at(2_000, lambda: fired.append("later"))
+        now[0] = 1_000
+        await asyncio.sleep(0.01)
+        now[0] = 2_000
+        await asyncio.sleep(0.01)
+        clock.close()
+
+    with caplog.at_level("ERROR", logger="kafkatest.emulator"):
+        asyncio.run(body())
+    assert fired == ["same tick", "later"]
+    assert [r.message for r in caplog.records] == [
+        "a group coordinator timer failed; the other timers go on"
+    ]
+
+
 def test_manual_clock_fires_in_deadline_order() -> None:
     clock = ManualClock()
     fired: list[str] = []

@@ -11,7 +11,7 @@ import struct
 
 from kio.schema.errors import ErrorCode
 
-from kafkatest.emulator.protocol.consumer_subscription import subscribed_topics
+from kafkatest.emulator.protocol.consumer_protocol import subscribed_topics
 from kafkatest.emulator.state.group_clock import ManualClock
 from kafkatest.emulator.state.group_model import JoinRequest, Protocol
 from kafkatest.emulator.state.groups import GroupCoordinator
@@ -24,7 +24,10 @@ def subscription(*topics: str, version: int = 1) -> bytes:
     """A consumer-protocol Subscription as Java clients send it (no owned partitions)."""
     names = b"".join(struct.pack(">h", len(t)) + t.encode() for t in topics)
     owned = struct.pack(">i", 0) if version >= 1 else b""
-    return struct.pack(">hi", version, len(topics)) + names + struct.pack(">i", -1) + owned
+    generation = struct.pack(">i", -1) if version >= 2 else b""
+    rack = struct.pack(">h", -1) if version >= 3 else b""
+    head = struct.pack(">hi", version, len(topics)) + names + struct.pack(">i", -1)
+    return head + owned + generation + rack
 
 
 async def live_group(coordinator: GroupCoordinator, protocol_type: str, metadata: bytes) -> None:

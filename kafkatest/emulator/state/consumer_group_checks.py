@@ -105,10 +105,13 @@ def commit_error(
     member = group.members.get(member_id)
     if member is None:
         return ErrorCode.unknown_member_id
-    if not transactional and api_version < _MEMBER_EPOCH_COMMIT_SINCE:
+    classic = member.classic is not None
+    if not transactional and not classic and api_version < _MEMBER_EPOCH_COMMIT_SINCE:
         return ErrorCode.unsupported_version
     if epoch != member.member_epoch:
-        return ErrorCode.illegal_generation if transactional else ErrorCode.stale_member_epoch
+        # A classic member's generation is its member epoch.
+        stale = transactional or classic
+        return ErrorCode.illegal_generation if stale else ErrorCode.stale_member_epoch
     return None
 
 
@@ -120,5 +123,7 @@ def fetch_error(group: ConsumerGroup, member_id: str | None, epoch: int) -> Erro
     if member is None:
         return ErrorCode.unknown_member_id
     if epoch != member.member_epoch:
+        if member.classic is not None:
+            return ErrorCode.illegal_generation
         return ErrorCode.stale_member_epoch
     return None

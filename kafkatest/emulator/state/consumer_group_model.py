@@ -12,11 +12,12 @@ from __future__ import annotations
 import enum
 import uuid
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.state.group_clock import TimerHandle
+from kafkatest.emulator.state.group_model import Protocol
 
 #: topic id -> partitions; the protocol names topics by id.
 Partitions = dict[uuid.UUID, frozenset[int]]
@@ -85,6 +86,19 @@ class HeartbeatResult:
     assignment: Partitions | None = None
 
 
+@dataclass(frozen=True)
+class ClassicMembership:
+    """A member that joined through JoinGroup (Kafka's ClassicMemberMetadata): its session
+    timeout and the protocols it offered, the first of which names its assignor to it."""
+
+    session_timeout_ms: int
+    protocols: tuple[Protocol, ...]
+
+    @property
+    def protocol_name(self) -> str:
+        return self.protocols[0].name
+
+
 @dataclass
 class ConsumerMember:
     member_id: str
@@ -103,6 +117,18 @@ class ConsumerMember:
     pending_revocation: Partitions = field(default_factory=dict)
     session_deadline_ms: int = 0
     rebalance_timer: TimerHandle | None = None
+    #: Set for members speaking the classic protocol (JoinGroup, SyncGroup, Heartbeat).
+    classic: ClassicMembership | None = None
+    #: A classic member told to rejoin must do so, and then sync, within its rebalance
+    #: timeout (Kafka's consumer-group join and sync timeouts).
+    join_timer: TimerHandle | None = None
+    sync_timer: TimerHandle | None = None
+
+    def cancel_timers(self) -> None:
+        for timer in (self.rebalance_timer, self.join_timer, self.sync_timer):
+            if timer is not None:
+                timer.cancel()
+        self.rebalance_timer = self.join_timer = self.sync_timer = None
 
     def reconciled_to(self, epoch: int) -> bool:
         return self.state is MemberState.STABLE and self.member_epoch == epoch
@@ -164,9 +190,21 @@ class ConsumerGroup:
         instance = member.instance_id
         if instance is not None and self.static_members.get(instance) == member_id:
             del self.static_members[instance]
-        if member.rebalance_timer is not None:
-            member.rebalance_timer.cancel()
+        member.cancel_timers()
         return member
+
+    def replace_static(self, static: ConsumerMember, member_id: str) -> ConsumerMember:
+        """A static member's instance rejoining under a new member id takes over its
+        assignment and target; the old member goes. The newcomer is not stored yet."""
+        replacement = replace(
+            static, member_id=member_id, member_epoch=0, previous_epoch=0,
+            rebalance_timer=None, join_timer=None, sync_timer=None, session_deadline_ms=0,
+        )  # fmt: skip
+        target = self.targets.pop(static.member_id, None)
+        self.remove_member(static.member_id)
+        if target is not None:
+            self.targets[member_id] = target
+        return replacement
 
     def release(self, member: ConsumerMember) -> None:
         """Forget which partitions `member` holds, before its assignment changes."""
@@ -175,6 +213,31 @@ class ConsumerGroup:
                 if self.partition_epochs.get((topic, partition)) == member.member_epoch:
                     del self.partition_epochs[(topic, partition)]
 
+    def classic_members(self) -> list[ConsumerMember]:
+        return [m for m in self.members.values() if m.classic is not None]
+
+    def supports_classic(self, protocol_type: str, names: Iterable[str]) -> bool:
+        """Kafka's supportsClassicProtocols: a classic joiner must share a protocol with
+        every classic member already in the group."""
+        offered = set(names)
+        if protocol_type != "consumer" or not offered:
+            return False
+        classic = self.classic_members()
+        return not classic or any(
+            all(name in {p.name for p in m.classic.protocols} for m in classic if m.classic)
+            for name in offered
+        )
+
+    def waiting_on_unreleased(self, member: ConsumerMember) -> bool:
+        """Whether a partition of the member's target is still held by another member."""
+        if member.state is not MemberState.UNRELEASED_PARTITIONS:
+            return False
+        for topic, parts in self.targets.get(member.member_id, {}).items():
+            held = member.assigned.get(topic, frozenset())
+            if any(p not in held and (topic, p) in self.partition_epochs for p in parts):
+                return True
+        return False
+
     def preferred_assignor(self, default: str) -> str:
         """The assignor most members name (Kafka's `computePreferredServerAssignor`)."""
         counts: dict[str, int] = {}
@@ -182,6 +245,32 @@ class ConsumerGroup:
             if member.server_assignor:
                 counts[member.server_assignor] = counts.get(member.server_assignor, 0) + 1
         return max(counts, key=lambda name: counts[name]) if counts else default
+
+
+def find_member(
+    group: ConsumerGroup, member_id: str, instance_id: str | None, unknown_instance: str
+) -> ConsumerMember:
+    """The member a request names, by member id or (static members) instance id, with
+    Kafka's refusals; `unknown_instance` is the caller's wording for an unknown instance."""
+    if instance_id is None:
+        member = group.members.get(member_id)
+        if member is None:
+            raise HeartbeatError(
+                ErrorCode.unknown_member_id,
+                f"Member {member_id} is not a member of group {group.group_id}.",
+            )
+        return member
+    static_id = group.static_members.get(instance_id)
+    static = group.members.get(static_id) if static_id is not None else None
+    if static is None:
+        raise HeartbeatError(ErrorCode.unknown_member_id, unknown_instance)
+    if static.member_id != member_id:
+        raise HeartbeatError(
+            ErrorCode.fenced_instance_id,
+            f"Static member {member_id} with instance id {instance_id} was fenced by member "
+            f"{static.member_id}.",
+        )
+    return static
 
 
 def owns_any(owned: Partitions | None, partitions: Mapping[uuid.UUID, Iterable[int]]) -> bool:

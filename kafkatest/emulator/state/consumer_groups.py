@@ -15,7 +15,7 @@ validation and epoch checks are in `consumer_group_checks`, regex compilation in
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from kio.schema.errors import ErrorCode
@@ -33,6 +33,7 @@ from kafkatest.emulator.state.consumer_group_model import (
     HeartbeatResult,
     MemberState,
     Partitions,
+    find_member,
     reconcile,
 )
 from kafkatest.emulator.state.consumer_group_regex import compile_regex, validate_regex
@@ -59,6 +60,9 @@ class ConsumerGroupCoordinator:
         self._topics = topics
         self.config = config
         self.groups: dict[str, ConsumerGroup] = {}
+        #: Asked before a member is removed: hands the group back to the classic
+        #: coordinator when only classic members would be left (True: it did).
+        self.downgrade: Callable[[ConsumerGroup, str], bool] | None = None
 
     # -- ConsumerGroupHeartbeat ------------------------------------------------------
 
@@ -72,17 +76,48 @@ class ConsumerGroupCoordinator:
             validate_regex(regex)
         member_id = request.member_id or str(uuid.uuid4())
         old, member = self._member(group, request, member_id, joining)
-        names_before = old.subscribed_topic_names if old else ()
-        regex_before = old.subscribed_topic_regex if old else None
         self.groups[group.group_id] = group
         group.release(member)
         self._update(member, request)
         group.put_member(member)
+        before_assigned = member.assigned
+        self.settle(group, member, old, request.owned)
+        full = (
+            request.rebalance_timeout_ms != -1
+            and (
+                request.subscribed_topic_names is not None
+                or request.subscribed_topic_regex is not None
+            )
+            and request.owned is not None
+        )
+        changed = joining or full or member.assigned != before_assigned
+        result = HeartbeatResult(
+            member_id=member.member_id,
+            member_epoch=member.member_epoch,
+            heartbeat_interval_ms=self.config.heartbeat_interval_ms,
+            assignment=dict(member.assigned) if changed else None,
+        )
+        self._refresh_regexes(group)
+        return result
+
+    def settle(
+        self,
+        group: ConsumerGroup,
+        member: ConsumerMember,
+        old: ConsumerMember | None,
+        owned: Partitions | None,
+    ) -> None:
+        """After a member (re)joined or heartbeated, registered as it is now: move the
+        group epoch if its subscription or the subscribed topics changed, recompute the
+        target assignment for a newer epoch, and walk the member towards its target
+        (Kafka's steps 1-3 of a heartbeat, shared with classic members' JoinGroup)."""
+        names_before = old.subscribed_topic_names if old else ()
+        regex_before = old.subscribed_topic_regex if old else None
         bump = group.group_epoch == 0 or member.subscribed_topic_names != names_before
         new_regex = member.subscribed_topic_regex
         if new_regex != regex_before and new_regex and new_regex in group.resolved_regexes:
             bump = True
-        metadata = self._metadata(group)
+        metadata = self.subscription_metadata(group)
         if metadata != group.metadata:
             group.metadata = metadata
             bump = True
@@ -97,30 +132,13 @@ class ConsumerGroupCoordinator:
             group.assignment_epoch,
             group.targets.get(member.member_id, {}),
             lambda topic, p: group.partition_epochs.get((topic, p)),
-            request.owned,
+            owned,
         )
         group.put_member(member)
         after = (member.member_epoch, member.state, member.assigned, member.pending_revocation)
         if after != before or old is None:
             self._watch_revocation(group, member)
-        self._watch_session(group, member)
-        full = (
-            request.rebalance_timeout_ms != -1
-            and (
-                request.subscribed_topic_names is not None
-                or request.subscribed_topic_regex is not None
-            )
-            and request.owned is not None
-        )
-        changed = joining or full or member.assigned != before[2]
-        result = HeartbeatResult(
-            member_id=member.member_id,
-            member_epoch=member.member_epoch,
-            heartbeat_interval_ms=self.config.heartbeat_interval_ms,
-            assignment=dict(member.assigned) if changed else None,
-        )
-        self._refresh_regexes(group)
-        return result
+        self.watch_session(group, member)
 
     def _member(
         self, group: ConsumerGroup, request: HeartbeatRequest, member_id: str, joining: bool
@@ -137,7 +155,7 @@ class ConsumerGroupCoordinator:
                     )
                 return None, ConsumerMember(member_id)
             check_epoch(existing, request)
-            return _copy(existing), existing
+            return copy_member(existing), existing
         static_id = group.static_members.get(instance_id)
         static = group.members.get(static_id) if static_id is not None else None
         if joining:
@@ -145,7 +163,7 @@ class ConsumerGroupCoordinator:
                 existing = group.members.get(member_id)
                 if existing is not None:
                     check_epoch(existing, request)
-                    return _copy(existing), existing
+                    return copy_member(existing), existing
                 return None, ConsumerMember(member_id)
             if static.member_epoch != STATIC_LEAVE_EPOCH:
                 raise HeartbeatError(
@@ -154,14 +172,7 @@ class ConsumerGroupCoordinator:
                     f"group because the instance id is owned by {static.member_id} member.",
                 )
             # The returning instance takes over the old member's assignment under its new id.
-            replacement = _copy(static)
-            replacement.member_id = member_id
-            replacement.member_epoch = replacement.previous_epoch = 0
-            target = group.targets.pop(static.member_id, None)
-            group.remove_member(static.member_id)
-            if target is not None:
-                group.targets[member_id] = target
-            return _copy(static), replacement
+            return copy_member(static), group.replace_static(static, member_id)
         if static is None:
             raise HeartbeatError(
                 ErrorCode.unknown_member_id, f"Instance id {instance_id} is unknown."
@@ -173,7 +184,7 @@ class ConsumerGroupCoordinator:
                 f"{static.member_id}.",
             )
         check_epoch(static, request)
-        return _copy(static), static
+        return copy_member(static), static
 
     def _update(self, member: ConsumerMember, request: HeartbeatRequest) -> None:
         if request.instance_id is not None:
@@ -194,40 +205,35 @@ class ConsumerGroupCoordinator:
     def _leave(self, group: ConsumerGroup, request: HeartbeatRequest) -> HeartbeatResult:
         """Epoch -1 leaves for good; -2 (static members) keeps the seat until the session ends."""
         instance_id = request.instance_id
-        if instance_id is None:
-            member = group.members.get(request.member_id)
-            if member is None:
-                raise HeartbeatError(
-                    ErrorCode.unknown_member_id,
-                    f"Member {request.member_id} is not a member of group {group.group_id}.",
-                )
-        else:
-            static_id = group.static_members.get(instance_id)
-            member = group.members.get(static_id) if static_id is not None else None
-            if member is None:
-                raise HeartbeatError(
-                    ErrorCode.unknown_member_id, f"Instance id {instance_id} is unknown."
-                )
-            if member.member_id != request.member_id:
-                raise HeartbeatError(
-                    ErrorCode.fenced_instance_id,
-                    f"Static member {request.member_id} with instance id {instance_id} was "
-                    f"fenced by member {member.member_id}.",
-                )
-            if request.member_epoch == STATIC_LEAVE_EPOCH:
-                group.release(member)
-                member.member_epoch = STATIC_LEAVE_EPOCH
-                member.pending_revocation = {}
-                group.put_member(member)
-                return HeartbeatResult(member_id=member.member_id, member_epoch=STATIC_LEAVE_EPOCH)
+        member = find_member(
+            group, request.member_id, instance_id, f"Instance id {instance_id} is unknown."
+        )
+        if instance_id is not None and request.member_epoch == STATIC_LEAVE_EPOCH:
+            group.release(member)
+            member.member_epoch = STATIC_LEAVE_EPOCH
+            member.pending_revocation = {}
+            group.put_member(member)
+            return HeartbeatResult(member_id=member.member_id, member_epoch=STATIC_LEAVE_EPOCH)
         self.fence(group, member.member_id)
         return HeartbeatResult(member_id=request.member_id, member_epoch=request.member_epoch)
 
     def fence(self, group: ConsumerGroup, member_id: str) -> None:
-        """Remove a member (left, session expired, revocation too slow): the epoch moves on."""
-        if group.remove_member(member_id) is None:
+        """Remove a member (left, session expired, revocation too slow): the epoch moves on,
+        unless only classic members are left and the group goes back to being classic."""
+        if self.groups.get(group.group_id) is not group or member_id not in group.members:
+            # A timer of a group since deleted, emptied or handed back to the classic
+            # coordinator: that group object is no longer the id's.
             return
-        group.metadata = self._metadata(group)
+        if self.downgrade is not None and self.downgrade(group, member_id):
+            return
+        self.remove_members(group, [member_id])
+
+    def remove_members(self, group: ConsumerGroup, member_ids: Iterable[str]) -> None:
+        """Remove members at once, moving the epoch once (a LeaveGroup of several)."""
+        removed = [m for m in member_ids if group.remove_member(m) is not None]
+        if not removed:
+            return
+        group.metadata = self.subscription_metadata(group)
         group.group_epoch += 1
         for regex in [r for r in group.resolved_regexes if not group.regex_subscribers(r)]:
             del group.resolved_regexes[regex]
@@ -240,7 +246,7 @@ class ConsumerGroupCoordinator:
             names |= group.resolved_regexes.get(member.subscribed_topic_regex, frozenset())
         return names
 
-    def _metadata(self, group: ConsumerGroup) -> tuple[tuple[str, uuid.UUID, int], ...]:
+    def subscription_metadata(self, group: ConsumerGroup) -> tuple[tuple[str, uuid.UUID, int], ...]:
         """What Kafka's metadata hash covers: the subscribed topics that exist, and their size."""
         names: set[str] = set()
         for member in group.members.values():
@@ -293,17 +299,21 @@ class ConsumerGroupCoordinator:
         group.regex_topic_ids = topic_ids
         changed = any(resolved[r] != group.resolved_regexes.get(r, frozenset()) for r in resolved)
         group.resolved_regexes = resolved
-        metadata = self._metadata(group)
+        metadata = self.subscription_metadata(group)
         if changed or metadata != group.metadata:
             group.metadata = metadata
             group.group_epoch += 1
 
     # -- timers ------------------------------------------------------------------------
 
-    def _watch_session(self, group: ConsumerGroup, member: ConsumerMember) -> None:
-        """A lazy timer per member: heartbeats only move the deadline."""
+    def watch_session(self, group: ConsumerGroup, member: ConsumerMember) -> None:
+        """A lazy timer per member: heartbeats only move the deadline. A classic member
+        keeps the session timeout it joined with."""
         first = member.session_deadline_ms == 0
-        member.session_deadline_ms = self._clock.now_ms() + self.config.session_timeout_ms
+        timeout_ms = self.config.session_timeout_ms
+        if member.classic is not None:
+            timeout_ms = member.classic.session_timeout_ms
+        member.session_deadline_ms = self._clock.now_ms() + timeout_ms
         if not first:
             return
 
@@ -345,6 +355,14 @@ class ConsumerGroupCoordinator:
             names |= self._subscribed_names(group, member)
         return frozenset(names)
 
+    @property
+    def clock(self) -> Clock:
+        return self._clock
+
+    def topic_id(self, name: str) -> uuid.UUID | None:
+        topic = self._topics.find(name)
+        return None if topic is None else topic.topic_id
+
     def topic_name(self, topic_id: uuid.UUID) -> str | None:
         for topic in self._topics:
             if topic.topic_id == topic_id:
@@ -363,10 +381,11 @@ class ConsumerGroupCoordinator:
     def shutdown(self) -> None:
         for group in self.groups.values():
             for member in group.members.values():
-                if member.rebalance_timer is not None:
-                    member.rebalance_timer.cancel()
+                member.cancel_timers()
 
 
-def _copy(member: ConsumerMember) -> ConsumerMember:
+def copy_member(member: ConsumerMember) -> ConsumerMember:
     """A detached copy: no timers of its own yet."""
-    return replace(member, rebalance_timer=None, session_deadline_ms=0)
+    return replace(
+        member, rebalance_timer=None, join_timer=None, sync_timer=None, session_deadline_ms=0
+    )

@@ -10,9 +10,12 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
+
+log = logging.getLogger("kafkatest.emulator")
 
 
 class TimerHandle(Protocol):
@@ -83,10 +86,17 @@ class PolledClock:
 
 
 def _fire_due(timers: list[_ManualTimer], now_ms: int) -> None:
+    """Fire the due timers in order. One that raises is logged and the rest still fire,
+    and the clock keeps ticking: a bug in one group must not stop every other group's
+    sessions in a user's test process (a ManualClock lets it raise, so tests see it)."""
     while timers and timers[0].deadline_ms <= now_ms:
         timer = heapq.heappop(timers)
-        if not timer.cancelled:
+        if timer.cancelled:
+            continue
+        try:
             timer.callback()
+        except Exception:
+            log.exception("a group coordinator timer failed; the other timers go on")
 
 
 @dataclass(order=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from kio.schema.errors import ErrorCode
 
-from kafkatest.emulator.protocol.consumer_subscription import subscribed_topics
+from kafkatest.emulator.protocol.consumer_protocol import subscribed_topics
 from kafkatest.emulator.state.group_clock import TimerHandle
 from kafkatest.emulator.state.group_model import (
     GroupDescription,
@@ -146,7 +146,8 @@ class Group:
         return frozenset(topics)
 
     def describe(self) -> GroupDescription:
-        """Metadata and assignments are only meaningful (and shown) once Stable."""
+        """Metadata is shown once Stable; assignments always (a rebalancing group shows
+        the last ones, until a rebalance interrupts the handing out of new ones)."""
         stable = self.is_(GroupState.STABLE)
         members = tuple(
             MemberDescription(
@@ -155,7 +156,7 @@ class Group:
                 client_id=m.client_id,
                 client_host=m.client_host,
                 metadata=m.metadata_for(self.protocol_name) if stable else b"",
-                assignment=m.assignment if stable else b"",
+                assignment=m.assignment,
             )
             for m in self.members.values()
         )

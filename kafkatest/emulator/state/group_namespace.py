@@ -1,11 +1,13 @@
 """One group id namespace for classic and KIP-848 consumer groups, as Kafka keeps it.
 
-A group id names one group of one type. Kafka converts an *empty* group of one
-type when the other protocol arrives (a ConsumerGroupHeartbeat that joins an empty
-classic group, a JoinGroup to an empty consumer group) and otherwise refuses with
-the answers below; committed offsets belong to the id and survive conversion.
-Every path that could see both types (heartbeats, joins, offsets, admin) asks here
-first, so the classic coordinator (`state.groups`) and the consumer one
+A group id names one group of one type. An *empty* group of one type is simply
+replaced when the other protocol arrives. A live classic group of consumers is
+upgraded by the first ConsumerGroupHeartbeat (`state.group_migration`), after which
+classic members keep speaking their protocol inside the consumer group
+(`state.consumer_group_classic`) until the last consumer-protocol member leaves and
+the group is classic again. Committed offsets belong to the id throughout. Every
+path that could see both types (heartbeats, joins, offsets, admin) asks here first,
+so the classic coordinator (`state.groups`) and the consumer one
 (`state.consumer_groups`) each only ever see groups of their own type.
 """
 
@@ -15,6 +17,7 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.state import consumer_group_checks
 from kafkatest.emulator.state.consumer_group_checks import validate_heartbeat
+from kafkatest.emulator.state.consumer_group_classic import ClassicMembers
 from kafkatest.emulator.state.consumer_group_model import (
     JOIN_EPOCH,
     LEAVE_EPOCH,
@@ -26,6 +29,8 @@ from kafkatest.emulator.state.consumer_group_model import (
     HeartbeatResult,
 )
 from kafkatest.emulator.state.consumer_groups import ConsumerGroupCoordinator
+from kafkatest.emulator.state.group_membership import Group
+from kafkatest.emulator.state.group_migration import GroupMigration
 from kafkatest.emulator.state.group_model import GroupState
 from kafkatest.emulator.state.groups import GroupCoordinator
 from kafkatest.emulator.state.offsets import OffsetStore
@@ -36,18 +41,28 @@ CONSUMER = "consumer"
 
 class GroupNamespace:
     def __init__(
-        self, classic: GroupCoordinator, consumer: ConsumerGroupCoordinator, offsets: OffsetStore
+        self,
+        classic: GroupCoordinator,
+        consumer: ConsumerGroupCoordinator,
+        offsets: OffsetStore,
+        migration: GroupMigration,
     ) -> None:
         self.classic = classic
         self.consumer = consumer
         self._offsets = offsets
+        self._migration = migration
+        #: The classic protocol's requests to a consumer group.
+        self.classic_members = ClassicMembers(consumer)
 
     def consumer_group(self, group_id: str) -> ConsumerGroup | None:
         return self.consumer.groups.get(group_id)
 
     def _classic_in_use(self, group_id: str) -> bool:
+        return self._in_use(self.classic.group(group_id))
+
+    @staticmethod
+    def _in_use(group: Group | None) -> bool:
         """A classic group with members (an empty one is taken over by either protocol)."""
-        group = self.classic.group(group_id)
         return group is not None and bool(group.members or group.pending_members)
 
     # -- ConsumerGroupHeartbeat -------------------------------------------------------
@@ -55,10 +70,17 @@ class GroupNamespace:
     def heartbeat(self, request: HeartbeatRequest) -> HeartbeatResult:
         try:
             validate_heartbeat(request, self.consumer.config.assignors)
+            upgrading = request.group_id not in self.consumer.groups and self._classic_in_use(
+                request.group_id
+            )
             group = self._group_for_heartbeat(request)
-            return self.consumer.heartbeat(request, group)
+            result = self.consumer.heartbeat(request, group)
         except HeartbeatError as refusal:
             return HeartbeatResult(error=refusal.error, message=refusal.message)
+        if upgrading:
+            # The heartbeat joined the group it upgraded: now the classic one goes.
+            self._migration.retire(group)
+        return result
 
     def _group_for_heartbeat(self, request: HeartbeatRequest) -> ConsumerGroup:
         """Kafka's getOrMaybeCreateConsumerGroup (joins) and consumerGroup (the rest)."""
@@ -80,27 +102,19 @@ class GroupNamespace:
                 message = f"Consumer group {group_id} not found."
             raise HeartbeatError(ErrorCode.group_id_not_found, message)
         if classic is not None and in_use:
-            if classic.protocol_type != CONSUMER:
-                reason = "the group does not use the consumer embedded protocol"
-            else:
-                # Kafka upgrades such a group online; the emulator does not (README).
-                reason = "online upgrade is disabled"
-            raise HeartbeatError(
-                ErrorCode.group_id_not_found,
-                f"Cannot upgrade classic group {group_id} to consumer group because {reason}.",
-            )
+            return self._migration.upgraded(classic)
         return ConsumerGroup(group_id)
 
     # -- classic protocol against a consumer group -----------------------------------
 
-    def join_error(self, group_id: str) -> ErrorCode | None:
-        """JoinGroup: an empty consumer group becomes classic; a live one refuses."""
+    def live_consumer_group(self, group_id: str) -> ConsumerGroup | None:
+        """For a JoinGroup: the consumer group with members that classic members join;
+        an empty one is dropped, so that the join makes the id a classic group."""
         group = self.consumer.groups.get(group_id)
         if group is None:
             return None
         if group.members:
-            # Kafka lets classic members join a consumer group; the emulator does not (README).
-            return ErrorCode.inconsistent_group_protocol
+            return group
         del self.consumer.groups[group_id]
         return None
 

@@ -62,7 +62,10 @@ class Rebalancer:
 
     def prepare_rebalance(self, group: Group) -> None:
         if group.is_(COMPLETING):
+            # Kafka's resetAndPropagateAssignmentWithError: the assignments being
+            # handed out are void.
             for member in group.members.values():
+                member.assignment = b""
                 self.fail_sync_waiters(member, ErrorCode.rebalance_in_progress)
         self.cancel_sync_timer(group)
         group.pending_sync.clear()

@@ -519,6 +519,30 @@ class GroupCoordinator:
                 results[group_id] = ErrorCode.none
         return results
 
+    # -- online migration (state.group_migration) -------------------------------------
+
+    def retire(self, group_id: str) -> None:
+        """The group became a consumer group: members still waiting on a join or sync are
+        told to rejoin, and the group goes, its offsets staying with the id."""
+        group = self._groups.pop(group_id, None)
+        if group is None:
+            return
+        self._rebalancer.cancel_join_timer(group)
+        self._rebalancer.cancel_sync_timer(group)
+        for member in group.members.values():
+            self._rebalancer.fail_waiters(member, ErrorCode.rebalance_in_progress)
+        if self._offsets.records is not None:
+            self._offsets.records.group_removed(group_id)
+
+    def adopt(self, group: Group) -> None:
+        """A consumer group came back as this classic group (Stable, members holding their
+        assignments): it is recorded, and a rebalance makes the members rejoin."""
+        self._groups[group.group_id] = group
+        self._rebalancer.record(group)
+        for member in group.members.values():
+            self._rebalancer.watch_session(group, member)
+        self._rebalancer.prepare_rebalance(group)
+
     def shutdown(self) -> None:
         """Answer everyone still waiting, so that a stopping server leaves no hung task."""
         for group in self._groups.values():

@@ -28,8 +28,8 @@ _OPERATIONS_OMITTED = -(2**31)
 #: READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS (AclOperation 3, 6, 8, 10, 11):
 #: what a group allows when no authorizer is configured.
 _GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11)
-#: ConsumerGroupDescribe v1 MemberType of a member speaking the consumer protocol.
-_CONSUMER_MEMBER = 1
+#: ConsumerGroupDescribe v1 MemberType of a member speaking the classic / consumer protocol.
+_CLASSIC_MEMBER, _CONSUMER_MEMBER = 0, 1
 
 
 def _owned(request: Any) -> Partitions | None:
@@ -154,7 +154,7 @@ def _describe(ctx: RequestContext, types: Any, group_id: str, operations: int) -
             subscribed_topic_regex=m.subscribed_topic_regex,
             assignment=partitions(m.assigned),
             target_assignment=partitions(group.targets.get(m.member_id, {})),
-            member_type=_CONSUMER_MEMBER,
+            member_type=_CONSUMER_MEMBER if m.classic is None else _CLASSIC_MEMBER,
         )
         for m in group.members.values()
     )

@@ -19,9 +19,12 @@ from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_type
 from kafkatest.emulator.state import EmulatorState
 from kafkatest.emulator.state.consumer_groups import ConsumerGroupConfig, ConsumerGroupCoordinator
 from kafkatest.emulator.state.group_clock import PolledClock
+from kafkatest.emulator.state.group_migration import GroupMigration
+from kafkatest.emulator.state.group_migration import installed as install_migration
 from kafkatest.emulator.state.group_model import (
     JoinRequest,
     JoinResult,
+    LeaveResult,
     LeavingMember,
     Protocol,
     SyncResult,
@@ -63,8 +66,9 @@ def namespace_of(state: EmulatorState) -> GroupNamespace:
         )
         clock = PolledClock(state.clock.now_ms)
         state.consumer_groups = ConsumerGroupCoordinator(clock, state.topics, config)
+        install_migration(classic, state.consumer_groups)
     consumer: ConsumerGroupCoordinator = state.consumer_groups
-    return GroupNamespace(classic, consumer, state.offsets)
+    return GroupNamespace(classic, consumer, state.offsets, GroupMigration(classic, consumer))
 
 
 def is_coordinator(ctx: RequestContext, group_id: str) -> bool:
@@ -86,9 +90,6 @@ async def join_group(ctx: RequestContext, request: Any) -> Any:
     if not is_coordinator(ctx, request.group_id):
         result = JoinResult(ErrorCode.not_coordinator, request.member_id)
         return _join_response(ctx, result)
-    refusal = namespace_of(ctx.state).join_error(request.group_id)
-    if refusal is not None:
-        return _join_response(ctx, JoinResult(refusal, request.member_id))
     session_ms = millis(request.session_timeout)
     rebalance = getattr(request, "rebalance_timeout", None)
     join = JoinRequest(
@@ -104,6 +105,10 @@ async def join_group(ctx: RequestContext, request: Any) -> Any:
         protocols=tuple(Protocol(p.name, p.metadata) for p in request.protocols),
         require_known_member_id=ctx.api_version >= _KNOWN_MEMBER_ID_SINCE,
     )
+    namespace = namespace_of(ctx.state)
+    consumer_group = namespace.live_consumer_group(request.group_id)
+    if consumer_group is not None:
+        return _join_response(ctx, namespace.classic_members.join(consumer_group, join))
     result = await coordinator_of(ctx.state).join_group(join)
     return _join_response(ctx, result)
 
@@ -136,7 +141,20 @@ def _join_response(ctx: RequestContext, result: JoinResult) -> Any:
 
 @handles(14, 0, 5)
 async def sync_group(ctx: RequestContext, request: Any) -> Any:
-    if is_coordinator(ctx, request.group_id):
+    namespace = namespace_of(ctx.state)
+    consumer_group = namespace.consumer_group(request.group_id)
+    if not is_coordinator(ctx, request.group_id):
+        result = SyncResult(ErrorCode.not_coordinator)
+    elif consumer_group is not None:
+        result = namespace.classic_members.sync(
+            consumer_group,
+            request.member_id,
+            getattr(request, "group_instance_id", None),
+            request.generation_id,
+            getattr(request, "protocol_type", None),
+            getattr(request, "protocol_name", None),
+        )
+    else:
         result = await coordinator_of(ctx.state).sync_group(
             request.group_id,
             request.member_id,
@@ -146,8 +164,6 @@ async def sync_group(ctx: RequestContext, request: Any) -> Any:
             protocol_name=getattr(request, "protocol_name", None),
             assignments={a.member_id: a.assignment for a in request.assignments},
         )
-    else:
-        result = SyncResult(ErrorCode.not_coordinator)
     return make(
         response_types(ctx).SyncGroupResponse,
         throttle_time=NO_THROTTLE,
@@ -160,15 +176,19 @@ async def sync_group(ctx: RequestContext, request: Any) -> Any:
 
 @handles(12, 0, 4)
 async def heartbeat(ctx: RequestContext, request: Any) -> Any:
-    if is_coordinator(ctx, request.group_id):
-        error = coordinator_of(ctx.state).heartbeat(
-            request.group_id,
-            request.member_id,
-            request.generation_id,
-            getattr(request, "group_instance_id", None),
+    namespace = namespace_of(ctx.state)
+    consumer_group = namespace.consumer_group(request.group_id)
+    instance_id = getattr(request, "group_instance_id", None)
+    if not is_coordinator(ctx, request.group_id):
+        error = ErrorCode.not_coordinator
+    elif consumer_group is not None:
+        error = namespace.classic_members.heartbeat(
+            consumer_group, request.member_id, instance_id, request.generation_id
         )
     else:
-        error = ErrorCode.not_coordinator
+        error = coordinator_of(ctx.state).heartbeat(
+            request.group_id, request.member_id, request.generation_id, instance_id
+        )
     return make(response_types(ctx).HeartbeatResponse, throttle_time=NO_THROTTLE, error_code=error)
 
 
@@ -187,7 +207,14 @@ async def leave_group(ctx: RequestContext, request: Any) -> Any:
             error_code=ErrorCode.not_coordinator,
             members=(),
         )
-    result = coordinator_of(ctx.state).leave_group(request.group_id, leaving)
+    namespace = namespace_of(ctx.state)
+    consumer_group = namespace.consumer_group(request.group_id)
+    if consumer_group is not None:
+        result = LeaveResult(
+            ErrorCode.none, namespace.classic_members.leave(consumer_group, leaving)
+        )
+    else:
+        result = coordinator_of(ctx.state).leave_group(request.group_id, leaving)
     error = result.error
     if not batched and error == ErrorCode.none and result.member_errors:
         # Before v3 the only member's outcome is the response's error.
