@@ -43,6 +43,13 @@ def test_bench_reports_every_figure(tmp_path: Path) -> None:
         assert figures[name] > 0, name
 
 
+def test_the_rerun_figure_runs_one_streaming_test_through_pytest() -> None:
+    from kafkatest.bench.spark_workloads import pytest_rerun
+
+    # It raises, with pytest's output, unless the generated test passed.
+    assert pytest_rerun("--spark-remote=off") > 0
+
+
 def test_bench_refuses_an_unknown_backend() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "kafkatest.cli", "bench", "--backends", "emulatr"],

@@ -11,6 +11,7 @@ before its first query (`spark_start_s`, in a fresh process; warm, through a run
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -167,3 +168,62 @@ def spark_start(remote: str = "") -> float:
     if done.returncode != 0:
         raise RuntimeError(f"Spark did not start: {done.stderr[-2000:]}")
     return float(json.loads(done.stdout.strip().splitlines()[-1])["spark_start_s"])
+
+
+#: One streaming test as a downstream repository writes it: seed a topic, run an
+#: AvailableNow query from Kafka to Kafka, assert on what the sink holds.
+_ONE_STREAMING_TEST = """
+from kafkatest import Record
+
+
+def test_one_stream(spark, kafka_broker, kafka_topic, checkpoint_dir):
+    source, sink = kafka_topic(partitions=2), kafka_topic()
+    kafka_broker.produce(Record.make(source, {"n": i}, key=str(i)) for i in range(100))
+    query = (
+        spark.readStream.format("kafka")
+        .option("kafka.bootstrap.servers", kafka_broker.bootstrap_servers)
+        .option("subscribe", source)
+        .option("startingOffsets", "earliest")
+        .load()
+        .selectExpr("key", "value")
+        .writeStream.format("kafka")
+        .option("kafka.bootstrap.servers", kafka_broker.bootstrap_servers)
+        .option("topic", sink)
+        .option("checkpointLocation", str(checkpoint_dir))
+        .trigger(availableNow=True)
+        .start()
+    )
+    query.awaitTermination(300)
+    assert len(kafka_broker.consume(sink)) == 100
+"""
+
+
+def pytest_rerun(*pytest_args: str, bytecode: bool = True) -> float:
+    """Seconds from `python -m pytest` to its result for one streaming test on the
+    emulator, in a fresh directory (no conftest, the repository's options unused): what
+    re-running one test costs a user. `pytest_args` add options (`--spark-remote=off`).
+
+    `bytecode`: Python may cache compiled modules, as on a developer's machine. With
+    PYTHONDONTWRITEBYTECODE set (some CI sandboxes set it) every run compiles the
+    modules that have no cached bytecode (an editable install's) and pytest re-does its
+    assertion rewriting of every plugin module; False keeps the variable as it is."""
+    env = dict(os.environ)
+    if bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+    with tempfile.TemporaryDirectory(prefix="kafkatest-rerun-") as folder:
+        (Path(folder) / "test_one_stream.py").write_text(_ONE_STREAMING_TEST)
+        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+        started = time.perf_counter()
+        done = subprocess.run(
+            [*command, "--kafka-backend=emulator", *pytest_args, "test_one_stream.py"],
+            cwd=folder,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"the re-run test failed: {done.stdout[-3000:]}")
+    return elapsed
