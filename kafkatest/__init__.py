@@ -5,21 +5,66 @@ come from `start_broker`, data goes in with `seed`, comes out with `topic_rows`,
 and the `assert_*` functions check what a job delivered.
 """
 
-from kafkatest.assertions import (
-    DeliveryAssertionError,
-    DeliveryReport,
-    assert_at_least_once,
-    assert_exactly_once,
-    assert_expected_loss,
-    assert_no_loss,
-    assert_order_per_key,
-)
-from kafkatest.brokers.base import Broker
-from kafkatest.brokers.registry import start_broker
-from kafkatest.errors import BrokerError, KafkaTestError, SetupError, UnsupportedOperation
-from kafkatest.records import Record
-from kafkatest.seeding import SeedResult, fake_values, seed
-from kafkatest.sinks import topic_rows
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kafkatest.assertions import (
+        DeliveryAssertionError,
+        DeliveryReport,
+        assert_at_least_once,
+        assert_exactly_once,
+        assert_expected_loss,
+        assert_no_loss,
+        assert_order_per_key,
+    )
+    from kafkatest.brokers.base import Broker
+    from kafkatest.brokers.registry import start_broker
+    from kafkatest.errors import BrokerError, KafkaTestError, SetupError, UnsupportedOperation
+    from kafkatest.records import Record
+    from kafkatest.seeding import SeedResult, fake_values
+    from kafkatest.seeding.seed import seed
+    from kafkatest.sinks import topic_rows
+
+#: Where each public name lives. They are imported on first use (PEP 562), so that
+#: loading the pytest plugin, which every pytest run of a project with kafkatest
+#: installed does, does not import the assertions, seeding and Kafka clients.
+_EXPORTS = {
+    **dict.fromkeys(
+        (
+            "DeliveryAssertionError",
+            "DeliveryReport",
+            "assert_at_least_once",
+            "assert_exactly_once",
+            "assert_expected_loss",
+            "assert_no_loss",
+            "assert_order_per_key",
+        ),
+        "kafkatest.assertions",
+    ),
+    "Broker": "kafkatest.brokers.base",
+    "start_broker": "kafkatest.brokers.registry",
+    **dict.fromkeys(
+        ("BrokerError", "KafkaTestError", "SetupError", "UnsupportedOperation"), "kafkatest.errors"
+    ),
+    "Record": "kafkatest.records",
+    **dict.fromkeys(("SeedResult", "fake_values", "seed"), "kafkatest.seeding"),
+    "topic_rows": "kafkatest.sinks",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kafkatest' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})
+
 
 __all__ = [
     "Broker",

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from kafkatest.brokers.base import Broker
-from kafkatest.brokers.kafka_cluster import MAX_KAFKA_BROKERS
 from kafkatest.brokers.registry import BACKENDS, default_backend, start_broker
 
 if TYPE_CHECKING:
@@ -190,6 +189,8 @@ def _check_options(config: pytest.Config) -> None:
             f"--emulator-brokers={brokers}: the emulator serves 1 to {MAX_EMULATOR_BROKERS} "
             "brokers (default 1; 3 to test leader moves)"
         )
+    from kafkatest.brokers.kafka_cluster import MAX_KAFKA_BROKERS
+
     kafka_brokers = config.getoption("--kafka-brokers")
     if not 1 <= kafka_brokers <= MAX_KAFKA_BROKERS:
         raise pytest.UsageError(

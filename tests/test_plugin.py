@@ -168,3 +168,28 @@ def test_bad_plugin_options_are_one_usage_error_naming_the_option(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*{says.strip('*')}*"])
     assert not (pytester.path / "ran").exists()
+
+
+def test_loading_the_plugin_leaves_the_library_for_first_use() -> None:
+    """Every pytest run of a project with kafkatest installed loads the plugin; the
+    assertions, seeding and sinks are imported when a test first uses them."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, kafkatest.pytest_plugin\n"
+        "heavy = [m for m in ('kafkatest.assertions', 'kafkatest.seeding', 'kafkatest.sinks') "
+        "if m in sys.modules]\n"
+        "print(heavy)\n"
+        "import kafkatest\n"
+        "missing = [n for n in kafkatest.__all__ if not hasattr(kafkatest, n)]\n"
+        "print(missing, kafkatest.seed.__module__, sorted(set(kafkatest.__all__) - set(dir(kafkatest))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.splitlines() == ["[]", "[] kafkatest.seeding.seed []"]
+    with pytest.raises(AttributeError, match="has no attribute 'seeed'"):
+        import kafkatest
+
+        _ = kafkatest.seeed  # type: ignore[attr-defined]

@@ -128,12 +128,10 @@ def measure(
     figures: dict[str, float] = {"process_startup_s": round(time.perf_counter() - started, 3)}
     try:
         bootstrap = broker.bootstrap_servers
-        workloads.create_topic(bootstrap, "bench")
-        seconds = workloads.produce(bootstrap, "bench", records)
-        figures["produce_records_per_s"] = round(records / seconds)
+        produced, consumed = workloads.produce_and_consume_rates(bootstrap, "bench", records)
+        figures["produce_records_per_s"] = round(produced)
         log(f"  produce: {figures['produce_records_per_s']:,} records/s")
-        seconds = workloads.consume(bootstrap, "bench", records)
-        figures["consume_records_per_s"] = round(records / seconds)
+        figures["consume_records_per_s"] = round(consumed)
         log(f"  consume: {figures['consume_records_per_s']:,} records/s")
         figures["group_join_s"] = round(workloads.group_join(bootstrap, "bench"), 2)
         log(f"  four consumers each holding a partition: {figures['group_join_s']} s")
@@ -178,9 +176,9 @@ def measure_contended(broker: Any, records: int, log: Callable[[str], None]) -> 
         broker.start()
         try:
             bootstrap = broker.bootstrap_servers
-            workloads.create_topic(bootstrap, "bench-contended")
-            produced = records / workloads.produce(bootstrap, "bench-contended", records)
-            consumed = records / workloads.consume(bootstrap, "bench-contended", records)
+            produced, consumed = workloads.produce_and_consume_rates(
+                bootstrap, "bench-contended", records
+            )
         finally:
             broker.close()
     figures: dict[str, float] = {

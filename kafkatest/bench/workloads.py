@@ -6,6 +6,7 @@ Python process; each returns seconds of wall time for a fixed amount of work.
 
 from __future__ import annotations
 
+import statistics
 import time
 from typing import TYPE_CHECKING
 
@@ -76,12 +77,31 @@ def consume(bootstrap: str, topic: str, count: int) -> float:
     while seen < count:
         if time.monotonic() > deadline:
             raise RuntimeError(f"consumed only {seen} of {count}")
-        for message in consumer.consume(10000, timeout=1.0):
+        # Never ask for more than is left: consume() waits out its timeout for a batch
+        # it cannot fill, which timed a 1 s wait (whenever a call had returned a short
+        # batch) rather than either broker.
+        for message in consumer.consume(min(10000, count - seen), timeout=1.0):
             if message.error() is None:
                 seen += 1
     elapsed = time.perf_counter() - started
     consumer.close()
     return elapsed
+
+
+def produce_and_consume_rates(
+    bootstrap: str, topic: str, count: int, runs: int = 3
+) -> tuple[float, float]:
+    """Median records/s of `runs` produces of `count` records, each to a fresh topic
+    (`topic`, `topic-2`, ...), and of reading each back: one run on a shared machine
+    can be off by half, and the clients' own pauses (librdkafka's fetch queue backoff
+    is a second) land in some runs and not others."""
+    produced, consumed = [], []
+    for run in range(runs):
+        name = topic if run == 0 else f"{topic}-{run + 1}"
+        create_topic(bootstrap, name)
+        produced.append(count / produce(bootstrap, name, count))
+        consumed.append(count / consume(bootstrap, name, count))
+    return statistics.median(produced), statistics.median(consumed)
 
 
 def spark_read(spark: SparkSession, bootstrap: str, topic: str, expected: int) -> float:
