@@ -156,6 +156,19 @@ def test_the_timers_of_a_group_handed_back_to_the_classic_coordinator_do_nothing
     assert "g" not in c.groups
 
 
+def test_a_classic_join_with_a_malformed_subscription_is_refused() -> None:
+    _, _, classic, group = mixed_group()
+    request = JoinRequest(
+        group_id="g", member_id="", group_instance_id=None, client_id="c",
+        client_host="/127.0.0.1", session_timeout_ms=CLASSIC_SESSION_MS,
+        rebalance_timeout_ms=REBALANCE_MS, protocol_type="consumer",
+        protocols=(Protocol("range", b"\x00\x03\x00\x00\x7f\xff"),),  # 32767 topics promised
+        require_known_member_id=False,
+    )  # fmt: skip
+    assert classic.join(group, request).error == ErrorCode.unknown_server_error
+    assert set(group.members) == {"m", "c"}
+
+
 def classic_group(metadata: bytes, assigned: bytes) -> Group:
     member = Member(
         member_id="old", group_instance_id=None, client_id="c", client_host="/127.0.0.1",
