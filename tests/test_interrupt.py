@@ -66,7 +66,8 @@ def test_scenario(spark, kafka_broker, checkpoint_dir):
 def _interrupt_run(tmp_path: Path, test_source: str) -> tuple[int, str]:
     (tmp_path / "test_under_ctrl_c.py").write_text(test_source)
     process = subprocess.Popen(
-        [*PYTEST, "test_under_ctrl_c.py", "--kafka-backend=emulator", "-q"],
+        # Spark in the run's own process, even if a warm spark-server is up here.
+        [*PYTEST, "test_under_ctrl_c.py", "--kafka-backend=emulator", "--spark-remote=off", "-q"],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
