@@ -160,9 +160,10 @@ def run_librdkafka(tests: Path, backend: str, log: Path) -> dict[str, str]:
 
 def build_confluent_python(workdir: Path) -> Path:
     """A virtualenv with confluent-kafka-python's test requirements, and its tests."""
-    import confluent_kafka
+    from importlib.metadata import version as installed_version
 
-    version = confluent_kafka.version()[0]
+    # (confluent_kafka.version() is a tuple in older releases and a string in 2.16.)
+    version = installed_version("confluent-kafka")
     source = workdir / "confluent-kafka-python"
     given = os.environ.get("CONFLUENT_KAFKA_PYTHON_SRC")
     if given:
