@@ -20,6 +20,9 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
+#: The protocol type classic members of a consumer group name in JoinGroup.
+CONSUMER_PROTOCOL_TYPE = "consumer"
+
 #: The newest layout kafka-clients writes; Kafka reads newer versions as this one.
 MAX_VERSION = 3
 

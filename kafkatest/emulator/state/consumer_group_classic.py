@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.protocol.consumer_protocol import (
+    CONSUMER_PROTOCOL_TYPE,
     MalformedConsumerProtocol,
     read_subscription,
     subscription_version,
@@ -43,8 +44,6 @@ from kafkatest.emulator.state.group_model import (
     LeavingMember,
     SyncResult,
 )
-
-CONSUMER_PROTOCOL_TYPE = "consumer"
 
 
 def kafka_member_id() -> str:

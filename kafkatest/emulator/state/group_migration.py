@@ -20,6 +20,7 @@ import uuid
 from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.protocol.consumer_protocol import (
+    CONSUMER_PROTOCOL_TYPE,
     MalformedConsumerProtocol,
     read_assignment,
     read_subscription,
@@ -37,8 +38,6 @@ from kafkatest.emulator.state.consumer_groups import ConsumerGroupCoordinator
 from kafkatest.emulator.state.group_membership import Group
 from kafkatest.emulator.state.group_model import GroupState, Member
 from kafkatest.emulator.state.groups import GroupCoordinator
-
-CONSUMER_PROTOCOL_TYPE = "consumer"
 
 
 class GroupMigration:
