@@ -45,14 +45,6 @@ def test_reads_kafka_through_the_warm_server(spark, kafka_broker, kafka_topic):
     # not seen by the next run.
     assert not [t for t in spark.catalog.listTables() if t.name == "from_an_earlier_run"]
     frame.createOrReplaceTempView("from_an_earlier_run")
-
-
-def test_the_run_s_session_was_opened_on_the_server_in_the_background(spark):
-    # connect_spark_session sends the session's first request on a thread of its own,
-    # so that the server's session set-up overlaps with the broker's start.
-    opener = spark._kafkatest_opener
-    opener.join(60)
-    assert opener.name == "kafkatest-connect-open" and not opener.is_alive()
 """
 
 
@@ -91,7 +83,7 @@ def test_pytest_runs_reuse_the_warm_server_until_it_stops(
                 )
             finally:
                 del os.environ["KAFKATEST_SPARK_SERVER_STATE"]
-            result.assert_outcomes(passed=2)
+            result.assert_outcomes(passed=1)
             assert json.loads(state.read_text())["pid"] == pid
             result.stdout.fnmatch_lines(
                 ["kafkatest: spark runs on the warm Spark Connect server sc://127.0.0.1:*"]

@@ -10,10 +10,8 @@ so a server started without them can still read Kafka.
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import os
-import threading
 import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
@@ -77,26 +75,4 @@ def connect_spark_session(
         from kafkatest.jars import spark_connector_jars
 
         session.addArtifacts(*(str(jar) for jar in spark_connector_jars()))
-    opener = _open_on_server_in_background(session)
-    with contextlib.suppress(AttributeError):
-        session._kafkatest_opener = opener  # type: ignore[attr-defined]  # joined on stop
     return session
-
-
-def _open_on_server_in_background(session: SparkSession) -> threading.Thread:
-    """Have the server open this client's session now, on a thread of its own.
-
-    A Connect server creates a session on the first request naming it, and that first
-    request waits most of a second on the server (measured on a warm server: 0.4-0.9 s,
-    the next one 0.2 s) while the client's CPU idles. Sent here, it overlaps with what
-    the caller does next (a pytest run starts its broker and seeds topics), so a
-    test's first query does not pay it. Errors are left to the caller's own requests
-    to report: this one only warms."""
-
-    def open_session() -> None:
-        with contextlib.suppress(Exception):
-            session.range(1).count()
-
-    opener = threading.Thread(target=open_session, name="kafkatest-connect-open", daemon=True)
-    opener.start()
-    return opener

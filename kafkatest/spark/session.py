@@ -141,9 +141,6 @@ def stop_spark_session(session: SparkSession | None = None) -> None:
 
     session = session or SparkSession.getActiveSession()
     if session is not None:
-        opener = getattr(session, "_kafkatest_opener", None)  # a Connect session's warm-up
-        if opener is not None:
-            opener.join(timeout=30)
         release_kafka_clients()  # the producer cache outlives session.stop() in this JVM
         for query in session.streams.active:
             query.stop()
