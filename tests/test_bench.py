@@ -60,3 +60,14 @@ def test_bench_refuses_an_unknown_backend() -> None:
     )
     assert done.returncode == 2
     assert "--backends takes emulator and/or kafka, not 'emulatr'" in done.stderr
+
+
+def test_two_trees_are_compared_round_by_round() -> None:
+    """`python -m kafkatest.bench.trees`: each tree's emulator serves its rounds."""
+    from kafkatest.bench.trees import compare
+
+    root = str(Path(__file__).resolve().parent.parent)
+    figures = compare({"base": root, "head": root}, rounds=1)
+    for name in ("base", "head"):
+        assert len(figures[name]["produce"]) == len(figures[name]["consume"]) == 1
+        assert figures[name]["produce"][0] > 0 and figures[name]["consume"][0] > 0
