@@ -22,7 +22,9 @@ from kafkatest.emulator.protocol.guard import checked_frame, scan
 from kafkatest.emulator.protocol.messages import decode_request, request_schema
 from kafkatest.emulator.protocol.primitives import DecodeError
 from kafkatest.emulator.server.handlers import load_handlers
+from kafkatest.kio_codec import register_hypothesis_strategies
 
+register_hypothesis_strategies()
 st.register_type_strategy(Records, st.binary(max_size=32).map(Records))
 
 

@@ -1,0 +1,56 @@
+"""Importing the emulator does not run kio's hypothesis hooks (1.7 s and a stray
+``.hypothesis/`` folder in the user's directory), and property tests can still
+ask for them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+_IMPORT_AND_DRAW = """
+import hypothesis.strategies as st
+from hypothesis import given, settings
+import kafkatest.brokers.emulator
+import kio.static._phantom as phantom
+from kio.static.primitive import i8
+print("hooks", phantom.hypothesis is not None)
+from kafkatest.kio_codec import register_hypothesis_strategies
+register_hypothesis_strategies()
+register_hypothesis_strategies()  # idempotent
+drawn = []
+@settings(max_examples=50, database=None)
+@given(st.from_type(i8))
+def draw(value):
+    drawn.append(value)
+draw()
+print("bounded", all(-128 <= v <= 127 for v in drawn), len(drawn) > 0)
+"""
+
+
+def test_kio_hooks_are_off_until_a_property_test_asks(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _IMPORT_AND_DRAW],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.split("\n")
+    assert "hooks False" in lines  # kio defined its types without the hooks
+    assert "bounded True True" in lines  # and registering them later works
+
+
+def test_the_import_alone_makes_no_hypothesis_folder(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "import hypothesis.strategies, kafkatest.brokers.emulator"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / ".hypothesis").exists()
