@@ -28,29 +28,26 @@ print("bounded", all(-128 <= v <= 127 for v in drawn), len(drawn) > 0)
 """
 
 
-def test_kio_hooks_are_off_until_a_property_test_asks(tmp_path: Path) -> None:
+def _python_in(folder: Path, code: str) -> str:
+    """Run `code` in a fresh interpreter whose working directory is `folder`."""
     done = subprocess.run(
-        [sys.executable, "-c", _IMPORT_AND_DRAW],
-        cwd=tmp_path,
+        [sys.executable, "-c", code],
+        cwd=folder,
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    lines = done.stdout.split("\n")
+    return done.stdout
+
+
+def test_kio_hooks_are_off_until_a_property_test_asks(tmp_path: Path) -> None:
+    lines = _python_in(tmp_path, _IMPORT_AND_DRAW).split("\n")
     assert "hooks False" in lines  # kio defined its types without the hooks
     assert "bounded True True" in lines  # and registering them later works
 
 
 def test_the_import_alone_makes_no_hypothesis_folder(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", "import hypothesis.strategies, kafkatest.brokers.emulator"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    _python_in(tmp_path, "import hypothesis.strategies, kafkatest.brokers.emulator")
     assert not (tmp_path / ".hypothesis").exists()
