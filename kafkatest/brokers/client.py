@@ -191,6 +191,12 @@ class ClientOperations(ABC):
                 )
             return self._producer
 
+    def warm_up_producer(self) -> None:
+        """Create the harness's producer now, so that its producer-id handshake
+        (retried by librdkafka on a 500 ms timer when, as at creation, no
+        connection is up yet) is done before the first `produce` needs it."""
+        self.producer().poll(0)
+
     def close_clients(self) -> None:
         """Drop cached clients (before a broker goes away for good)."""
         with self._client_lock:
@@ -439,6 +445,7 @@ class ClientOperations(ABC):
             }
         )
         records: dict[int, list[Record]] = {p: [] for p in pending}
+        next_offset = {p: start[p] for p in pending}
         try:
             consumer.assign([TopicPartition(topic, p, start[p]) for p in sorted(pending)])
             deadline = time.monotonic() + timeout_s
@@ -449,7 +456,12 @@ class ClientOperations(ABC):
                         f"reading {topic!r} timed out after {timeout_s:.0f}s; "
                         f"partitions not finished: {sorted(pending)}, records so far: {got}"
                     )
-                for msg in consumer.consume(num_messages=10000, timeout=0.2):
+                # librdkafka's consume() returns when it holds `num_messages` or at
+                # its timeout: asking for more than is left would wait out the timeout
+                # on every call, so ask for what is left (partition-EOF events count,
+                # and a gap in the offsets, a transaction marker, costs one timeout).
+                left = sum(end[p] - next_offset[p] for p in pending)
+                for msg in consumer.consume(num_messages=max(1, min(left, 10000)), timeout=0.2):
                     err = msg.error()
                     partition, offset = _position(msg)
                     if err is not None:
@@ -461,6 +473,7 @@ class ClientOperations(ABC):
                     if partition not in pending or offset >= end[partition]:
                         pending.discard(partition)
                         continue
+                    next_offset[partition] = offset + 1
                     _kind, ts = msg.timestamp()
                     records[partition].append(
                         Record(

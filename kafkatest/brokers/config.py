@@ -16,6 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from kafkatest.errors import BrokerError
 
+#: More brokers than this is a typo, not a test cluster (each is a JVM).
+MAX_KAFKA_BROKERS = 9
+
 if TYPE_CHECKING:
     from kafkatest.emulator.state import BrokerSettings
 

@@ -22,6 +22,7 @@ from confluent_kafka.admin import AdminClient
 
 from kafkatest.brokers import process
 from kafkatest.brokers.base import Broker
+from kafkatest.brokers.config import MAX_KAFKA_BROKERS
 from kafkatest.brokers.kafka_process import TEST_SETTINGS, KafkaProcessBroker, NodeRole
 from kafkatest.brokers.kafka_process import new_cluster_id as _new_cluster_id
 from kafkatest.errors import BrokerError, SetupError
@@ -29,8 +30,6 @@ from kafkatest.security import Security
 
 #: The dedicated controller's node id; brokers are 1..N, as on the emulator.
 CONTROLLER_ID = 0
-#: More brokers than this is a typo, not a test cluster (each is a JVM).
-MAX_KAFKA_BROKERS = 9
 
 
 def cluster_settings(brokers: int) -> dict[str, str]:
