@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from kafkatest.background_start import BackgroundStart
 from kafkatest.brokers.base import Broker
 from kafkatest.brokers.registry import BACKENDS, default_backend, start_broker
 
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from kafkatest.schema_registry import SchemaRegistryServer
 
 _BROKERS_KEY = pytest.StashKey[list[Broker]]()
+_EARLY_BROKER_KEY = pytest.StashKey["BackgroundStart[Broker]"]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -189,7 +191,7 @@ def _check_options(config: pytest.Config) -> None:
             f"--emulator-brokers={brokers}: the emulator serves 1 to {MAX_EMULATOR_BROKERS} "
             "brokers (default 1; 3 to test leader moves)"
         )
-    from kafkatest.brokers.kafka_cluster import MAX_KAFKA_BROKERS
+    from kafkatest.brokers.config import MAX_KAFKA_BROKERS
 
     kafka_brokers = config.getoption("--kafka-brokers")
     if not 1 <= kafka_brokers <= MAX_KAFKA_BROKERS:
@@ -438,13 +440,11 @@ def _ini_config(config: pytest.Config) -> dict[str, str]:
     return settings
 
 
-@pytest.fixture(scope="session")
-def kafka_broker(request: pytest.FixtureRequest) -> Iterator[Broker]:
-    """The session's broker (one per backend), started once, closed at the end of the run."""
-    config = request.config
-    param = getattr(request, "param", None)
+def _start_session_broker(config: pytest.Config, param: object) -> Broker:
+    """Start the broker `param` names (a backend or a `BrokerRequest`; None: the run's
+    first backend), with the run's options, and warm the harness's producer."""
     backend = param.backend if isinstance(param, BrokerRequest) else param
-    backend = backend or selected_backends(config)[0]
+    backend = str(backend or selected_backends(config)[0])
     settings = {
         **_ini_config(config),
         **dict(param.config if isinstance(param, BrokerRequest) else ()),
@@ -468,6 +468,56 @@ def kafka_broker(request: pytest.FixtureRequest) -> Iterator[Broker]:
             raise
     else:
         broker = start_broker(backend, config.getoption("--kafka-bootstrap"), **options)
+    # librdkafka's idempotent producer asks for its producer id on a 500 ms retry
+    # timer when no connection is up yet, which is always the case at its creation:
+    # made now, the first seeding of the run does not wait for that timer.
+    try:
+        broker.warm_up_producer()
+    except BaseException:
+        broker.close()
+        raise
+    return broker
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the run's broker beside Spark when the run will use both.
+
+    The `spark` and `kafka_broker` fixtures would otherwise start one after the other
+    (seconds each on a cold run, the emulator's import and the producer's warm-up on a
+    warm one); the broker started here is the one `kafka_broker` hands out, and one
+    that no test took is closed at the end of the run.
+    """
+    config = session.config
+    if config.option.collectonly or _EARLY_BROKER_KEY in config.stash:
+        return
+    default_broker = spark = False
+    for item in session.items:
+        names = getattr(item, "fixturenames", ())
+        callspec = getattr(item, "callspec", None)
+        if "kafka_broker" in names and "kafka_broker" not in getattr(callspec, "params", {}):
+            default_broker = True
+        spark = spark or "spark_session" in names
+    if default_broker and spark:
+        config.stash[_EARLY_BROKER_KEY] = BackgroundStart(
+            lambda: _start_session_broker(config, None), name="kafkatest-broker-start"
+        )
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    early = session.config.stash.get(_EARLY_BROKER_KEY, None)
+    if early is not None:
+        early.discard(lambda broker: broker.close())
+
+
+@pytest.fixture(scope="session")
+def kafka_broker(request: pytest.FixtureRequest) -> Iterator[Broker]:
+    """The session's broker (one per backend), started once, closed at the end of the run."""
+    config = request.config
+    param = getattr(request, "param", None)
+    early = config.stash.get(_EARLY_BROKER_KEY, None) if param is None else None
+    broker = early.take() if early is not None else None
+    if broker is None:
+        broker = _start_session_broker(config, param)
     config.stash.setdefault(_BROKERS_KEY, []).append(broker)
     try:
         yield broker
