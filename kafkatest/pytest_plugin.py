@@ -237,10 +237,12 @@ def _warn_if_executors_cannot_reach_the_broker(
 ) -> None:
     """A Spark master or Connect server on another machine cannot reach a broker that
     advertises loopback: its executors would time out connecting, with nothing to say why."""
-    from kafkatest.emulator.exposure import is_loopback
-
     where = re.fullmatch(r"(?:spark|sc)://([^:/]+|\[[^\]]+\])(?::\d+)?/?", remote or master)
-    if where is None or is_loopback(where.group(1)):
+    if where is None:
+        return
+    from kafkatest.emulator.exposure import is_loopback  # imports the emulator package
+
+    if is_loopback(where.group(1)):
         return
     advertised = config.getoption("--kafka-advertised-host") or "127.0.0.1"
     if not is_loopback(advertised):

@@ -4,5 +4,3 @@ Three layers, each in its own package: `protocol` turns bytes into requests and
 responses (no sockets), `state` is the broker's memory (no wire), and `server`
 joins them over asyncio TCP listeners, one per emulated broker id.
 """
-
-import kafkatest.kio_codec  # noqa: F401 - before any kio type is defined

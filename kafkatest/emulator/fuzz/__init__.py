@@ -7,6 +7,7 @@ connections while a probe checks it still answers, so an abort is counted rather
 than fatal. `python -m kafkatest.emulator.fuzz` (and `nox -s fuzz`) runs it.
 """
 
+import kafkatest.kio_codec  # noqa: F401 - before any kio type is defined
 from kafkatest.emulator.fuzz.run import FuzzReport, run_fuzz
 
 __all__ = ["FuzzReport", "run_fuzz"]
