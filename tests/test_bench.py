@@ -31,6 +31,8 @@ def test_bench_reports_every_figure(tmp_path: Path) -> None:
     for name in (
         "produce_records_per_s",
         "consume_records_per_s",
+        "produce_client_cpu_s",
+        "consume_client_cpu_s",
         "group_join_s",
         "spark_read_s",
         "streaming_test_s",

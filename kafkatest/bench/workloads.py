@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from confluent_kafka import Consumer, Producer, TopicPartition
@@ -93,20 +94,41 @@ def consume(bootstrap: str, topic: str, count: int) -> float:
     return elapsed
 
 
-def produce_and_consume_rates(
-    bootstrap: str, topic: str, count: int, runs: int = 3
-) -> tuple[float, float]:
+@dataclass(frozen=True)
+class ClientRates:
+    """Median records/s of produce and consume, and the client's own CPU for each.
+
+    `*_client_cpu_s` is the CPU time of the thread that drives the client (the Python
+    loop and librdkafka's work on that thread) per run: no broker can make a run
+    shorter than that, so it tells how much of a figure is the broker's at all."""
+
+    produce: float
+    consume: float
+    produce_client_cpu_s: float
+    consume_client_cpu_s: float
+
+
+def produce_and_consume_rates(bootstrap: str, topic: str, count: int, runs: int = 3) -> ClientRates:
     """Median records/s of `runs` produces of `count` records, each to a fresh topic
     (`topic`, `topic-2`, ...), and of reading each back: one run on a shared machine
     can be off by half, and the clients' own pauses (librdkafka's fetch queue backoff
     is a second) land in some runs and not others."""
-    produced, consumed = [], []
+    produced, consumed, produce_cpu, consume_cpu = [], [], [], []
     for run in range(runs):
         name = topic if run == 0 else f"{topic}-{run + 1}"
         create_topic(bootstrap, name)
+        cpu = time.thread_time()
         produced.append(count / produce(bootstrap, name, count))
+        produce_cpu.append(time.thread_time() - cpu)
+        cpu = time.thread_time()
         consumed.append(count / consume(bootstrap, name, count))
-    return statistics.median(produced), statistics.median(consumed)
+        consume_cpu.append(time.thread_time() - cpu)
+    return ClientRates(
+        statistics.median(produced),
+        statistics.median(consumed),
+        statistics.median(produce_cpu),
+        statistics.median(consume_cpu),
+    )
 
 
 def spark_read(spark: SparkSession, bootstrap: str, topic: str, expected: int) -> float:

@@ -20,6 +20,7 @@ from kafkatest.emulator.state.group_model import (
     LeavingMember,
     Protocol,
 )
+from kafkatest.emulator.state.group_rebalance import NEW_GROUP_JOIN_WINDOW_MS, NEW_GROUP_SETTLE_MS
 from kafkatest.emulator.state.groups import GroupCoordinator, GroupCoordinatorConfig
 from kafkatest.emulator.state.offsets import CommittedOffset, OffsetStore
 
@@ -361,6 +362,30 @@ async def test_initial_delay_gathers_members_into_one_generation() -> None:
     await settle()
     assert a.result().generation_id == b.result().generation_id == 1
     assert len(a.result().members) + len(b.result().members) == 2
+
+
+@run
+async def test_new_group_window_is_extended_briefly_while_members_arrive() -> None:
+    """With Kafka's delay at 0 a new group still waits its short window; a member who
+    arrived during it extends it by the settle time, not by a whole window."""
+    clock = ManualClock()
+    config = GroupCoordinatorConfig(new_group_join_window_ms=NEW_GROUP_JOIN_WINDOW_MS)
+    coordinator = GroupCoordinator(clock, config)
+    assert NEW_GROUP_SETTLE_MS < NEW_GROUP_JOIN_WINDOW_MS
+    a = start(coordinator.join_group(request(client="a")))
+    await settle()
+    clock.advance(NEW_GROUP_JOIN_WINDOW_MS - 20)
+    b = start(coordinator.join_group(request(client="b")))
+    await settle()
+    clock.advance(20)  # the window ends with b new in it
+    await settle()
+    assert not a.done(), "a member arrived during the window, so it is extended"
+    clock.advance(NEW_GROUP_SETTLE_MS - 1)
+    await settle()
+    assert not a.done()
+    clock.advance(1)
+    await settle()
+    assert a.result().generation_id == b.result().generation_id == 1
 
 
 @run
