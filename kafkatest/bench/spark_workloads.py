@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 STREAMING_RECORDS = 10_000
 CUSTOMERS = 20
 #: Each streaming figure is the median of this many runs, after one warm-up run.
-STREAMING_RUNS = 3
+STREAMING_RUNS = 5
 ORDER_SCHEMA = "order_id STRING, customer STRING, amount DOUBLE"
 
 
@@ -128,12 +128,15 @@ def in_memory_streaming_test(spark: SparkSession, run: str) -> float:
 def streaming_figures(
     spark: SparkSession, bootstrap: str, runs: int = STREAMING_RUNS
 ) -> dict[str, float]:
-    """Medians of `runs` runs of each streaming test, after one warm-up each."""
+    """Medians of `runs` runs of each streaming test, after one warm-up each; the two
+    alternate run by run, so a busy moment of a shared machine falls on both."""
     tag = str(time.monotonic_ns())
     kafka_streaming_test(spark, bootstrap, f"{tag}-warm")
     in_memory_streaming_test(spark, f"w{tag}")
-    kafka = [kafka_streaming_test(spark, bootstrap, f"{tag}-{i}") for i in range(runs)]
-    memory = [in_memory_streaming_test(spark, f"m{tag}_{i}") for i in range(runs)]
+    kafka, memory = [], []
+    for i in range(runs):
+        kafka.append(kafka_streaming_test(spark, bootstrap, f"{tag}-{i}"))
+        memory.append(in_memory_streaming_test(spark, f"m{tag}_{i}"))
     return {
         "streaming_test_s": round(statistics.median(kafka), 2),
         "in_memory_streaming_s": round(statistics.median(memory), 2),
