@@ -203,7 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-contention", action="store_true", help="skip the run pinned to one core"
     )
     bench.add_argument(
-        "--streaming-runs", type=int, default=3, help="runs of each streaming test (median)"
+        "--streaming-runs", type=int, default=5, help="runs of each streaming test (median)"
     )
     bench.add_argument(
         "--no-spark-start", action="store_true", help="skip SparkSession start (cold, warm)"
