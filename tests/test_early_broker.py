@@ -55,7 +55,7 @@ def test_a_start_nobody_took_is_released_and_a_taken_one_is_not() -> None:
 _CONFTEST = """
 import time
 import pytest
-from kafkatest import pytest_plugin
+from kafkatest.plugin import brokers as pytest_plugin
 
 seen = {}
 
@@ -120,7 +120,7 @@ def test_a_run_without_spark_starts_its_broker_as_before(pytester: pytest.Pytest
     pytester.makeconftest(_CONFTEST)
     pytester.makepyfile(
         """
-        from kafkatest import pytest_plugin
+        from kafkatest.plugin import brokers as pytest_plugin
 
         def test_broker(kafka_broker, pytestconfig):
             assert pytest_plugin._EARLY_BROKER_KEY not in pytestconfig.stash

@@ -13,7 +13,8 @@ import pytest
 
 from kafkatest import Broker
 from kafkatest.brokers.registry import start_broker
-from kafkatest.pytest_plugin import _release_spark_clients, selected_backends
+from kafkatest.plugin.brokers import _release_spark_clients
+from kafkatest.pytest_plugin import selected_backends
 
 ALICE = ("alice", "alice-secret")
 #: The listeners the tests use (few: each is a broker JVM on the kafka backend).

@@ -1,0 +1,381 @@
+"""The plugin's command-line and ini options, checked once at start-up.
+
+A bad value is one usage error naming the option, before any broker or Spark starts;
+the helpers here read what the other plugin modules act on (backends, security, where
+Spark runs).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from kafkatest.brokers.registry import BACKENDS, default_backend
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini(
+        "kafka_broker_config",
+        type="linelist",
+        default=[],
+        help="Kafka broker properties (name=value, one a line) for every broker the run starts",
+    )
+    group = parser.getgroup("kafkatest", "Kafka + PySpark testing")
+    group.addoption(
+        "--kafka-backend",
+        default=None,
+        help=(
+            "broker(s) to run tests against: one of "
+            f"{', '.join(BACKENDS)}, or several joined by commas to run every broker test "
+            f"on each (default: {default_backend()}; env KAFKATEST_BACKEND)"
+        ),
+    )
+    group.addoption(
+        "--emulator-brokers",
+        type=int,
+        default=1,
+        help="broker ids the emulator serves, each on its own port, leaders spread (default 1)",
+    )
+    group.addoption(
+        "--kafka-advertised-host",
+        default=None,
+        help="address the emulator and kafka backends listen on and advertise (default "
+        "127.0.0.1): one that executors of a Spark cluster on other machines can reach. "
+        "The brokers have no authentication unless asked for: only on a trusted network",
+    )
+    group.addoption(
+        "--kafka-brokers",
+        type=int,
+        default=1,
+        help="brokers of the kafka backend: N > 1 runs an N-node KRaft cluster with a "
+        "dedicated controller (default 1: one combined node)",
+    )
+    group.addoption(
+        "--kafkatest-reports",
+        default=None,
+        help="directory for the reports of failed delivery assertions (default kafkatest-reports)",
+    )
+    group.addoption(
+        "--kafka-log-level",
+        default=None,
+        help=(
+            "what Spark prints on the console: ERROR (default), WARN, INFO, DEBUG; the full "
+            "log goes to a file named in failing tests' reports (env KAFKATEST_LOG_LEVEL)"
+        ),
+    )
+    group.addoption(
+        "--kafka-security",
+        default=None,
+        help=(
+            "the session broker's listener: PLAINTEXT (default), SSL, SASL_PLAINTEXT or "
+            "SASL_SSL (ini: kafka_security; env KAFKATEST_SECURITY). Tests reach it with "
+            "kafka_broker.client_config(user) and kafka_broker.spark_options(user)"
+        ),
+    )
+    group.addoption(
+        "--kafka-sasl-mechanism",
+        default=None,
+        help=(
+            "SASL mechanism(s) of a SASL listener, comma-separated: PLAIN, SCRAM-SHA-256, "
+            "SCRAM-SHA-512 (default PLAIN; ini: kafka_sasl_mechanisms)"
+        ),
+    )
+    group.addoption(
+        "--kafka-user",
+        action="append",
+        default=None,
+        help="NAME:PASSWORD of a user of a SASL listener (repeatable; ini: kafka_users)",
+    )
+    parser.addini("kafka_security", "default of --kafka-security", default="")
+    parser.addini("kafka_sasl_mechanisms", "default of --kafka-sasl-mechanism", default="")
+    parser.addini("kafka_users", "NAME:PASSWORD lines, default of --kafka-user", type="linelist")
+    group.addoption(
+        "--kafka-bootstrap",
+        default=None,
+        help="host:port of an existing cluster, for --kafka-backend=external",
+    )
+    group.addoption(
+        "--spark-remote",
+        default=None,
+        help=(
+            "run the spark fixture over Spark Connect: 'local' (a local Connect server with "
+            "the connector) or sc://host:port (ini: spark_remote; env KAFKATEST_SPARK_REMOTE); "
+            "default: the warm server of `kafkatest spark-server start` if one runs, 'off' "
+            "to ignore it"
+        ),
+    )
+    parser.addini("spark_remote", "default of --spark-remote", default="")
+    group.addoption(
+        "--spark-master",
+        default=None,
+        help=(
+            "the spark fixture's master: local[N] (default local[2]), local-cluster[W,C,M] "
+            "(executors in their own JVMs), spark://host:port, or standalone[W] (kafkatest "
+            "starts a master and W workers from the installed PySpark) (ini: spark_master; env "
+            "KAFKATEST_SPARK_MASTER)"
+        ),
+    )
+    parser.addini("spark_master", "default of --spark-master", default="")
+    parser.addini(
+        "spark_extras",
+        "Spark modules the spark fixture attaches next to the connector: avro, protobuf "
+        "(for from_avro / from_protobuf; env KAFKATEST_SPARK_EXTRAS wins)",
+        type="args",
+        default=[],
+    )
+
+
+#: More emulated brokers than this is a typo, not a cluster (each takes a port).
+MAX_EMULATOR_BROKERS = 64
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    selected_backends(config)  # a misspelt backend stops the run before anything starts
+    _check_options(config)
+    _check_security(config)
+    _set_log_level(config)
+    for marker in (
+        "kafka_backends(*names): run this test only on these broker backends",
+        "kafka_broker_config(settings): run this test on a broker started with these Kafka "
+        "broker properties (shared by the tests that ask for the same ones)",
+        "kafka_min_version(version, why): skip on the kafka backend when it runs an older "
+        "Apache Kafka (KAFKATEST_KAFKA_VERSION)",
+    ):
+        config.addinivalue_line("markers", marker)
+
+
+def _set_log_level(config: pytest.Config) -> None:
+    """--kafka-log-level becomes KAFKATEST_LOG_LEVEL before Spark (or Kafka) starts."""
+    import os
+
+    from kafkatest.spark.logs import LEVELS, console_level
+
+    level = config.getoption("--kafka-log-level")
+    if level and level.upper().replace("WARNING", "WARN") not in LEVELS:
+        raise pytest.UsageError(
+            f"--kafka-log-level={level!r} is not a log level: use one of {', '.join(LEVELS)}"
+        )
+    if level:
+        os.environ["KAFKATEST_LOG_LEVEL"] = level.upper()
+    try:
+        console_level()
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def _check_options(config: pytest.Config) -> None:
+    """Bad option values are one usage error at start, naming the option."""
+    brokers = config.getoption("--emulator-brokers")
+    if not 1 <= brokers <= MAX_EMULATOR_BROKERS:
+        raise pytest.UsageError(
+            f"--emulator-brokers={brokers}: the emulator serves 1 to {MAX_EMULATOR_BROKERS} "
+            "brokers (default 1; 3 to test leader moves)"
+        )
+    from kafkatest.brokers.config import MAX_KAFKA_BROKERS
+
+    kafka_brokers = config.getoption("--kafka-brokers")
+    if not 1 <= kafka_brokers <= MAX_KAFKA_BROKERS:
+        raise pytest.UsageError(
+            f"--kafka-brokers={kafka_brokers}: the kafka backend runs 1 to {MAX_KAFKA_BROKERS} "
+            "brokers (default 1; 3 to test leader moves and broker loss)"
+        )
+    bootstrap = config.getoption("--kafka-bootstrap")
+    if bootstrap is not None:
+        for address in bootstrap.split(","):
+            host, _, port = address.strip().rpartition(":")
+            if not host or not port.isdigit() or not 0 < int(port) < 65536:
+                raise pytest.UsageError(
+                    f"--kafka-bootstrap={bootstrap!r}: give host:port[,host:port] "
+                    f"({address.strip()!r} is not host:port)"
+                )
+    if "external" in selected_backends(config) and not bootstrap:
+        raise pytest.UsageError(
+            "--kafka-backend=external needs --kafka-bootstrap host:port of the cluster"
+        )
+    master = spark_master(config)
+    if not _MASTER.fullmatch(master):
+        raise pytest.UsageError(
+            f"--spark-master={master!r}: give local[N], local-cluster[W,C,M] (workers, "
+            "cores and MB each), spark://host:port or standalone[W] (a cluster of W workers, "
+            "1 to 8, that kafkatest starts)"
+        )
+    remote = spark_remote(config)
+    if remote and not (remote == "local" or remote.startswith(("local[", "sc://"))):
+        raise pytest.UsageError(
+            f"--spark-remote={remote!r}: give local, local[N], sc://host:port or off"
+        )
+    _warn_if_executors_cannot_reach_the_broker(config, master, remote)
+    reports = config.getoption("--kafkatest-reports")
+    if reports and Path(reports).exists() and not Path(reports).is_dir():
+        raise pytest.UsageError(
+            f"--kafkatest-reports={reports!r} is a file; give a directory for the reports"
+        )
+
+
+def _warn_if_executors_cannot_reach_the_broker(
+    config: pytest.Config, master: str, remote: str
+) -> None:
+    """A Spark master or Connect server on another machine cannot reach a broker that
+    advertises loopback: its executors would time out connecting, with nothing to say why."""
+    where = re.fullmatch(r"(?:spark|sc)://([^:/]+|\[[^\]]+\])(?::\d+)?/?", remote or master)
+    if where is None:
+        return
+    from kafkatest.emulator.exposure import is_loopback  # imports the emulator package
+
+    if is_loopback(where.group(1)):
+        return
+    advertised = config.getoption("--kafka-advertised-host") or "127.0.0.1"
+    if not is_loopback(advertised):
+        return
+    config.issue_config_time_warning(
+        UserWarning(
+            f"Spark runs at {remote or master}, but the broker advertises {advertised}: "
+            "executors on another machine cannot reach loopback. Pass "
+            "--kafka-advertised-host with this machine's address (or use "
+            "--kafka-backend=external with a cluster both reach)."
+        ),
+        stacklevel=2,
+    )
+
+
+#: Masters the spark fixture accepts; standalone[W] is a cluster kafkatest starts.
+_STANDALONE = re.compile(r"standalone\[([1-8])\]")
+_MASTER = re.compile(
+    r"local(\[(\d+|\*)\])?|local-cluster\[\d+, *\d+, *\d+\]|spark://[^/\s]+:\d+|"
+    + _STANDALONE.pattern
+)
+
+
+def spark_master(config: pytest.Config) -> str:
+    """The spark fixture's master (local[2] unless an option, ini or env says)."""
+    import os
+
+    return str(
+        config.getoption("--spark-master")
+        or config.getini("spark_master")
+        or os.environ.get("KAFKATEST_SPARK_MASTER", "")
+        or "local[2]"
+    )
+
+
+def spark_remote(config: pytest.Config) -> str:
+    """The Spark Connect server the spark fixture uses ('' for classic local Spark)."""
+    import os
+
+    remote = str(
+        config.getoption("--spark-remote")
+        or config.getini("spark_remote")
+        or os.environ.get("KAFKATEST_SPARK_REMOTE", "")
+    )
+    if remote == "off":
+        return ""
+    if not remote:
+        from kafkatest.spark.server import usable_server
+
+        warm = usable_server()  # `kafkatest spark-server start` (warm mode)
+        remote = warm.remote if warm is not None else ""
+    return remote
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Say where Spark runs when it is not this process: a warm server is found, not
+    asked for, so a user must see that this run uses it (and how not to)."""
+    from kafkatest.spark.server import running_server, usable_server
+
+    lines = []
+    explicit = config.getoption("--spark-remote") or config.getini("spark_remote")
+    running = None if explicit else running_server()
+    if running is not None:
+        if usable_server() is None:
+            lines.append(
+                f"kafkatest: a warm Spark Connect server runs PySpark {running.pyspark}, not "
+                "this environment's; Spark starts in this process "
+                "(kafkatest spark-server stop, then start it again here)"
+            )
+        elif spark_remote(config) == running.remote:
+            lines.append(
+                f"kafkatest: spark runs on the warm Spark Connect server {running.remote} "
+                f"(pid {running.pid}); --spark-remote=off to start Spark in this process"
+            )
+    return lines
+
+
+def selected_backends(config: pytest.Config) -> list[str]:
+    """The backends named by --kafka-backend (comma-separated), checked."""
+    raw = config.getoption("--kafka-backend") or default_backend()
+    names = [name.strip() for name in raw.split(",") if name.strip()]
+    unknown = [name for name in names if name not in BACKENDS]
+    if unknown or not names:
+        raise pytest.UsageError(
+            f"--kafka-backend: unknown backend {', '.join(unknown) or repr(raw)}; "
+            f"choose from {', '.join(BACKENDS)} (comma-separated for several)"
+        )
+    return names
+
+
+def _check_security(config: pytest.Config) -> None:
+    """A misspelt protocol or mechanism is a usage error before any broker starts."""
+    options = security_options(config)
+    if not options:
+        return
+    from kafkatest.errors import BrokerError
+    from kafkatest.security import Security
+
+    try:
+        Security.of(
+            str(options["security_protocol"]),
+            options.get("sasl_mechanisms"),  # type: ignore[arg-type]
+            options.get("users"),  # type: ignore[arg-type]
+        )
+    except BrokerError as exc:
+        raise pytest.UsageError(f"--kafka-security: {exc}") from None
+
+
+def security_options(config: pytest.Config) -> dict[str, object]:
+    """start_broker's security keywords from the command line, ini file or environment."""
+    import os
+
+    protocol = (
+        config.getoption("--kafka-security")
+        or config.getini("kafka_security")
+        or os.environ.get("KAFKATEST_SECURITY")
+        or "PLAINTEXT"
+    )
+    if protocol.upper() == "PLAINTEXT":
+        return {}
+    mechanisms = config.getoption("--kafka-sasl-mechanism") or config.getini(
+        "kafka_sasl_mechanisms"
+    )
+    users: dict[str, str] = {}
+    for entry in config.getoption("--kafka-user") or config.getini("kafka_users") or []:
+        name, sep, password = str(entry).partition(":")
+        if not sep or not name or not password:
+            raise pytest.UsageError(f"--kafka-user: expected NAME:PASSWORD, got {entry!r}")
+        users[name] = password
+    options: dict[str, object] = {"security_protocol": protocol}
+    if mechanisms:
+        options["sasl_mechanisms"] = mechanisms
+    if users:
+        options["users"] = users
+    return options
+
+
+def _ini_config(config: pytest.Config) -> dict[str, str]:
+    """The ``kafka_broker_config`` ini lines (``name=value``), for every broker of the run."""
+    settings: dict[str, str] = {}
+    for line in config.getini("kafka_broker_config"):
+        name, sep, value = str(line).partition("=")
+        if not sep or not name.strip():
+            raise pytest.UsageError(
+                f"kafka_broker_config: {line!r} is not name=value (e.g. auto.create.topics.enable=false)"
+            )
+        settings[name.strip()] = value.strip()
+    return settings
+
+
+def xdist_worker(config: pytest.Config) -> str | None:
+    """This process's pytest-xdist worker id (gw0, gw1, ...), or None outside xdist."""
+    workerinput = getattr(config, "workerinput", None)
+    return None if workerinput is None else str(workerinput.get("workerid", "gw"))

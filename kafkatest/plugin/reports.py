@@ -1,0 +1,59 @@
+"""What a failing test's report carries: the delivery report, Spark's log, the
+broker's side of the story."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Generator
+from pathlib import Path
+
+import pytest
+
+from kafkatest.plugin.brokers import _BROKERS_KEY
+from kafkatest.plugin.options import xdist_worker
+
+
+def _save_delivery_report(
+    item: pytest.Item, error: BaseException, report: pytest.TestReport
+) -> None:
+    """A failed delivery assertion leaves its JSON and HTML report for the user to open."""
+    from kafkatest.assertions import DeliveryAssertionError
+
+    if not isinstance(error, DeliveryAssertionError):
+        return
+    root = Path(item.config.getoption("--kafkatest-reports") or "kafkatest-reports")
+    # Relative to where pytest was invoked (the xdist controller's directory), and
+    # named by worker too: `--dist each` runs one test id on every worker.
+    if not root.is_absolute() and Path.cwd() != item.config.invocation_params.dir:
+        root = item.config.invocation_params.dir / root
+    worker = xdist_worker(item.config)
+    name = item.nodeid + (f"@{worker}" if worker else "")
+    directory = root / re.sub(r"[^A-Za-z0-9._@-]+", "_", name)
+    with contextlib.suppress(OSError):
+        paths = error.report.write(directory)
+        listing = "\n".join(f"  {kind}: {path}" for kind, path in paths.items())
+        report.sections.append(("kafkatest delivery report", listing))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """On failure, attach the broker's log tail: the broker's side of the story."""
+    report: pytest.TestReport = yield
+    if report.failed and call.excinfo is not None:
+        _save_delivery_report(item, call.excinfo.value, report)
+    if report.failed and "spark" in getattr(item, "fixturenames", ()):
+        from kafkatest.spark.logs import spark_log_file
+
+        log_file = spark_log_file()
+        if log_file is not None:
+            report.sections.append(("kafkatest spark log", f"Spark's full log: {log_file}"))
+    if report.failed:
+        for broker in item.config.stash.get(_BROKERS_KEY, []):
+            with contextlib.suppress(Exception):
+                text = broker.diagnostics()
+                if text:
+                    report.sections.append((f"kafkatest {broker.backend} broker", text))
+    return report

@@ -1,0 +1,91 @@
+"""The Spark fixtures: the run's one SparkSession (local, a standalone cluster, or
+Spark Connect), a test's view of it, and a fresh checkpoint directory per test."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from kafkatest.plugin.options import _STANDALONE, spark_master, spark_remote
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+@pytest.fixture(scope="session")
+def spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
+    """The run's one SparkSession (local[2], Kafka connector attached, UI off), or a
+    Spark Connect session with --spark-remote."""
+    from kafkatest.spark.session import kafka_spark_session, stop_spark_session
+
+    remote = spark_remote(pytestconfig)
+    cluster = None
+    if remote:
+        from kafkatest.spark.connect import connect_spark_session
+        from kafkatest.spark.server import usable_server
+
+        warm = usable_server()
+        # The warm server has the connector on its class path already.
+        session = connect_spark_session(
+            remote, send_connector=warm is None or warm.remote != remote
+        )
+    else:
+        import os
+
+        extras = pytestconfig.getini("spark_extras")
+        if extras and "KAFKATEST_SPARK_EXTRAS" not in os.environ:
+            os.environ["KAFKATEST_SPARK_EXTRAS"] = ",".join(extras)
+        master = spark_master(pytestconfig)
+        conf: dict[str, str] = {}
+        workers = _STANDALONE.fullmatch(master)
+        if workers:
+            from kafkatest.spark.standalone import StandaloneCluster
+
+            cluster = StandaloneCluster(int(workers.group(1)))
+            master, conf = cluster.start(), cluster.session_conf
+        try:
+            session = kafka_spark_session(master=master, conf=conf)
+        except BaseException:
+            if cluster is not None:
+                cluster.close()
+            raise
+    try:
+        yield session
+    finally:
+        try:
+            stop_spark_session(session)
+        finally:
+            if cluster is not None:
+                cluster.close()
+
+
+@pytest.fixture
+def spark(spark_session: SparkSession) -> Iterator[SparkSession]:
+    """The shared SparkSession; streaming queries a test leaves running are stopped.
+
+    The connector's cached Kafka producers are closed after each test too: they are
+    keyed by the job's options, not its topics, so a producer one test left in a fatal
+    state (Spark 3.5's after an authorization failure: "Cannot execute transactional
+    method because we are in an error state") would otherwise fail the next test
+    that writes with the same options.
+    """
+    from kafkatest.spark import release_kafka_clients
+
+    yield spark_session
+    for query in spark_session.streams.active:
+        with contextlib.suppress(Exception):
+            query.stop()
+    with contextlib.suppress(Exception):
+        release_kafka_clients()
+
+
+@pytest.fixture
+def checkpoint_dir(tmp_path: Path) -> Path:
+    """A fresh, empty checkpoint location for this test's streaming query."""
+    path = tmp_path / "checkpoint"
+    path.mkdir()
+    return path
