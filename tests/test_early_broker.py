@@ -142,3 +142,26 @@ def test_the_session_broker_comes_with_its_producer_made(pytester: pytest.Pytest
     )
     result = pytester.runpytest_subprocess("--kafka-backend=emulator")
     result.assert_outcomes(passed=1)
+
+
+def test_a_conftest_s_own_broker_fixture_gets_no_early_broker(pytester: pytest.Pytester) -> None:
+    """A suite that defines its own `kafka_broker` would never take the early one."""
+    pytester.makeconftest(
+        _CONFTEST
+        + """
+@pytest.fixture(scope="session")
+def kafka_broker():
+    return "the suite's own broker"
+"""
+    )
+    pytester.makepyfile(
+        """
+        import conftest
+
+        def test_both(spark_session, kafka_broker):
+            assert kafka_broker == "the suite's own broker"
+            assert conftest.seen["early"] is None
+        """
+    )
+    result = pytester.runpytest_subprocess("--kafka-backend=emulator")
+    result.assert_outcomes(passed=1)

@@ -11,7 +11,7 @@ import dataclasses
 import itertools
 import re
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -132,13 +132,23 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     for item in session.items:
         names = getattr(item, "fixturenames", ())
         callspec = getattr(item, "callspec", None)
-        if "kafka_broker" in names and "kafka_broker" not in getattr(callspec, "params", {}):
+        if _uses_this_broker_fixture(item) and "kafka_broker" not in getattr(
+            callspec, "params", {}
+        ):
             default_broker = True
         spark = spark or "spark_session" in names
     if default_broker and spark:
         config.stash[_EARLY_BROKER_KEY] = BackgroundStart(
             lambda: _start_session_broker(config, None), name="kafkatest-broker-start"
         )
+
+
+def _uses_this_broker_fixture(item: pytest.Item) -> bool:
+    """Whether `item` gets its broker from the fixture below, not from a conftest's
+    own `kafka_broker` (a broker started early for it would never be taken)."""
+    info: Any = getattr(item, "_fixtureinfo", None)
+    definitions: Sequence[Any] = info.name2fixturedefs.get("kafka_broker", ()) if info else ()
+    return bool(definitions) and definitions[-1].func.__module__ == __name__
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
