@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,6 +130,10 @@ class JobProcess:
             os.killpg(self._proc.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._proc.wait(timeout=30)
+        # The driver is reaped above, but its JVM (reparented away from us) dies on its
+        # own time: tearing down a large process takes a while on a loaded machine, and
+        # until it is gone it still holds its ports and memory.
+        _wait_until_gone(self._proc.pid, timeout_s=30)
         with _LIVE_LOCK:
             _LIVE.discard(self)
 
@@ -181,6 +186,13 @@ def kill_all_jobs() -> None:
         live = list(_LIVE)
     for job in live:
         job.kill()
+
+
+def _wait_until_gone(group: int, timeout_s: float) -> None:
+    """Wait until no process of `group` runs any more (at most `timeout_s`)."""
+    deadline = time.monotonic() + timeout_s
+    while live_members(group) and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 def live_members(group: int) -> list[int]:
