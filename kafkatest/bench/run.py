@@ -78,13 +78,15 @@ def in_process_emulator_startup() -> dict[str, float]:
 
 
 class EmulatorProcess:
-    """`kafkatest emulator` as a child process on a free port."""
+    """`kafkatest emulator` as a child process on a free port; with `tree`, the
+    emulator of that source tree (its directory first on the child's PYTHONPATH)."""
 
     backend = "emulator"
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, tree: str | None = None) -> None:
         self.port = free_port()
         self.workdir = workdir
+        self.tree = tree
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -98,7 +100,8 @@ class EmulatorProcess:
 
     def start(self) -> None:
         command = [sys.executable, "-m", "kafkatest.cli", "emulator", "--port", str(self.port)]
-        self.process = spawn(command, self.workdir / "emulator.log", self.workdir)
+        log, cwd = self.workdir / "emulator.log", Path(self.tree or self.workdir)
+        self.process = spawn(command, log, cwd, {"PYTHONPATH": self.tree} if self.tree else None)
         # Quiet: until the child listens, librdkafka would log every refused connect.
         admin = AdminClient({"bootstrap.servers": self.bootstrap_servers, "log_level": 0})
         deadline = time.monotonic() + 30

@@ -9,57 +9,33 @@ round can be off by a third, so take several.
 
 from __future__ import annotations
 
-import os
 import statistics
-import subprocess
 import sys
-import time
+import tempfile
+from pathlib import Path
 
-from confluent_kafka.admin import AdminClient
-
+from kafkatest.bench.run import EmulatorProcess
 from kafkatest.bench.workloads import consume, create_topic, produce
-from kafkatest.brokers.process import free_port
 
 RECORDS = 200_000
-
-
-def _serve(tree: str) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "kafkatest.cli", "emulator", "--port", str(port)],
-        env={**os.environ, "PYTHONPATH": tree},
-        cwd=tree,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    bootstrap = f"127.0.0.1:{port}"
-    admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": 0})
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if admin.list_topics(timeout=1).brokers:
-                return process, bootstrap
-        except Exception:
-            time.sleep(0.05)
-    process.kill()
-    raise RuntimeError(f"the emulator of {tree} did not start")
 
 
 def compare(trees: dict[str, str], rounds: int) -> dict[str, dict[str, list[float]]]:
     figures: dict[str, dict[str, list[float]]] = {
         name: {"produce": [], "consume": []} for name in trees
     }
-    for round_ in range(rounds):
-        for name, tree in trees.items():
-            process, bootstrap = _serve(tree)
-            try:
-                topic = f"trees-{round_}"
-                create_topic(bootstrap, topic)
-                figures[name]["produce"].append(RECORDS / produce(bootstrap, topic, RECORDS))
-                figures[name]["consume"].append(RECORDS / consume(bootstrap, topic, RECORDS))
-            finally:
-                process.terminate()
-                process.wait()
+    with tempfile.TemporaryDirectory(prefix="kafkatest-trees-") as scratch:
+        for round_ in range(rounds):
+            for name, tree in trees.items():
+                emulator = EmulatorProcess(Path(scratch), tree)
+                emulator.start()
+                try:
+                    bootstrap, topic = emulator.bootstrap_servers, f"trees-{round_}"
+                    create_topic(bootstrap, topic)
+                    figures[name]["produce"].append(RECORDS / produce(bootstrap, topic, RECORDS))
+                    figures[name]["consume"].append(RECORDS / consume(bootstrap, topic, RECORDS))
+                finally:
+                    emulator.close()
     return figures
 
 
