@@ -365,24 +365,44 @@ async def test_initial_delay_gathers_members_into_one_generation() -> None:
 
 
 @run
-async def test_new_group_window_is_extended_briefly_while_members_arrive() -> None:
+async def test_new_group_window_stays_open_while_members_keep_arriving() -> None:
     """With Kafka's delay at 0 a new group still waits its short window; a member who
-    arrived during it extends it by the settle time, not by a whole window."""
+    arrives near its end keeps it open until no one new has come for the settle time."""
     clock = ManualClock()
     config = GroupCoordinatorConfig(new_group_join_window_ms=NEW_GROUP_JOIN_WINDOW_MS)
     coordinator = GroupCoordinator(clock, config)
     assert NEW_GROUP_SETTLE_MS < NEW_GROUP_JOIN_WINDOW_MS
     a = start(coordinator.join_group(request(client="a")))
     await settle()
-    clock.advance(NEW_GROUP_JOIN_WINDOW_MS - 20)
+    clock.advance(NEW_GROUP_JOIN_WINDOW_MS - 5)
     b = start(coordinator.join_group(request(client="b")))
     await settle()
-    clock.advance(20)  # the window ends with b new in it
+    clock.advance(5)  # the window ends 5 ms after b came
     await settle()
-    assert not a.done(), "a member arrived during the window, so it is extended"
-    clock.advance(NEW_GROUP_SETTLE_MS - 1)
+    assert not a.done(), "a member was still arriving, so the window stays open"
+    clock.advance(NEW_GROUP_SETTLE_MS - 5 - 1)
     await settle()
     assert not a.done()
+    clock.advance(1)
+    await settle()
+    assert a.result().generation_id == b.result().generation_id == 1
+
+
+@run
+async def test_new_group_window_closes_on_time_when_members_came_early() -> None:
+    """Members who all came early in the window do not extend it: four consumers
+    started together arrive within a few milliseconds of each other."""
+    clock = ManualClock()
+    config = GroupCoordinatorConfig(new_group_join_window_ms=NEW_GROUP_JOIN_WINDOW_MS)
+    coordinator = GroupCoordinator(clock, config)
+    a = start(coordinator.join_group(request(client="a")))
+    await settle()
+    clock.advance(3)
+    b = start(coordinator.join_group(request(client="b")))
+    await settle()
+    clock.advance(NEW_GROUP_JOIN_WINDOW_MS - 3 - 1)
+    await settle()
+    assert not a.done(), "the window has its minimum length"
     clock.advance(1)
     await settle()
     assert a.result().generation_id == b.result().generation_id == 1

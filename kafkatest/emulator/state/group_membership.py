@@ -45,6 +45,9 @@ class Group:
     sync_timer: TimerHandle | None = None
     #: Set while the first rebalance of an empty group waits for more joiners.
     initial_delay_active: bool = False
+    #: When the latest new member was added (clock ms): a new group's short window
+    #: stays open only while members are still arriving.
+    last_member_added_ms: int = 0
 
     def is_(self, *states: GroupState) -> bool:
         return self.state in states

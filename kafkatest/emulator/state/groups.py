@@ -187,6 +187,7 @@ class GroupCoordinator:
         if not group.members:
             group.protocol_type = request.protocol_type
         group.members[member_id] = member
+        group.last_member_added_ms = self._clock.now_ms()
         if request.group_instance_id is not None:
             group.static_members[request.group_instance_id] = member_id
         if group.leader_id is None:
