@@ -34,6 +34,7 @@ def test_bench_reports_every_figure(tmp_path: Path) -> None:
         "produce_client_cpu_s",
         "consume_client_cpu_s",
         "group_join_s",
+        "group_join_mean_s",
         "spark_read_s",
         "streaming_test_s",
         "in_memory_streaming_s",
