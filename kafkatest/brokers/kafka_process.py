@@ -5,6 +5,9 @@ production cluster runs, with settings that only make tests quicker: no initial
 rebalance delay, replication factor 1 for internal topics, frequent retention checks.
 Alone, one JVM is broker and controller (combined mode); `kafka_cluster` runs several
 of these as the nodes of one cluster, each given its `NodeRole`.
+
+The settings a node starts with are made in kafka_properties.py; this module runs
+the JVM: formats its storage, starts, waits for, stops and kills it.
 """
 
 from __future__ import annotations
@@ -23,77 +26,23 @@ from typing import Any
 from confluent_kafka.admin import AdminClient
 
 from kafkatest import tempdirs
-from kafkatest.brokers import process
-from kafkatest.brokers.acl_client import ADMIN_PRINCIPAL
+from kafkatest.brokers import kafka_files, process
 from kafkatest.brokers.base import Broker
+from kafkatest.brokers.kafka_properties import (
+    LOG4J2,
+    TEST_SETTINGS,
+    NodeListeners,
+    NodeRole,
+    admin_listener_config,
+    scram_format_args,
+    server_properties,
+)
 from kafkatest.brokers.security import BrokerSecurity
 from kafkatest.errors import BrokerError, SetupError
-from kafkatest.security import ADMIN_USER, Security, jaas_config
+from kafkatest.security import Security
 from kafkatest.tempdirs import owned_tempdir
 
-#: Broker settings for fast, single-node tests. Users may override any of them.
-TEST_SETTINGS: dict[str, str] = {
-    "num.partitions": "1",
-    "auto.create.topics.enable": "true",
-    "delete.topic.enable": "true",
-    "offsets.topic.replication.factor": "1",
-    "offsets.topic.num.partitions": "1",
-    "transaction.state.log.replication.factor": "1",
-    "transaction.state.log.min.isr": "1",
-    "transaction.state.log.num.partitions": "1",
-    "share.coordinator.state.topic.replication.factor": "1",
-    "share.coordinator.state.topic.min.isr": "1",
-    "group.initial.rebalance.delay.ms": "0",
-    # KIP-848 consumer groups: Kafka's 5 s heartbeats and 45 s sessions made short
-    # (the emulator's BrokerSettings use the same values).
-    "group.consumer.heartbeat.interval.ms": "500",
-    "group.consumer.min.heartbeat.interval.ms": "500",
-    "group.consumer.session.timeout.ms": "10000",
-    "group.consumer.min.session.timeout.ms": "10000",
-    "log.retention.check.interval.ms": "500",
-    "transaction.abort.timed.out.transaction.cleanup.interval.ms": "500",
-    # Kafka's cleaner sleeps 15 s whenever it finds nothing to clean; 500 ms (as the
-    # emulator) lets compacted topics compact within a test's patience.
-    "log.cleaner.backoff.ms": "500",
-    "log.initial.task.delay.ms": "0",
-    "log.segment.delete.delay.ms": "0",
-    "file.delete.delay.ms": "0",
-}
-
-
-@dataclasses.dataclass(frozen=True)
-class NodeRole:
-    """What one JVM is in a multi-node cluster (see `kafka_cluster`)."""
-
-    node_id: int
-    #: "broker" or "controller": a cluster's nodes are dedicated, never combined.
-    role: str
-    cluster_id: str
-    #: `controller.quorum.voters`, the same on every node.
-    voters: str
-    #: The controller's own listener (controller role only).
-    controller_port: int | None = None
-
-
-_BROKER_PRINCIPAL = "User:kafkatest-broker"
-#: Fixed secrets: the listener is on loopback and only ever serves tests.
-_BROKER_SECRET = "kafkatest-broker-secret"
-_ADMIN_SECRET = "kafkatest-admin-secret"
-
-LOG4J2 = """\
-status = warn
-appender.file.type = File
-appender.file.name = file
-appender.file.fileName = {log}
-appender.file.layout.type = PatternLayout
-appender.file.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = INFO
-rootLogger.appenderRef.file.ref = file
-logger.kafka.name = kafka
-logger.kafka.level = INFO
-logger.org.name = org.apache.kafka
-logger.org.level = INFO
-"""
+__all__ = ["LOG4J2", "TEST_SETTINGS", "KafkaProcessBroker", "NodeRole", "new_cluster_id"]
 
 
 class KafkaProcessBroker(Broker):
@@ -169,45 +118,26 @@ class KafkaProcessBroker(Broker):
         return None if self._workdir is None else self._workdir / "broker.log"
 
     def cleaner_checkpoints(self) -> dict[tuple[str, int], int]:
-        """(topic, partition) -> where the log cleaner's next pass starts, from the
-        broker's `cleaner-offset-checkpoint` file (written after every pass)."""
-        if self._workdir is None:
-            return {}
-        path = self._workdir / "data" / "cleaner-offset-checkpoint"
-        try:
-            lines = path.read_text().splitlines()
-        except OSError:
-            return {}
-        out: dict[tuple[str, int], int] = {}
-        for line in lines[2:]:  # version, count, then "topic partition offset"
-            parts = line.split()
-            if len(parts) == 3:
-                out[(parts[0], int(parts[1]))] = int(parts[2])
-        return out
+        """(topic, partition) -> where the log cleaner's next pass starts."""
+        return {} if self._workdir is None else kafka_files.cleaner_checkpoints(self._data_dir)
 
     def segment_bases(self, topic: str, partition: int) -> list[int]:
         """Base offsets of the partition's log segments, from its segment files."""
         if self._workdir is None:
             return []
-        directory = self._workdir / "data" / f"{topic}-{partition}"
-        return sorted(int(p.stem) for p in directory.glob("*.log") if p.stem.isdigit())
+        return kafka_files.segment_bases(self._data_dir, topic, partition)
 
     def broker_log_text(self, since: int = 0) -> str:
         """The broker's log from byte `since` (see `broker_log_size`)."""
-        if self.log_path is None:
-            return ""
-        try:
-            with self.log_path.open("rb") as log:
-                log.seek(since)
-                return log.read().decode(errors="replace")
-        except OSError:
-            return ""
+        return "" if self.log_path is None else kafka_files.text_since(self.log_path, since)
 
     def broker_log_size(self) -> int:
-        try:
-            return 0 if self.log_path is None else self.log_path.stat().st_size
-        except OSError:
-            return 0
+        return 0 if self.log_path is None else kafka_files.size_of(self.log_path)
+
+    @property
+    def _data_dir(self) -> Path:
+        assert self._workdir is not None
+        return self._workdir / "data"
 
     def start(self) -> None:
         self.launch()
@@ -278,94 +208,25 @@ class KafkaProcessBroker(Broker):
 
     # -- internals -------------------------------------------------------------------
 
-    def _node_properties(self) -> dict[str, str]:
-        """Roles, ids and listeners: one combined node, or this node of a cluster."""
-        listener = self.listener_name
-        protocols = f"CONTROLLER:PLAINTEXT,{listener}:{listener}"
-        if self.node is None:
-            return {
-                "process.roles": "broker,controller",
-                "node.id": "1",
-                "controller.quorum.voters": f"1@127.0.0.1:{self._controller_port}",
-                "listeners": f"{listener}://{self.host}:{self._port},"
-                f"CONTROLLER://127.0.0.1:{self._controller_port}",
-                "advertised.listeners": f"{listener}://{self.host}:{self._port}",
-                "controller.listener.names": "CONTROLLER",
-                "inter.broker.listener.name": listener,
-                "listener.security.protocol.map": protocols,
-            }
-        common = {
-            "process.roles": self.node.role,
-            "node.id": str(self.node.node_id),
-            "controller.quorum.voters": self.node.voters,
-            "controller.listener.names": "CONTROLLER",
-            "listener.security.protocol.map": protocols,
-        }
-        if self.node.role == "controller":
-            return {**common, "listeners": f"CONTROLLER://127.0.0.1:{self._controller_port}"}
-        return {
-            **common,
-            "listeners": f"{listener}://{self.host}:{self._port}",
-            "advertised.listeners": f"{listener}://{self.host}:{self._port}",
-            "inter.broker.listener.name": listener,
-        }
-
     def _write_config(self) -> None:
         assert self._workdir is not None
-        properties = {
-            **self._node_properties(),
-            "log.dirs": str(self._workdir / "data"),
-            **self._security_properties(),
-            **(self._acl_properties() if self.acls_enabled else {}),
-            **self.settings,
-        }
+        listeners = NodeListeners(
+            self.host, self.listener_name, self._port, self._controller_port, self._admin_port
+        )
+        properties = server_properties(
+            listeners,
+            self.node,
+            self._data_dir,
+            self.security_runtime,
+            self.acls_enabled,
+            self.super_users,
+            self.settings,
+        )
         text = "".join(f"{key}={value}\n" for key, value in properties.items())
         (self._workdir / "server.properties").write_text(text)
         (self._workdir / "log4j2.properties").write_text(
             LOG4J2.format(log=self._workdir / "broker.log")
         )
-
-    def _security_properties(self) -> dict[str, str]:
-        """The client listener's TLS and SASL settings, the harness's user as inter-broker login."""
-        runtime = self.security_runtime
-        if runtime is None:
-            return {}
-        security = runtime.security
-        prefix = f"listener.name.{self.listener_name.lower()}."
-        properties: dict[str, str] = {}
-        if runtime.server is not None and runtime.ca is not None:
-            properties.update(
-                {
-                    "ssl.keystore.type": "PEM",
-                    "ssl.keystore.location": str(runtime.server.keystore_pem),
-                    "ssl.truststore.type": "PEM",
-                    "ssl.truststore.location": str(runtime.ca.ca_pem),
-                    "ssl.client.auth": security.client_auth,
-                }
-            )
-        if security.sasl:
-            properties["sasl.enabled.mechanisms"] = ",".join(security.mechanisms)
-            properties["sasl.mechanism.inter.broker.protocol"] = security.mechanisms[0]
-            for mechanism in security.mechanisms:
-                login = jaas_config(mechanism, ADMIN_USER, security.users[ADMIN_USER])
-                if mechanism == "PLAIN":
-                    # PLAIN's users live in the listener's JAAS entry, as user_<name>="<password>".
-                    users = " ".join(f'user_{u}="{pw}"' for u, pw in security.users.items())
-                    login = login.rstrip(";") + f" {users};"
-                properties[f"{prefix}{mechanism.lower()}.sasl.jaas.config"] = login
-        return properties
-
-    def _scram_format_args(self) -> list[str]:
-        """SCRAM credentials known before the first start go in with the storage format."""
-        runtime = self.security_runtime
-        if runtime is None or not runtime.security.sasl:
-            return []
-        return [
-            f"--add-scram={mechanism}=[name={user},password={password}]"
-            for mechanism in runtime.security.mechanisms
-            if mechanism != "PLAIN"
-            for user, password in runtime.security.users.items()
-        ]
 
     def add_user(self, name: str, password: str, mechanism: str | None = None) -> None:
         """Let `name` log in with `password`: over `mechanism`, or every enabled one.
@@ -421,41 +282,6 @@ class KafkaProcessBroker(Broker):
                     ) from None
                 time.sleep(0.2)
 
-    def _acl_properties(self) -> dict[str, str]:
-        """StandardAuthorizer with the broker and kafkatest as super users.
-
-        The broker reaches its controller, and kafkatest its broker, as named
-        principals over SASL/PLAIN listeners of their own: on PLAINTEXT both would be
-        User:ANONYMOUS, the principal tests write ACLs for.
-        """
-        listener = self.listener_name
-        super_users = [_BROKER_PRINCIPAL, ADMIN_PRINCIPAL, *self.super_users]
-        if self.security_runtime is not None:
-            super_users.append(self.security_runtime.admin_principal)
-        broker_user, admin_user = _BROKER_PRINCIPAL.split(":")[1], ADMIN_PRINCIPAL.split(":")[1]
-        users = f'user_{broker_user}="{_BROKER_SECRET}" user_{admin_user}="{_ADMIN_SECRET}"'
-        jaas = (
-            "org.apache.kafka.common.security.plain.PlainLoginModule required "
-            f'username="{broker_user}" password="{_BROKER_SECRET}" {users};'
-        )
-        return {
-            "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
-            "super.users": ";".join(dict.fromkeys(super_users)),
-            "listeners": f"{listener}://{self.host}:{self._port},"
-            f"CONTROLLER://127.0.0.1:{self._controller_port},KAFKATEST://127.0.0.1:{self._admin_port}",
-            "advertised.listeners": f"{listener}://{self.host}:{self._port},"
-            f"KAFKATEST://127.0.0.1:{self._admin_port}",
-            "inter.broker.listener.name": "KAFKATEST",
-            "listener.security.protocol.map": f"CONTROLLER:SASL_PLAINTEXT,{listener}:{listener},"
-            "KAFKATEST:SASL_PLAINTEXT",
-            "sasl.mechanism.controller.protocol": "PLAIN",
-            "sasl.mechanism.inter.broker.protocol": "PLAIN",
-            "listener.name.controller.sasl.enabled.mechanisms": "PLAIN",
-            "listener.name.controller.plain.sasl.jaas.config": jaas,
-            "listener.name.kafkatest.sasl.enabled.mechanisms": "PLAIN",
-            "listener.name.kafkatest.plain.sasl.jaas.config": jaas,
-        }
-
     def client_config(
         self, user: str | None = None, mechanism: str | None = None
     ) -> dict[str, Any]:
@@ -463,15 +289,8 @@ class KafkaProcessBroker(Broker):
         User:kafkatest on the KAFKATEST listener."""
         config = super().client_config(user, mechanism)
         if user is None and self.acls_enabled and self._admin_port is not None:
-            config = {
-                "bootstrap.servers": f"127.0.0.1:{self._admin_port}",
-                "client.id": config.get("client.id", "kafkatest"),
-                "logger": config["logger"],
-                "security.protocol": "SASL_PLAINTEXT",
-                "sasl.mechanisms": "PLAIN",
-                "sasl.username": ADMIN_PRINCIPAL.split(":")[1],
-                "sasl.password": _ADMIN_SECRET,
-            }
+            client_id = config.get("client.id", "kafkatest")
+            config = admin_listener_config(self._admin_port, client_id, config["logger"])
         return config
 
     def _java_command(self, java: str, main: str, *args: str) -> list[str]:
@@ -500,7 +319,7 @@ class KafkaProcessBroker(Broker):
             f"--cluster-id={cluster_id}",
             "-c",
             str(self._workdir / "server.properties"),
-            *self._scram_format_args(),
+            *scram_format_args(self.security_runtime),
         )
         result = subprocess.run(command, capture_output=True, text=True, timeout=120)
         if result.returncode != 0:
