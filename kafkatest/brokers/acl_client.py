@@ -19,7 +19,8 @@ from confluent_kafka.admin import (
     ResourceType,
 )
 
-from kafkatest.brokers.client import DEFAULT_TIMEOUT_S, ClientOperations, _result, wait_until
+from kafkatest.brokers.client import ClientOperations
+from kafkatest.brokers.client_waits import DEFAULT_TIMEOUT_S, admin_result, wait_until
 from kafkatest.errors import BrokerError
 
 #: The CLUSTER resource's one name.
@@ -127,13 +128,13 @@ class AclClientOperations(ClientOperations):
 
     def acls(self) -> list[Acl]:
         """Every ACL the broker holds."""
-        found = _result(self.admin().describe_acls(ALL_ACLS), "describing ACLs")
+        found = admin_result(self.admin().describe_acls(ALL_ACLS), "describing ACLs")
         return sorted(_acl(binding) for binding in found) if found else []
 
     def remove_acls(self) -> list[Acl]:
         """Delete every ACL; returns what was deleted."""
         futures = self.admin().delete_acls([ALL_ACLS])
-        deleted = _result(futures[ALL_ACLS], "deleting ACLs")
+        deleted = admin_result(futures[ALL_ACLS], "deleting ACLs")
         wait_until(lambda: not self.acls(), DEFAULT_TIMEOUT_S, "the deleted ACLs no longer apply")
         return sorted(_acl(binding) for binding in deleted)
 
@@ -163,7 +164,7 @@ class AclClientOperations(ClientOperations):
         )
         what = f"ACL {permission} {operation} for {principal} on {name}"
         futures = self.admin().create_acls([binding])
-        _result(futures[binding], f"adding {what}")
+        admin_result(futures[binding], f"adding {what}")
         # Kafka's controller commits the ACL before its broker's authorizer applies it;
         # DescribeAcls is answered from that authorizer, so once it lists the ACL,
         # requests are judged by it.

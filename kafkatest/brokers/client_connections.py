@@ -1,0 +1,137 @@
+"""How any client reaches a broker: its settings for each kind of client, and the
+harness's own cached admin client and producer.
+
+A broker may be plain, TLS or SASL; tests, Spark jobs and Java tools each need that
+said in their own dialect. Kept apart from what the clients then do (topics,
+offsets, records) so that every way of connecting is decided in one place.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient
+
+from kafkatest.errors import BrokerError, UnsupportedOperation
+
+if TYPE_CHECKING:
+    from kafkatest.brokers.security import BrokerSecurity
+
+_LIBRDKAFKA_LOG = logging.getLogger("kafkatest.librdkafka")
+
+
+class ClientConnections(ABC):
+    """Client settings and cached clients shared by every backend."""
+
+    _admin_client: AdminClient | None = None
+    _producer: Producer | None = None
+    _client_lock = threading.Lock()
+    #: Set by a backend started with security; None is a PLAINTEXT listener.
+    security_runtime: BrokerSecurity | None = None
+
+    @property
+    @abstractmethod
+    def bootstrap_servers(self) -> str:
+        """``host:port[,host:port]`` for clients, Spark's ``kafka.bootstrap.servers``."""
+
+    def client_config(
+        self, user: str | None = None, mechanism: str | None = None
+    ) -> dict[str, Any]:
+        """confluent-kafka (librdkafka) settings to reach this broker as `user`.
+
+        Without a user: the harness's own settings (its admin user on a secured
+        broker), which the helpers, seeding, sink readers and faults use. On a
+        secured broker the dict carries ``security.protocol``, the SASL login
+        (`mechanism` defaults to the broker's first) and the CA file to trust.
+        """
+        # librdkafka's own log lines go to Python logging, so pytest shows them only
+        # for a failing test instead of spraying stderr during broker restarts.
+        config: dict[str, Any] = {"bootstrap.servers": self.bootstrap_servers}
+        if user is None:
+            config["client.id"] = "kafkatest"
+        config["logger"] = _LIBRDKAFKA_LOG
+        if self.security_runtime is not None:
+            config.update(self.security_runtime.librdkafka(user, mechanism))
+        return config
+
+    def spark_options(
+        self, user: str | None = None, mechanism: str | None = None
+    ) -> dict[str, str]:
+        """The ``kafka.``-prefixed source and sink options that reach this broker as `user`.
+
+        Pass them to ``.options(**...)`` of a Kafka source or sink exactly as a
+        production job carries them (``kafka.security.protocol``,
+        ``kafka.sasl.jaas.config``, ``kafka.ssl.truststore.location``, ...).
+        """
+        options = {"kafka.bootstrap.servers": self.bootstrap_servers}
+        if self.security_runtime is not None:
+            java = self.security_runtime.kafka_clients(user, mechanism)
+            options.update({f"kafka.{key}": value for key, value in java.items()})
+        return options
+
+    def java_client_properties(
+        self, path: Path, user: str | None = None, mechanism: str | None = None
+    ) -> Path:
+        """Write a kafka-clients properties file (a tool's ``--command-config``) for `user`."""
+        text = f"bootstrap.servers={self.bootstrap_servers}\n"
+        if self.security_runtime is not None:
+            from kafkatest.security import properties_text
+
+            text += properties_text(self.security_runtime.kafka_clients(user, mechanism))
+        path.write_text(text)
+        path.chmod(0o600)
+        return path
+
+    def add_user(self, name: str, password: str, mechanism: str | None = None) -> None:
+        """Let `name` log in with `password` (every enabled mechanism unless one is named)."""
+        raise UnsupportedOperation(f"{type(self).__name__} cannot add users")
+
+    def _sasl_runtime(self) -> BrokerSecurity:
+        runtime = self.security_runtime
+        if runtime is None or not runtime.security.sasl:
+            protocol = runtime.security.protocol if runtime is not None else "PLAINTEXT"
+            raise BrokerError(
+                f"users log in over SASL and this broker's listener is {protocol}: start it with "
+                'security_protocol="SASL_PLAINTEXT" or "SASL_SSL"'
+            )
+        return runtime
+
+    def admin(self) -> AdminClient:
+        with self._client_lock:
+            if self._admin_client is None:
+                self._admin_client = AdminClient(self.client_config())
+            return self._admin_client
+
+    def producer(self) -> Producer:
+        """One idempotent producer per broker, partitioning keys like Java does."""
+        with self._client_lock:
+            if self._producer is None:
+                self._producer = Producer(
+                    {
+                        **self.client_config(),
+                        "enable.idempotence": True,
+                        "partitioner": "murmur2_random",
+                        "linger.ms": 5,
+                        "message.timeout.ms": 60000,
+                    }
+                )
+            return self._producer
+
+    def warm_up_producer(self) -> None:
+        """Create the harness's producer now, so that its producer-id handshake
+        (retried by librdkafka on a 500 ms timer when, as at creation, no
+        connection is up yet) is done before the first `produce` needs it."""
+        self.producer().poll(0)
+
+    def close_clients(self) -> None:
+        """Drop cached clients (before a broker goes away for good)."""
+        with self._client_lock:
+            if self._producer is not None:
+                self._producer.flush(5)
+            self._producer = None
+            self._admin_client = None

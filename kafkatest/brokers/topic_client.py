@@ -1,0 +1,137 @@
+"""What any client can do with a broker's topics: create, delete, grow, configure.
+
+Each change waits until metadata agrees before returning (a created topic has its
+leaders, a deleted one is gone), because tests that race the broker here fail
+later somewhere unrelated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from confluent_kafka.admin import (
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+    ConfigSource,
+    NewPartitions,
+    NewTopic,
+)
+
+from kafkatest.brokers.client_connections import ClientConnections
+from kafkatest.brokers.client_waits import DEFAULT_TIMEOUT_S, admin_result, wait_until
+from kafkatest.errors import BrokerError
+
+
+class TopicOperations(ClientConnections):
+    """Topic and topic-config helpers shared by every backend."""
+
+    def list_topics(self, timeout_s: float = 10.0) -> list[str]:
+        metadata = self.admin().list_topics(timeout=timeout_s)
+        return sorted(name for name in metadata.topics if not name.startswith("__"))
+
+    def partition_count(self, topic: str, timeout_s: float = 10.0) -> int:
+        metadata = self.admin().list_topics(topic=topic, timeout=timeout_s)
+        info = metadata.topics.get(topic)
+        if info is None or info.error is not None:
+            raise BrokerError(f"topic {topic!r} does not exist")
+        return len(info.partitions)
+
+    def topic_exists(self, topic: str) -> bool:
+        metadata = self.admin().list_topics(timeout=10)
+        info = metadata.topics.get(topic)
+        return info is not None and info.error is None and len(info.partitions) > 0
+
+    def create_topic(
+        self,
+        topic: str,
+        partitions: int = 1,
+        config: Mapping[str, object] | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        replication_factor: int | None = None,
+    ) -> None:
+        """Create `topic` and wait until every partition has a leader.
+
+        `replication_factor` (default: the broker's ``default.replication.factor``)
+        above 1 needs a cluster (brokers=N); with it,
+        ``config={"min.insync.replicas": 2}`` makes acks=all writes need 2 in sync."""
+        from kafkatest.brokers.base import parse_topic_config
+
+        new = NewTopic(
+            topic,
+            num_partitions=partitions,
+            replication_factor=-1 if replication_factor is None else replication_factor,
+            config=parse_topic_config(config),
+        )
+        futures = self.admin().create_topics([new], operation_timeout=timeout_s)
+        admin_result(futures[topic], f"creating topic {topic!r}", timeout_s)
+        wait_until(
+            lambda: self._leaders_ready(topic, partitions),
+            timeout_s,
+            f"topic {topic!r} has {partitions} partitions with leaders",
+        )
+
+    def _leaders_ready(self, topic: str, partitions: int) -> bool:
+        info = self.admin().list_topics(topic=topic, timeout=5).topics.get(topic)
+        if info is None or info.error is not None or len(info.partitions) != partitions:
+            return False
+        return all(p.leader >= 0 for p in info.partitions.values())
+
+    def delete_topic(self, topic: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+        """Delete `topic` and wait until metadata no longer lists it."""
+        futures = self.admin().delete_topics([topic], operation_timeout=timeout_s)
+        admin_result(futures[topic], f"deleting topic {topic!r}", timeout_s)
+        wait_until(lambda: not self.topic_exists(topic), timeout_s, f"topic {topic!r} is gone")
+
+    def add_partitions(self, topic: str, total: int, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+        """Grow `topic` to `total` partitions (Kafka never shrinks a topic)."""
+        futures = self.admin().create_partitions([NewPartitions(topic, total)])
+        admin_result(futures[topic], f"adding partitions to {topic!r}", timeout_s)
+        wait_until(
+            lambda: self._leaders_ready(topic, total),
+            timeout_s,
+            f"topic {topic!r} has {total} partitions",
+        )
+
+    def alter_topic_config(self, topic: str, config: Mapping[str, object]) -> None:
+        """Set topic configs (retention.ms, ...) incrementally."""
+        from kafkatest.brokers.base import parse_topic_config
+
+        entries = [
+            ConfigEntry(name, value, incremental_operation=AlterConfigOpType.SET)
+            for name, value in parse_topic_config(config).items()
+        ]
+        resource = ConfigResource(ConfigResource.Type.TOPIC, topic, incremental_configs=entries)
+        futures = self.admin().incremental_alter_configs([resource])
+        for future in futures.values():
+            admin_result(future, f"altering config of {topic!r}")
+
+    def topic_config_overrides(self, topic: str) -> dict[str, str]:
+        """Only the configs set on the topic itself (not defaults nor broker settings)."""
+        resource = ConfigResource(ConfigResource.Type.TOPIC, topic)
+        futures = self.admin().describe_configs([resource])
+        entries = admin_result(futures[resource], f"describing config of {topic!r}")
+        dynamic = ConfigSource.DYNAMIC_TOPIC_CONFIG.value
+        return {
+            name: e.value
+            for name, e in entries.items()
+            if getattr(e.source, "value", e.source) == dynamic
+        }
+
+    def reset_topic_config(self, topic: str, names: Iterable[str]) -> None:
+        """Remove configs from the topic, so their defaults apply again."""
+        entries = [
+            ConfigEntry(name, None, incremental_operation=AlterConfigOpType.DELETE)
+            for name in names
+        ]
+        if not entries:
+            return
+        resource = ConfigResource(ConfigResource.Type.TOPIC, topic, incremental_configs=entries)
+        for future in self.admin().incremental_alter_configs([resource]).values():
+            admin_result(future, f"resetting config of {topic!r}")
+
+    def topic_config(self, topic: str) -> dict[str, str]:
+        resource = ConfigResource(ConfigResource.Type.TOPIC, topic)
+        futures = self.admin().describe_configs([resource])
+        entries = admin_result(futures[resource], f"describing config of {topic!r}")
+        return {name: entry.value for name, entry in entries.items()}
