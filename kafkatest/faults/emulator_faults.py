@@ -1,0 +1,111 @@
+"""Faults only the emulator can inject: rules on its requests, and its clock.
+
+Delaying, failing or dropping one API's requests needs a hook inside the broker
+(real Kafka would need a fault-injecting proxy), and so does moving time; on any
+other backend these raise `UnsupportedOperation` saying so, rather than letting a
+test pass without its fault. Each rule is checked against the broker before it
+is installed, so one that could never fire is refused at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kafkatest.brokers.base import Broker
+from kafkatest.errors import UnsupportedOperation
+from kafkatest.faults import validation as check
+from kafkatest.faults.rules import Rule
+
+#: Timestamps are milliseconds in an int64; a century is plenty for any test.
+MAX_CLOCK_STEP_MS = 100 * 365 * 24 * 3600 * 1000
+
+
+class EmulatorFaults:
+    """The emulator-only half of `Faults` (api.py), which sets these attributes."""
+
+    broker: Broker
+    #: The emulator's `EmulatorControl`; None on every other backend.
+    _emulator: Any
+
+    def _require_emulator(self, what: str) -> Any:
+        if self._emulator is None:
+            raise UnsupportedOperation(
+                f"{what} needs the emulator backend: the {self.broker.backend!r} backend is a real "
+                "broker, which would need a fault-injecting proxy in front of it"
+            )
+        return self._emulator
+
+    def _add(
+        self,
+        action: str,
+        kind: str,
+        api: object,
+        times: object,
+        topic: str | None,
+        partition: int | None,
+        **details: Any,
+    ) -> int:
+        """Check that the rule can fire on this broker, then install it; its id."""
+        from kafkatest.emulator.server.handlers import load_handlers
+
+        control = self._require_emulator(action)
+        key = check.api(action, api, served=load_handlers())
+        check.rule_scope(action, key, topic, partition)
+        count = check.times(action, times)
+        check.target(self.broker, action, topic, partition)
+        rule = Rule(kind, key, count, topic, partition, **details)
+        return int(control.hook.add(rule).id)
+
+    def add_latency(
+        self,
+        api: int | str,
+        delay_ms: int,
+        times: int | None = None,
+        topic: str | None = None,
+        partition: int | None = None,
+    ) -> int:
+        """Delay requests of `api` by `delay_ms` (all, or the next `times`); the fault id."""
+        delay = check.latency_ms("add_latency", delay_ms)
+        return self._add("add_latency", "latency", api, times, topic, partition, delay_ms=delay)
+
+    def drop_connections(
+        self, api: int | str, times: int = 1, topic: str | None = None, partition: int | None = None
+    ) -> int:
+        """Close the connection instead of answering the next `times` requests of `api`."""
+        return self._add("drop_connections", "drop_connection", api, times, topic, partition)
+
+    def inject_error(
+        self,
+        api: int | str,
+        error: int | str,
+        times: int = 1,
+        topic: str | None = None,
+        partition: int | None = None,
+    ) -> int:
+        """Answer the next `times` requests of `api` (touching `topic`/`partition`) with `error`.
+
+        Only the targeted topic or partition gets the error (and is not served);
+        the rest of the same request is served normally.
+        """
+        code = check.error("inject_error", error)
+        return self._add("inject_error", "error", api, times, topic, partition, error=code)
+
+    def lose_produce_acks(
+        self, times: int = 1, topic: str | None = None, partition: int | None = None
+    ) -> int:
+        """The next `times` produce requests are written but never answered (connection closed)."""
+        return self._add("lose_produce_acks", "lose_ack", 0, times, topic, partition)
+
+    def advance_clock(self, ms: int) -> None:
+        """Move the emulator's clock forward (retention, LogAppendTime, session expiry)."""
+        control = self._require_emulator("moving the broker clock")
+        step = check.non_negative("advance_clock", "ms", ms)
+        if step > MAX_CLOCK_STEP_MS:
+            raise check.InvalidFault(
+                f"advance_clock: {step} ms is more than {MAX_CLOCK_STEP_MS} ms (100 years)"
+            )
+        control.broker.advance_clock(step)
+
+    def enforce_retention(self) -> None:
+        """Apply every topic's retention now, as the broker's periodic check would."""
+        self._require_emulator("enforcing retention now").broker.enforce_retention()
