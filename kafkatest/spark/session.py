@@ -121,8 +121,7 @@ def release_kafka_clients() -> bool:
     session = SparkSession.getActiveSession()
     if context is None or session is None:
         return False
-    for query in session.streams.active:
-        query.stop()
+    _stop_queries(session)
     jvm: Any = context._jvm
     try:
         pool_class = (
@@ -142,12 +141,38 @@ def stop_spark_session(session: SparkSession | None = None) -> None:
     session = session or SparkSession.getActiveSession()
     if session is not None:
         release_kafka_clients()  # the producer cache outlives session.stop() in this JVM
-        for query in session.streams.active:
-            query.stop()
+        _stop_queries(session)
         session.stop()
     if _scratch is not None:
         remove(_scratch)
         _scratch = None
+
+
+#: How long stopping waits for queries that are already ending (see `_stop_queries`).
+QUERY_END_WAIT_S = 10
+
+
+def _stop_queries(session: SparkSession) -> None:
+    """Stop the active queries, and wait until those already ending have ended.
+
+    A query that fails (Ctrl-C cancels every job) leaves `streams.active` before
+    its stream thread has finished ending: that thread still reports the end to
+    the state-store coordinator. Stopping the context under it made the thread die
+    with "RpcEnv already stopped" and the JVM print its Java stack trace after
+    "kafkatest: interrupted". Bounded, so a stuck thread cannot hang the stop.
+    """
+    for query in session.streams.active:
+        query.stop()
+    jvm: Any = getattr(session, "_jvm", None)
+    if jvm is None:  # Spark Connect: the queries' threads are the server's
+        return
+    with contextlib.suppress(Exception):
+        deadline_ms = int(QUERY_END_WAIT_S * 1000)
+        started = jvm.java.lang.System.currentTimeMillis()
+        for thread in jvm.java.lang.Thread.getAllStackTraces().keySet().toArray():
+            if thread.getName().startswith("stream execution thread"):
+                left = deadline_ms - (jvm.java.lang.System.currentTimeMillis() - started)
+                thread.join(max(left, 1))
 
 
 def _interrupt_without_reentry(session: SparkSession) -> None:
@@ -176,12 +201,44 @@ def _interrupt_without_reentry(session: SparkSession) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGINT, on_interrupt)
+    redeliver_interrupts_lost_in_finalizers()
     # A filter on a logger sees only what is logged on that logger, not what its
     # children propagate: so on each logger py4j writes these records to.
     for name in ("", "py4j", "py4j.java_gateway", "py4j.clientserver"):
         logger = logging.getLogger(name)
         if not any(isinstance(f, _Py4JInterruptNoise) for f in logger.filters):
             logger.addFilter(_Py4JInterruptNoise())
+
+
+def redeliver_interrupts_lost_in_finalizers() -> None:
+    """Make a Ctrl-C that lands inside a finalizer interrupt the run all the same.
+
+    py4j frees each Java object from a weakref callback, which talks to the JVM, so
+    a Spark driver spends much of its time in finalizers. Python drops an exception
+    raised in one ("Exception ignored in: <function JavaObject.__init__...>"): a
+    Ctrl-C landing there was lost and the run went on to its end. This hook sees
+    that dropped KeyboardInterrupt and sends the signal again, to be raised in the
+    code the finalizer interrupted. Installed once; other unraisable exceptions go
+    to the hook that was there before.
+    """
+    import signal
+    import sys
+    import threading
+
+    previous = sys.unraisablehook
+    if getattr(previous, "_kafkatest_redelivers_interrupts", False):
+        return
+
+    def hook(unraisable: Any) -> None:
+        if unraisable.exc_type is not KeyboardInterrupt:
+            previous(unraisable)
+            return
+        # From another thread, a moment later: a signal sent now could be handled
+        # inside the same finalizer, or the next one of this collection.
+        threading.Timer(0.01, os.kill, (os.getpid(), signal.SIGINT)).start()
+
+    hook._kafkatest_redelivers_interrupts = True  # type: ignore[attr-defined]
+    sys.unraisablehook = hook
 
 
 class _Py4JInterruptNoise(logging.Filter):
