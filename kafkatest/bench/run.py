@@ -23,6 +23,7 @@ from confluent_kafka.admin import AdminClient
 
 from kafkatest.bench import spark_workloads, workloads
 from kafkatest.brokers.process import free_port, spawn, terminate
+from kafkatest.spark.session import release_kafka_clients
 
 
 def rss_mb(pid: int) -> float:
@@ -182,6 +183,9 @@ def measure(
         figures["rss_mb"] = rss_mb(pid)
         log(f"  rss: {figures['rss_mb']} MB")
     finally:
+        # The connector's cached producers would otherwise go on reconnecting to the
+        # stopped broker, a warning a second, through the other broker's figures.
+        release_kafka_clients()
         broker.close()
     return figures
 
