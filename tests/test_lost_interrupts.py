@@ -13,9 +13,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: SIGINT arrives while `__del__` sleeps: the KeyboardInterrupt is raised there.
+#: SIGINT is sent from inside `__del__` and handled there (at the sleep, which the
+#: signal interrupts), so the KeyboardInterrupt is raised in the finalizer on any load.
 CTRL_C_IN_A_FINALIZER = """
-import os, signal, sys, threading, time
+import os, signal, sys, time
 from kafkatest.spark.session import redeliver_interrupts_lost_in_finalizers
 
 if sys.argv[1] == "redeliver":
@@ -23,7 +24,7 @@ if sys.argv[1] == "redeliver":
 
 class FreedLikeAJavaObject:
     def __del__(self):
-        threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
+        os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.5)
 
 try:
