@@ -86,7 +86,7 @@ def _static(entry: BrokerConfig, value: str) -> BrokerConfig:
 
 
 #: Settings that behave in the emulator as these do in Kafka, and that kafkatest also
-#: starts its `kafka` backend with (kafka_process.TEST_SETTINGS; a test on both
+#: starts its `kafka` backend with (kafka_properties.TEST_SETTINGS; a test on both
 #: backends holds the two alike). Those the emulator lets a test change come from
 #: BrokerSettings instead.
 QUICK_TEST_SETTINGS: dict[str, str] = {

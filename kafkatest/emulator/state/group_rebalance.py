@@ -101,26 +101,23 @@ class Rebalancer:
 
         def expired() -> None:
             left = remaining_ms - delay_ms
-            if left <= 0:
-                self.complete_join(group)
-            elif self._kafka_delay_ms > 0:
-                # Kafka's InitialDelayedJoin: anyone new during the delay earns
-                # another whole delay.
-                if len(group.members) > members_seen:
-                    next_delay = min(self._kafka_delay_ms, left)
-                    self.schedule_initial_delay(group, next_delay, len(group.members), left)
-                else:
-                    self.complete_join(group)
+            more_ms = self._initial_wait_to_add_ms(group, members_seen)
+            if more_ms > 0 and left > 0:
+                next_delay = min(more_ms, left)
+                self.schedule_initial_delay(group, next_delay, len(group.members), left)
             else:
-                quiet_until = group.last_member_added_ms + self._quiet_ms
-                still_arriving_ms = quiet_until - self._clock.now_ms()
-                if still_arriving_ms > 0:
-                    next_delay = min(still_arriving_ms, left)
-                    self.schedule_initial_delay(group, next_delay, len(group.members), left)
-                else:
-                    self.complete_join(group)
+                self.complete_join(group)
 
         group.join_timer = self._clock.call_at(self._clock.now_ms() + delay_ms, expired)
+
+    def _initial_wait_to_add_ms(self, group: Group, members_seen: int) -> int:
+        """How much longer a new group waits once its window (or delay) has run out."""
+        if self._kafka_delay_ms > 0:
+            # Kafka's InitialDelayedJoin: anyone new during the delay earns another
+            # whole delay.
+            return self._kafka_delay_ms if len(group.members) > members_seen else 0
+        # The emulator's window: open while members are still arriving.
+        return group.last_member_added_ms + self._quiet_ms - self._clock.now_ms()
 
     def record(self, group: Group) -> None:
         """Write the group's metadata record, as Kafka's coordinator does at each
