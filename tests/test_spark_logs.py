@@ -25,6 +25,7 @@ def test_spark_start_up_is_quiet_and_a_failure_names_the_full_log(pytester: pyte
             )
             log.error("Could not tell tracker we are stopping.")
             log.error("a genuine tracker error")
+            log.warn("a tracker warning the console leaves out")
             assert spark.range(3).count() == 4
         """
     )
@@ -34,6 +35,7 @@ def test_spark_start_up_is_quiet_and_a_failure_names_the_full_log(pytester: pyte
     # Errors reach the console, except the stop race a Ctrl-C causes (kept in the file).
     assert "ERROR MapOutputTrackerMaster: a genuine tracker error" in output
     assert "MapOutputTrackerMaster: Could not tell" not in output
+    assert "WARN MapOutputTrackerMaster: a tracker warning" not in output  # below ERROR
     # Spark's start-up warnings stay in the file, not on the console.
     for noise in ("Using Spark's default log4j profile", "WARN NativeCodeLoader", "WARN Utils"):
         assert noise not in output
@@ -42,6 +44,7 @@ def test_spark_start_up_is_quiet_and_a_failure_names_the_full_log(pytester: pyte
     text = Path(named.group(1)).read_text()
     assert " INFO " in text and "SparkContext" in text  # everything the console left out
     assert "MapOutputTrackerMaster: Could not tell tracker we are stopping" in text
+    assert "WARN" in text and "a tracker warning the console leaves out" in text
 
 
 def test_a_bad_log_level_is_a_usage_error(pytester: pytest.Pytester):

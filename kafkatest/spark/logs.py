@@ -55,19 +55,25 @@ def log4j2_options(scratch: Path) -> str:
 _STOP_RACE = r"Could not tell tracker we are stopping\\..*"
 
 
+#: The console appender's name, for `kafkatest.spark.session` to detach it after Ctrl-C.
+CONSOLE_APPENDER = "console"
+
+
 def _configuration(log_file: Path, console: str) -> str:
+    # The console's level is on the root logger's reference to it: a Console appender
+    # takes one filter, and a second (a ThresholdFilter beside the RegexFilter) is
+    # dropped with "Console has no parameter that matches element ThresholdFilter".
     return f"""\
 status = error
 rootLogger.level = info
-rootLogger.appenderRef.console.ref = console
+rootLogger.appenderRef.console.ref = {CONSOLE_APPENDER}
+rootLogger.appenderRef.console.level = {console.lower()}
 rootLogger.appenderRef.file.ref = file
 appender.console.type = Console
-appender.console.name = console
+appender.console.name = {CONSOLE_APPENDER}
 appender.console.target = SYSTEM_ERR
 appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{{HH:mm:ss}} %p %c{{1}}: %m%n%ex
-appender.console.filter.threshold.type = ThresholdFilter
-appender.console.filter.threshold.level = {console.lower()}
 appender.console.filter.stopping.type = RegexFilter
 appender.console.filter.stopping.regex = {_STOP_RACE}
 appender.console.filter.stopping.onMatch = DENY
