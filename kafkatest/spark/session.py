@@ -10,11 +10,13 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kafkatest.spark.logs import log4j2_options
+from kafkatest.spark.logs import CONSOLE_APPENDER, log4j2_options, spark_log_file
 from kafkatest.tempdirs import owned_tempdir, remove
 
 if TYPE_CHECKING:
@@ -37,6 +39,9 @@ TEST_CONF: dict[str, str] = {
 }
 
 _scratch: Path | None = None
+
+#: The thread Ctrl-C started to cancel Spark's jobs (see `_interrupt_without_reentry`).
+_cancelling: threading.Thread | None = None
 
 
 def connector_conf(mode: str | None = None) -> dict[str, str]:
@@ -148,31 +153,76 @@ def stop_spark_session(session: SparkSession | None = None) -> None:
         _scratch = None
 
 
-#: How long stopping waits for queries that are already ending (see `_stop_queries`).
+#: How long stopping waits for queries that are still starting or already ending.
 QUERY_END_WAIT_S = 10
+
+#: py4j serves each Python thread's connection on a JVM thread of its own, whose
+#: stack starts (below Thread.run) in the connection's loop and, while it runs one of
+#: Python's calls, passes through CallCommand.
+_PY4J_CONNECTION = "py4j.ClientServerConnection"
+_PY4J_CALL = "py4j.commands.CallCommand"
 
 
 def _stop_queries(session: SparkSession) -> None:
-    """Stop the active queries, and wait until those already ending have ended.
+    """Stop the active queries, and wait until those starting or ending are done.
 
-    A query that fails (Ctrl-C cancels every job) leaves `streams.active` before
-    its stream thread has finished ending: that thread still reports the end to
-    the state-store coordinator. Stopping the context under it made the thread die
-    with "RpcEnv already stopped" and the JVM print its Java stack trace after
-    "kafkatest: interrupted". Bounded, so a stuck thread cannot hang the stop.
+    Ctrl-C leaves the JVM mid-way: a `start()` it interrupted still runs there and
+    registers its query after Python has looked; a query that failed (Ctrl-C
+    cancels every job) has left `streams.active` while its thread still reports its
+    end to the state-store coordinator. Stopping the context under either made that
+    thread die with "SparkEnv is null" or "RpcEnv already stopped" and the JVM print
+    a stack trace after "kafkatest: interrupted". So this repeats until no query is
+    active, no stream thread is alive, and no other call from Python is still
+    running in the JVM. Bounded, so a stuck thread cannot hang the stop.
     """
-    for query in session.streams.active:
-        query.stop()
+    deadline = time.monotonic() + QUERY_END_WAIT_S
+    if _cancelling is not None:  # after Ctrl-C: the console moved and jobs cancelled first
+        _cancelling.join(QUERY_END_WAIT_S)
     jvm: Any = getattr(session, "_jvm", None)
-    if jvm is None:  # Spark Connect: the queries' threads are the server's
-        return
-    with contextlib.suppress(Exception):
-        deadline_ms = int(QUERY_END_WAIT_S * 1000)
-        started = jvm.java.lang.System.currentTimeMillis()
-        for thread in jvm.java.lang.Thread.getAllStackTraces().keySet().toArray():
-            if thread.getName().startswith("stream execution thread"):
-                left = deadline_ms - (jvm.java.lang.System.currentTimeMillis() - started)
-                thread.join(max(left, 1))
+    while True:
+        active = session.streams.active
+        for query in active:
+            with contextlib.suppress(Exception):  # it may end on its own meanwhile
+                query.stop()
+        if jvm is None:  # Spark Connect: the queries' threads are the server's
+            return
+        try:
+            stream_threads, calls_in_flight = _unfinished_jvm_work(jvm)
+        except Exception:  # the JVM is going away: nothing left to wait for
+            return
+        left_s = deadline - time.monotonic()
+        if (not active and not stream_threads and not calls_in_flight) or left_s <= 0:
+            return
+        for thread in stream_threads:
+            thread.join(max(1, int(left_s * 1000)))
+        if calls_in_flight:
+            time.sleep(0.05)
+
+
+def _unfinished_jvm_work(jvm: Any) -> tuple[list[Any], int]:
+    """The JVM's live stream threads, and how many other calls from Python it still runs.
+
+    A py4j connection's thread idles in a socket read; one running a call has
+    CallCommand a few frames above its bottom. Only those few frames are read: each
+    is a round trip to the JVM.
+    """
+    this_thread = jvm.java.lang.Thread.currentThread()
+    stream_threads = []
+    calls_in_flight = 0
+    traces = jvm.java.lang.Thread.getAllStackTraces()
+    for thread in traces.keySet().toArray():
+        if thread.getName().startswith("stream execution thread"):
+            if thread.isAlive():
+                stream_threads.append(thread)
+            continue
+        frames = traces.get(thread)
+        depth = len(frames)
+        if depth < 2 or not frames[depth - 2].getClassName().startswith(_PY4J_CONNECTION):
+            continue
+        bottom = (frames[i].getClassName() for i in range(max(0, depth - 8), depth - 2))
+        if any(name.startswith(_PY4J_CALL) for name in bottom) and not thread.equals(this_thread):
+            calls_in_flight += 1
+    return stream_threads, calls_in_flight
 
 
 def _interrupt_without_reentry(session: SparkSession) -> None:
@@ -185,7 +235,6 @@ def _interrupt_without_reentry(session: SparkSession) -> None:
     interrupted thread only gets the KeyboardInterrupt.
     """
     import signal
-    import threading
 
     if threading.current_thread() is not threading.main_thread():
         return  # signal handlers can only be set on the main thread
@@ -193,11 +242,15 @@ def _interrupt_without_reentry(session: SparkSession) -> None:
 
     def cancel_quietly() -> None:
         with contextlib.suppress(Exception):
+            _move_jvm_console_to_log_file(context._jvm)
+        with contextlib.suppress(Exception):
             context.cancelAllJobs()
 
     def on_interrupt(signum: int, frame: object) -> None:
+        global _cancelling
         _Py4JInterruptNoise.interrupted = True
-        threading.Thread(target=cancel_quietly, name="kafkatest-cancel", daemon=True).start()
+        _cancelling = threading.Thread(target=cancel_quietly, name="kafkatest-cancel", daemon=True)
+        _cancelling.start()
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGINT, on_interrupt)
@@ -208,6 +261,25 @@ def _interrupt_without_reentry(session: SparkSession) -> None:
         logger = logging.getLogger(name)
         if not any(isinstance(f, _Py4JInterruptNoise) for f in logger.filters):
             logger.addFilter(_Py4JInterruptNoise())
+
+
+def _move_jvm_console_to_log_file(jvm: Any) -> None:
+    """After Ctrl-C, what the JVM prints goes to Spark's log file, not the console.
+
+    Ctrl-C cancels every job and Spark stops under threads that are mid-way:
+    some die with a stack trace (an uncaught exception printed by the JVM, an error
+    logged by a query that fails to end) after "kafkatest: interrupted". Those are
+    the interrupt's own consequences; the console keeps its one line, and the file
+    keeps the traces in case the stop itself went wrong.
+    """
+    log_file = spark_log_file()
+    if log_file is None:  # a session kafkatest did not configure: leave its logging be
+        return
+    log4j = jvm.org.apache.logging.log4j.LogManager.getContext(False)
+    log4j.getConfiguration().getRootLogger().removeAppender(CONSOLE_APPENDER)
+    log4j.updateLoggers()
+    to_file = jvm.java.io.FileOutputStream(str(log_file), True)
+    jvm.java.lang.System.setErr(jvm.java.io.PrintStream(to_file, True))
 
 
 def redeliver_interrupts_lost_in_finalizers() -> None:
@@ -223,7 +295,6 @@ def redeliver_interrupts_lost_in_finalizers() -> None:
     """
     import signal
     import sys
-    import threading
 
     previous = sys.unraisablehook
     if getattr(previous, "_kafkatest_redelivers_interrupts", False):

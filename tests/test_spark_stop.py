@@ -1,0 +1,72 @@
+"""Stopping Spark after Ctrl-C: wait for what the interrupt left running, keep the console quiet."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from kafkatest.spark.session import _stop_queries, _unfinished_jvm_work
+
+pytestmark = pytest.mark.spark
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_stopping_waits_for_a_call_python_left_running_in_the_jvm(spark) -> None:
+    """A `start()` that Ctrl-C interrupted goes on in the JVM: the stop waits for it."""
+    jvm = spark._jvm
+    call = threading.Thread(target=lambda: jvm.java.lang.Thread.sleep(2000))
+    call.start()
+    try:
+        deadline = time.monotonic() + 10
+        while _unfinished_jvm_work(jvm)[1] == 0 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert _unfinished_jvm_work(jvm)[1] == 1  # the other thread's call, not this one's
+        _stop_queries(spark)
+        assert _unfinished_jvm_work(jvm)[1] == 0
+    finally:
+        call.join()
+
+
+def test_after_ctrl_c_the_jvm_prints_to_the_log_file_not_the_console() -> None:
+    script = """
+import os, signal, threading, time
+from kafkatest.spark import kafka_spark_session, stop_spark_session
+from kafkatest.spark.logs import spark_log_file
+
+spark = kafka_spark_session()
+jvm = spark._jvm
+jvm.org.apache.logging.log4j.LogManager.getLogger("x.Before").error("an error before Ctrl-C")
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(5)
+except KeyboardInterrupt:
+    pass
+for thread in threading.enumerate():
+    if thread.name == "kafkatest-cancel":
+        thread.join()
+jvm.org.apache.logging.log4j.LogManager.getLogger("x.After").error("an error after Ctrl-C")
+jvm.java.lang.Thread.dumpStack()  # what the JVM prints of an uncaught exception, to System.err
+print(spark_log_file())
+stop_spark_session(spark)
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "ERROR Before: an error before Ctrl-C" in result.stderr
+    assert "an error after Ctrl-C" not in result.stderr
+    assert "java.lang.Exception: Stack trace" not in result.stderr
+    log_file = Path(result.stdout.strip().splitlines()[-1]).read_text()
+    assert "an error after Ctrl-C" in log_file
+    assert "java.lang.Exception: Stack trace" in log_file
