@@ -8,9 +8,11 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from kafkatest.spark import session as session_module
 from kafkatest.spark.session import _stop_queries, _unfinished_jvm_work
 
 pytestmark = pytest.mark.spark
@@ -18,19 +20,45 @@ pytestmark = pytest.mark.spark
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_stopping_waits_for_a_call_python_left_running_in_the_jvm(spark) -> None:
-    """A `start()` that Ctrl-C interrupted goes on in the JVM: the stop waits for it."""
-    jvm = spark._jvm
-    call = threading.Thread(target=lambda: jvm.java.lang.Thread.sleep(2000))
+def _call_left_running(jvm: Any) -> tuple[threading.Thread, Any]:
+    """Another Python thread's call, still running in the JVM until the latch is released."""
+    latch = jvm.java.util.concurrent.CountDownLatch(1)
+    call = threading.Thread(target=getattr(latch, "await"))  # a Python keyword
     call.start()
+    deadline = time.monotonic() + 10
+    while _unfinished_jvm_work(jvm, True)[1] == 0 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert _unfinished_jvm_work(jvm, True)[1] == 1  # the other thread's call, not this one's
+    return call, latch
+
+
+def test_after_ctrl_c_stopping_waits_for_a_call_left_running_in_the_jvm(
+    spark, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `start()` that Ctrl-C interrupted goes on in the JVM: the stop waits for it."""
+    cancel_thread_done = threading.Thread(target=lambda: None)
+    cancel_thread_done.start()
+    monkeypatch.setattr(session_module, "_cancelling", cancel_thread_done)  # as after Ctrl-C
+    call, latch = _call_left_running(spark._jvm)
+    release = threading.Timer(1.0, latch.countDown)
+    release.start()
     try:
-        deadline = time.monotonic() + 10
-        while _unfinished_jvm_work(jvm)[1] == 0 and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert _unfinished_jvm_work(jvm)[1] == 1  # the other thread's call, not this one's
         _stop_queries(spark)
-        assert _unfinished_jvm_work(jvm)[1] == 0
+        assert _unfinished_jvm_work(spark._jvm, True)[1] == 0  # it waited for the release
     finally:
+        release.join()
+        call.join()
+
+
+def test_without_ctrl_c_stopping_leaves_other_threads_calls_alone(spark) -> None:
+    """A thread's own long call (a batch job) is not the stop's to wait for."""
+    assert session_module._cancelling is None
+    call, latch = _call_left_running(spark._jvm)
+    try:
+        _stop_queries(spark)
+        assert _unfinished_jvm_work(spark._jvm, True)[1] == 1  # returned with it still running
+    finally:
+        latch.countDown()
         call.join()
 
 

@@ -157,8 +157,8 @@ def stop_spark_session(session: SparkSession | None = None) -> None:
 QUERY_END_WAIT_S = 10
 
 #: py4j serves each Python thread's connection on a JVM thread of its own, whose
-#: stack starts (below Thread.run) in the connection's loop and, while it runs one of
-#: Python's calls, passes through CallCommand.
+#: stack starts (just above Thread.run) in the connection's loop and, while it runs
+#: one of Python's calls, passes through CallCommand.
 _PY4J_CONNECTION = "py4j.ClientServerConnection"
 _PY4J_CALL = "py4j.commands.CallCommand"
 
@@ -172,11 +172,13 @@ def _stop_queries(session: SparkSession) -> None:
     end to the state-store coordinator. Stopping the context under either made that
     thread die with "SparkEnv is null" or "RpcEnv already stopped" and the JVM print
     a stack trace after "kafkatest: interrupted". So this repeats until no query is
-    active, no stream thread is alive, and no other call from Python is still
-    running in the JVM. Bounded, so a stuck thread cannot hang the stop.
+    active and no stream thread is alive, and, after a Ctrl-C, until no other call
+    from Python is still running in the JVM (without one, a call another thread
+    makes is that thread's business). Bounded, so a stuck thread cannot hang the stop.
     """
     deadline = time.monotonic() + QUERY_END_WAIT_S
-    if _cancelling is not None:  # after Ctrl-C: the console moved and jobs cancelled first
+    interrupted = _cancelling is not None
+    if _cancelling is not None:  # the console moved and jobs cancelled first
         _cancelling.join(QUERY_END_WAIT_S)
     jvm: Any = getattr(session, "_jvm", None)
     while True:
@@ -187,7 +189,7 @@ def _stop_queries(session: SparkSession) -> None:
         if jvm is None:  # Spark Connect: the queries' threads are the server's
             return
         try:
-            stream_threads, calls_in_flight = _unfinished_jvm_work(jvm)
+            stream_threads, calls_in_flight = _unfinished_jvm_work(jvm, interrupted)
         except Exception:  # the JVM is going away: nothing left to wait for
             return
         left_s = deadline - time.monotonic()
@@ -199,30 +201,38 @@ def _stop_queries(session: SparkSession) -> None:
             time.sleep(0.05)
 
 
-def _unfinished_jvm_work(jvm: Any) -> tuple[list[Any], int]:
-    """The JVM's live stream threads, and how many other calls from Python it still runs.
+def _unfinished_jvm_work(jvm: Any, count_calls: bool) -> tuple[list[Any], int]:
+    """The JVM's live stream threads, and (if asked) how many other calls from Python it runs.
 
-    A py4j connection's thread idles in a socket read; one running a call has
-    CallCommand a few frames above its bottom. Only those few frames are read: each
-    is a round trip to the JVM.
+    py4j serves each connection on an unnamed thread ("Thread-N") that idles in a
+    socket read; one running a call has CallCommand a few frames above its bottom.
+    Only those threads, and only those few frames, are read: each is a round trip.
     """
     this_thread = jvm.java.lang.Thread.currentThread()
     stream_threads = []
     calls_in_flight = 0
     traces = jvm.java.lang.Thread.getAllStackTraces()
     for thread in traces.keySet().toArray():
-        if thread.getName().startswith("stream execution thread"):
+        name = thread.getName()
+        if name.startswith("stream execution thread"):
             if thread.isAlive():
                 stream_threads.append(thread)
-            continue
-        frames = traces.get(thread)
-        depth = len(frames)
-        if depth < 2 or not frames[depth - 2].getClassName().startswith(_PY4J_CONNECTION):
-            continue
-        bottom = (frames[i].getClassName() for i in range(max(0, depth - 8), depth - 2))
-        if any(name.startswith(_PY4J_CALL) for name in bottom) and not thread.equals(this_thread):
+        elif (
+            count_calls
+            and name.startswith("Thread-")
+            and _runs_a_python_call(traces.get(thread))
+            and not thread.equals(this_thread)
+        ):
             calls_in_flight += 1
     return stream_threads, calls_in_flight
+
+
+def _runs_a_python_call(frames: Any) -> bool:
+    depth = len(frames)
+    if depth < 2 or not frames[depth - 2].getClassName().startswith(_PY4J_CONNECTION):
+        return False
+    bottom = (frames[i].getClassName() for i in range(max(0, depth - 8), depth - 2))
+    return any(name.startswith(_PY4J_CALL) for name in bottom)
 
 
 def _interrupt_without_reentry(session: SparkSession) -> None:
