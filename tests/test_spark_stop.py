@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,16 +22,21 @@ pytestmark = pytest.mark.spark
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _call_left_running(jvm: Any) -> tuple[threading.Thread, Any]:
-    """Another Python thread's call, still running in the JVM until the latch is released."""
+@contextlib.contextmanager
+def _call_left_running(jvm: Any) -> Iterator[Any]:
+    """Another Python thread's call, running in the JVM until the latch it yields is released."""
     latch = jvm.java.util.concurrent.CountDownLatch(1)
     call = threading.Thread(target=getattr(latch, "await"))  # a Python keyword
     call.start()
-    deadline = time.monotonic() + 10
-    while _unfinished_jvm_work(jvm, True)[1] == 0 and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert _unfinished_jvm_work(jvm, True)[1] == 1  # the other thread's call, not this one's
-    return call, latch
+    try:
+        deadline = time.monotonic() + 10
+        while _unfinished_jvm_work(jvm, True)[1] == 0 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert _unfinished_jvm_work(jvm, True)[1] == 1  # the other thread's, not this one's
+        yield latch
+    finally:
+        latch.countDown()
+        call.join()
 
 
 def test_after_ctrl_c_stopping_waits_for_a_call_left_running_in_the_jvm(
@@ -39,27 +46,18 @@ def test_after_ctrl_c_stopping_waits_for_a_call_left_running_in_the_jvm(
     cancel_thread_done = threading.Thread(target=lambda: None)
     cancel_thread_done.start()
     monkeypatch.setattr(session_module, "_cancelling", cancel_thread_done)  # as after Ctrl-C
-    call, latch = _call_left_running(spark._jvm)
-    release = threading.Timer(1.0, latch.countDown)
-    release.start()
-    try:
+    with _call_left_running(spark._jvm) as latch:
+        threading.Timer(1.0, latch.countDown).start()
         _stop_queries(spark)
         assert _unfinished_jvm_work(spark._jvm, True)[1] == 0  # it waited for the release
-    finally:
-        release.join()
-        call.join()
 
 
 def test_without_ctrl_c_stopping_leaves_other_threads_calls_alone(spark) -> None:
     """A thread's own long call (a batch job) is not the stop's to wait for."""
     assert session_module._cancelling is None
-    call, latch = _call_left_running(spark._jvm)
-    try:
+    with _call_left_running(spark._jvm):
         _stop_queries(spark)
         assert _unfinished_jvm_work(spark._jvm, True)[1] == 1  # returned with it still running
-    finally:
-        latch.countDown()
-        call.join()
 
 
 def test_after_ctrl_c_the_jvm_prints_to_the_log_file_not_the_console() -> None:
