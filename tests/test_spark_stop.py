@@ -60,7 +60,7 @@ def test_without_ctrl_c_stopping_leaves_other_threads_calls_alone(spark) -> None
         assert _unfinished_jvm_work(spark._jvm, True)[1] == 1  # returned with it still running
 
 
-def test_after_ctrl_c_the_jvm_prints_to_the_log_file_not_the_console() -> None:
+def test_after_ctrl_c_the_jvm_prints_to_the_log_file_until_spark_is_stopped() -> None:
     script = """
 import os, signal, threading, time
 from kafkatest.spark import kafka_spark_session, stop_spark_session
@@ -81,6 +81,11 @@ jvm.org.apache.logging.log4j.LogManager.getLogger("x.After").error("an error aft
 jvm.java.lang.Thread.dumpStack()  # what the JVM prints of an uncaught exception, to System.err
 print(spark_log_file())
 stop_spark_session(spark)
+# Going on after the interrupt: a new session's console is the console again.
+spark = kafka_spark_session()
+spark._jvm.org.apache.logging.log4j.LogManager.getLogger("x.Again").error("an error afterwards")
+spark._jvm.java.lang.Thread.dumpStack()
+stop_spark_session(spark)
 """
     result = subprocess.run(
         [sys.executable, "-c", script],
@@ -92,7 +97,8 @@ stop_spark_session(spark)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "ERROR Before: an error before Ctrl-C" in result.stderr
     assert "an error after Ctrl-C" not in result.stderr
-    assert "java.lang.Exception: Stack trace" not in result.stderr
+    assert result.stderr.count("java.lang.Exception: Stack trace") == 1  # the one afterwards
+    assert "ERROR Again: an error afterwards" in result.stderr
     log_file = Path(result.stdout.strip().splitlines()[-1]).read_text()
     assert "an error after Ctrl-C" in log_file
     assert "java.lang.Exception: Stack trace" in log_file

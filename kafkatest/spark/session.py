@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kafkatest.spark.logs import CONSOLE_APPENDER, log4j2_options, spark_log_file
+from kafkatest.spark.logs import CONSOLE_APPENDER, console_level, log4j2_options, spark_log_file
 from kafkatest.tempdirs import owned_tempdir, remove
 
 if TYPE_CHECKING:
@@ -98,6 +98,7 @@ def kafka_spark_session(
         builder = builder.config(key, value)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # no "resolves to loopback" warning
     session = builder.getOrCreate()
+    _after_interrupt_settled(getattr(session, "_jvm", None))  # going on after a Ctrl-C
     _interrupt_without_reentry(session)
     explicit = os.environ.get("KAFKATEST_SPARK_LOG_LEVEL")
     if explicit:  # the old knob: sets the root level, the file's included
@@ -147,7 +148,9 @@ def stop_spark_session(session: SparkSession | None = None) -> None:
     if session is not None:
         release_kafka_clients()  # the producer cache outlives session.stop() in this JVM
         _stop_queries(session)
+        jvm = getattr(session, "_jvm", None)
         session.stop()
+        _after_interrupt_settled(jvm)
     if _scratch is not None:
         remove(_scratch)
         _scratch = None
@@ -273,6 +276,10 @@ def _interrupt_without_reentry(session: SparkSession) -> None:
             logger.addFilter(_Py4JInterruptNoise())
 
 
+#: The JVM's System.err while `_move_jvm_console_to_log_file` has replaced it.
+_console_err: Any = None
+
+
 def _move_jvm_console_to_log_file(jvm: Any) -> None:
     """After Ctrl-C, what the JVM prints goes to Spark's log file, not the console.
 
@@ -280,16 +287,42 @@ def _move_jvm_console_to_log_file(jvm: Any) -> None:
     some die with a stack trace (an uncaught exception printed by the JVM, an error
     logged by a query that fails to end) after "kafkatest: interrupted". Those are
     the interrupt's own consequences; the console keeps its one line, and the file
-    keeps the traces in case the stop itself went wrong.
+    keeps the traces in case the stop itself went wrong. `_after_interrupt_settled`
+    gives the console back.
     """
+    global _console_err
     log_file = spark_log_file()
-    if log_file is None:  # a session kafkatest did not configure: leave its logging be
+    if log_file is None or _console_err is not None:  # not kafkatest's logging, or done
         return
     log4j = jvm.org.apache.logging.log4j.LogManager.getContext(False)
     log4j.getConfiguration().getRootLogger().removeAppender(CONSOLE_APPENDER)
     log4j.updateLoggers()
+    _console_err = jvm.java.lang.System.err
     to_file = jvm.java.io.FileOutputStream(str(log_file), True)
     jvm.java.lang.System.setErr(jvm.java.io.PrintStream(to_file, True))
+
+
+def _after_interrupt_settled(jvm: Any) -> None:
+    """The interrupt's consequences are over (Spark stopped, or asked for again): undo it.
+
+    The JVM outlives a stopped session, and a REPL or a script may go on after
+    Ctrl-C: they get the console back, and stops no longer wait for other threads'
+    calls.
+    """
+    global _cancelling, _console_err
+    _cancelling = None
+    if _console_err is None or jvm is None:
+        return
+    with contextlib.suppress(Exception):  # the JVM is gone: nothing to give back
+        jvm.java.lang.System.setErr(_console_err)
+        log4j = jvm.org.apache.logging.log4j.LogManager.getContext(False)
+        configuration = log4j.getConfiguration()
+        level = jvm.org.apache.logging.log4j.Level.toLevel(console_level())
+        configuration.getRootLogger().addAppender(
+            configuration.getAppender(CONSOLE_APPENDER), level, None
+        )
+        log4j.updateLoggers()
+    _console_err = None
 
 
 def redeliver_interrupts_lost_in_finalizers() -> None:
