@@ -128,15 +128,16 @@ def release_kafka_clients() -> bool:
     if context is None or session is None:
         return False
     _stop_queries(session)
-    jvm: Any = context._jvm
-    try:
+    _close_cached_producers(context._jvm)
+    return True
+
+
+def _close_cached_producers(jvm: Any) -> None:
+    with contextlib.suppress(Exception):  # another connector build: its cache times out
         pool_class = (
             jvm.java.lang.Thread.currentThread().getContextClassLoader().loadClass(_PRODUCER_POOL)
         )
         pool_class.getField("MODULE$").get(None).reset()
-    except Exception:  # another connector build: leave its cache to its own timeout
-        return True
-    return True
 
 
 def stop_spark_session(session: SparkSession | None = None) -> None:
@@ -146,9 +147,10 @@ def stop_spark_session(session: SparkSession | None = None) -> None:
 
     session = session or SparkSession.getActiveSession()
     if session is not None:
-        release_kafka_clients()  # the producer cache outlives session.stop() in this JVM
         _stop_queries(session)
         jvm = getattr(session, "_jvm", None)
+        if jvm is not None:  # the producer cache outlives session.stop() in this JVM
+            _close_cached_producers(jvm)
         session.stop()
         _after_interrupt_settled(jvm)
     if _scratch is not None:
