@@ -6,6 +6,7 @@ Time is a ManualClock so session and rebalance timeouts are crossed instantly.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -13,6 +14,7 @@ import pytest
 from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.state.group_clock import ManualClock, PolledClock
+from kafkatest.emulator.state.group_lookups import BURST_GAP_MS, RecentLookups
 from kafkatest.emulator.state.group_model import (
     GroupState,
     JoinRequest,
@@ -345,6 +347,26 @@ async def test_members_that_never_sync_are_removed() -> None:
     assert coordinator.describe_group("g").state == GroupState.EMPTY
 
 
+def windowed_coordinator() -> tuple[ManualClock, GroupCoordinator]:
+    """A coordinator with the broker's new-group window, on a clock the test moves."""
+    clock = ManualClock()
+    config = GroupCoordinatorConfig(new_group_join_window_ms=NEW_GROUP_JOIN_WINDOW_MS)
+    return clock, GroupCoordinator(clock, config)
+
+
+async def forms_after(
+    clock: ManualClock, ms: int, joins: list[asyncio.Task[JoinResult]], why: str = ""
+) -> None:
+    """The waiting joins are answered exactly `ms` from now, all in generation 1."""
+    clock.advance(ms - 1)
+    await settle()
+    assert not any(join.done() for join in joins), why or f"answered before {ms} ms"
+    clock.advance(1)
+    await settle()
+    assert {join.result().generation_id for join in joins} == {1}
+    assert sum(len(join.result().members) for join in joins) == len(joins)
+
+
 @run
 async def test_initial_delay_gathers_members_into_one_generation() -> None:
     clock = ManualClock()
@@ -368,9 +390,7 @@ async def test_initial_delay_gathers_members_into_one_generation() -> None:
 async def test_new_group_window_stays_open_while_members_keep_arriving() -> None:
     """With Kafka's delay at 0 a new group still waits its short window; a member who
     arrives near its end keeps it open until no one new has come for the settle time."""
-    clock = ManualClock()
-    config = GroupCoordinatorConfig(new_group_join_window_ms=NEW_GROUP_JOIN_WINDOW_MS)
-    coordinator = GroupCoordinator(clock, config)
+    clock, coordinator = windowed_coordinator()
     assert NEW_GROUP_SETTLE_MS < NEW_GROUP_JOIN_WINDOW_MS
     a = start(coordinator.join_group(request(client="a")))
     await settle()
@@ -380,32 +400,85 @@ async def test_new_group_window_stays_open_while_members_keep_arriving() -> None
     clock.advance(5)  # the window ends 5 ms after b came
     await settle()
     assert not a.done(), "a member was still arriving, so the window stays open"
-    clock.advance(NEW_GROUP_SETTLE_MS - 5 - 1)
-    await settle()
-    assert not a.done()
-    clock.advance(1)
-    await settle()
-    assert a.result().generation_id == b.result().generation_id == 1
+    await forms_after(clock, NEW_GROUP_SETTLE_MS - 5, [a, b])
 
 
 @run
 async def test_new_group_window_closes_on_time_when_members_came_early() -> None:
     """Members who all came early in the window do not extend it: four consumers
     started together arrive within a few milliseconds of each other."""
-    clock = ManualClock()
-    config = GroupCoordinatorConfig(new_group_join_window_ms=NEW_GROUP_JOIN_WINDOW_MS)
-    coordinator = GroupCoordinator(clock, config)
+    clock, coordinator = windowed_coordinator()
     a = start(coordinator.join_group(request(client="a")))
     await settle()
     clock.advance(3)
     b = start(coordinator.join_group(request(client="b")))
     await settle()
-    clock.advance(NEW_GROUP_JOIN_WINDOW_MS - 3 - 1)
+    await forms_after(clock, NEW_GROUP_JOIN_WINDOW_MS - 3, [a, b], "the window's minimum")
+
+
+@run
+async def test_an_early_member_waits_for_those_who_looked_the_coordinator_up_with_it() -> None:
+    """librdkafka loses its first lookup with its bootstrap connection and asks again
+    50 ms later; a member whose first answer came back in time joins at once. A lookup
+    counts as an arrival, so the window holds that member for the others, whose joins
+    follow their second lookups a few milliseconds later (more on a loaded machine)."""
+    clock, coordinator = windowed_coordinator()
+    for _ in range(4):
+        coordinator.coordinator_looked_up("g")
+    clock.advance(3)
+    early = start(coordinator.join_group(request(client="early")))
     await settle()
-    assert not a.done(), "the window has its minimum length"
-    clock.advance(1)
+    clock.advance(NEW_GROUP_JOIN_WINDOW_MS - 5)  # a second lookup, near the window's end
+    coordinator.coordinator_looked_up("g")
+    clock.advance(8)  # past the window's minimum: only the lookup keeps it open
     await settle()
-    assert a.result().generation_id == b.result().generation_id == 1
+    assert not early.done(), "a lookup within the settle time keeps the window open"
+    late = start(coordinator.join_group(request(client="late")))
+    await settle()
+    await forms_after(clock, NEW_GROUP_SETTLE_MS, [early, late], "someone arrived just now")
+
+
+@run
+async def test_the_window_closes_a_settle_time_after_the_last_arrival_when_lookups_were_early() -> (
+    None
+):
+    """Consumers that looked the coordinator up, then all joined once the window's
+    minimum had passed: the group forms a settle time after the last of them, not a
+    whole window after the first join."""
+    clock, coordinator = windowed_coordinator()
+    coordinator.coordinator_looked_up("g")
+    clock.advance(NEW_GROUP_JOIN_WINDOW_MS)
+    a = start(coordinator.join_group(request(client="a")))
+    await settle()
+    clock.advance(2)
+    b = start(coordinator.join_group(request(client="b")))
+    await settle()
+    await forms_after(clock, NEW_GROUP_SETTLE_MS, [a, b])
+
+
+@run
+async def test_a_lookup_long_before_the_join_does_not_open_the_window() -> None:
+    """A lookup more than BURST_GAP_MS old (an admin describing the group, say) says
+    nothing about who is coming: the window then counts from the first join."""
+    clock, coordinator = windowed_coordinator()
+    coordinator.coordinator_looked_up("g")
+    clock.advance(BURST_GAP_MS + 1)
+    a = start(coordinator.join_group(request(client="a")))
+    await settle()
+    await forms_after(clock, NEW_GROUP_JOIN_WINDOW_MS, [a], "the minimum, from the join")
+
+
+def test_recent_lookups_forget_ids_once_their_burst_is_over() -> None:
+    """Group ids are the client's choice: a flood of distinct ids is not kept."""
+    lookups = RecentLookups()
+    for index in range(1000):
+        lookups.note(f"g{index}", now_ms=index // 100)
+    assert len(lookups) == 1000
+    lookups.note("g0", now_ms=BURST_GAP_MS + 10)  # every other id is older than a burst gap
+    assert len(lookups) == 1
+    burst = lookups.burst("g0", now_ms=BURST_GAP_MS + 10)
+    assert burst is not None and burst.first_ms == burst.last_ms == BURST_GAP_MS + 10
+    assert lookups.burst("g1", now_ms=BURST_GAP_MS + 10) is None
 
 
 @run
@@ -549,6 +622,24 @@ def test_polled_clock_fires_when_its_source_jumps() -> None:
 
     asyncio.run(body())
     assert fired == [5_000]
+
+
+def test_polled_clock_fires_a_short_timer_on_time_while_long_ones_are_pending() -> None:
+    """Members' session timers keep the clock ticking every `poll_ms`; a timer due
+    sooner than the next tick (a new group's join window) must not wait for it."""
+    fired_after_s: list[float] = []
+
+    async def body() -> None:
+        clock = PolledClock(lambda: int(time.monotonic() * 1000), poll_ms=2_000)
+        clock.call_at(clock.now_ms() + 60_000, lambda: None)  # a session timeout
+        await asyncio.sleep(0.01)  # the first tick ran; the next is 2 s away
+        started = time.monotonic()
+        clock.call_at(clock.now_ms() + 20, lambda: fired_after_s.append(time.monotonic() - started))
+        await asyncio.sleep(0.3)
+        clock.close()
+
+    asyncio.run(body())
+    assert len(fired_after_s) == 1 and fired_after_s[0] < 0.25, fired_after_s
 
 
 def test_polled_clock_keeps_firing_after_a_timer_raises(caplog: pytest.LogCaptureFixture) -> None:

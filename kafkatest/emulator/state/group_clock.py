@@ -54,6 +54,8 @@ class PolledClock:
         self._sequence = itertools.count()
         self._tick_handle: asyncio.Handle | None = None
         self._tick_loop: asyncio.AbstractEventLoop | None = None
+        #: When the scheduled tick runs (loop time): a new timer due sooner moves it.
+        self._tick_at = 0.0
 
     def now_ms(self) -> int:
         return self._now_ms()
@@ -65,8 +67,20 @@ class PolledClock:
         # A broker restarted on a new loop must not wait for a tick of the old one.
         if self._tick_handle is None or self._tick_loop is not loop:
             self._tick_loop = loop
-            self._tick_handle = loop.call_soon(self._tick)
+            self._schedule_tick(loop, 0.0)
+        else:
+            # The tick already scheduled may be up to `poll_ms` away (sessions keep
+            # timers pending): a short timer, such as a new group's join window,
+            # would fire that much late.
+            due_s = max(0.0, (deadline_ms - self._now_ms()) / 1000)
+            if loop.time() + due_s < self._tick_at:
+                self._tick_handle.cancel()
+                self._schedule_tick(loop, due_s)
         return timer
+
+    def _schedule_tick(self, loop: asyncio.AbstractEventLoop, wait_s: float) -> None:
+        self._tick_at = loop.time() + wait_s
+        self._tick_handle = loop.call_later(wait_s, self._tick)
 
     def _tick(self) -> None:
         self._tick_handle = None
@@ -76,7 +90,7 @@ class PolledClock:
             wait_s = min(
                 self._poll_s, max(0.0, (self._timers[0].deadline_ms - self._now_ms()) / 1000)
             )
-            self._tick_handle = loop.call_later(wait_s, self._tick)
+            self._schedule_tick(loop, wait_s)
 
     def close(self) -> None:
         if self._tick_handle is not None:

@@ -48,6 +48,8 @@ class Group:
     #: When the latest new member was added (clock ms): a new group's short window
     #: stays open only while members are still arriving.
     last_member_added_ms: int = 0
+    #: When the first rebalance of an empty group began (clock ms).
+    window_opened_ms: int = 0
 
     def is_(self, *states: GroupState) -> bool:
         return self.state in states

@@ -10,6 +10,7 @@ from __future__ import annotations
 from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.state.group_clock import Clock
+from kafkatest.emulator.state.group_lookups import RecentLookups
 from kafkatest.emulator.state.group_membership import Group
 from kafkatest.emulator.state.group_model import (
     UNKNOWN_MEMBER_ID,
@@ -20,19 +21,21 @@ from kafkatest.emulator.state.group_model import (
 )
 from kafkatest.emulator.state.offsets import OffsetStore
 
-#: A new group's first join waits at least this long, even with
-#: `group.initial.rebalance.delay.ms=0`. Kafka never completes an initial rebalance
-#: inside the join that starts it (its timer fires after the requests already in
-#: flight), so consumers started together share the first generation there
-#: (measured: four librdkafka consumers in one generation within 0.13 s on Kafka 4.1
-#: with the delay at 0); completing at once split them and made three wait for the
-#: next heartbeat (3 s).
-NEW_GROUP_JOIN_WINDOW_MS = 50
-#: The window stays open until no new member has arrived for this long. Extending
-#: it whenever anyone had arrived during it (as Kafka does with its delay set) cost
-#: four consumers started together 20 ms more although they all arrive within 5 ms
-#: (0.13 s against 0.11 s to each hold a partition); extending it by a whole window
-#: cost 40 ms more. With Kafka's delay set the emulator follows Kafka exactly.
+#: A new group's first join stays open at least this long from the first sign of
+#: its members (the first coordinator lookup of the group, see group_lookups, or else
+#: the first join), even with `group.initial.rebalance.delay.ms=0`. Kafka never
+#: completes an initial rebalance inside the join that starts it (its timer fires
+#: after the requests already in flight), so consumers started together share the
+#: first generation there (measured: four librdkafka consumers in one generation
+#: within 0.13 s on Kafka 4.1 with the delay at 0); completing at once split them and
+#: made three wait for the next heartbeat (3 s). 60 ms covers librdkafka's 50 ms
+#: between a lost first lookup and the next one.
+NEW_GROUP_JOIN_WINDOW_MS = 60
+#: The window stays open until no member has arrived, or looked the coordinator up,
+#: for this long. Extending it whenever anyone had arrived during it (as Kafka does
+#: with its delay set) cost four consumers started together 20 ms more although they
+#: all arrive within 5 ms; extending it by a whole window cost 40 ms more. With
+#: Kafka's delay set the emulator follows Kafka exactly.
 NEW_GROUP_SETTLE_MS = 20
 
 PREPARING = GroupState.PREPARING_REBALANCE
@@ -51,8 +54,11 @@ class Rebalancer:
         groups: dict[str, Group],
         offsets: OffsetStore,
         new_group_join_window_ms: int = 0,
+        lookups: RecentLookups | None = None,
     ):
         self._clock = clock
+        self._lookups = lookups if lookups is not None else RecentLookups()
+        self._min_window_ms = new_group_join_window_ms
         self._offsets = offsets
         #: Kafka's initial delay, and never less than the new-group window.
         self._initial_window_ms = max(initial_rebalance_delay_ms, new_group_join_window_ms)
@@ -83,9 +89,13 @@ class Rebalancer:
         rebalance_timeout = group.rebalance_timeout_ms()
         if was_empty and self._initial_window_ms > 0:
             group.initial_delay_active = True
+            group.window_opened_ms = self._clock.now_ms()
+            first_delay_ms = self._initial_window_ms
+            if self._kafka_delay_ms == 0:
+                first_delay_ms = max(1, self._window_end_ms(group) - self._clock.now_ms())
             self.schedule_initial_delay(
                 group,
-                min(self._initial_window_ms, rebalance_timeout),
+                min(first_delay_ms, rebalance_timeout),
                 len(group.members),
                 rebalance_timeout,
             )
@@ -117,7 +127,18 @@ class Rebalancer:
             # whole delay.
             return self._kafka_delay_ms if len(group.members) > members_seen else 0
         # The emulator's window: open while members are still arriving.
-        return group.last_member_added_ms + self._quiet_ms - self._clock.now_ms()
+        return self._window_end_ms(group) - self._clock.now_ms()
+
+    def _window_end_ms(self, group: Group) -> int:
+        """When the emulator's window for a new group closes: its minimum length from
+        the first sign of a member, and a quiet time after the latest one."""
+        opened_ms = group.window_opened_ms
+        last_seen_ms = group.last_member_added_ms
+        burst = self._lookups.burst(group.group_id, self._clock.now_ms())
+        if burst is not None:
+            opened_ms = min(opened_ms, burst.first_ms)
+            last_seen_ms = max(last_seen_ms, burst.last_ms)
+        return max(opened_ms + self._min_window_ms, last_seen_ms + self._quiet_ms)
 
     def record(self, group: Group) -> None:
         """Write the group's metadata record, as Kafka's coordinator does at each

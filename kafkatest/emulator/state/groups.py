@@ -21,6 +21,7 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.state.group_clock import Clock, LoopClock
 from kafkatest.emulator.state.group_join import GroupJoiner
+from kafkatest.emulator.state.group_lookups import RecentLookups
 from kafkatest.emulator.state.group_membership import Group
 from kafkatest.emulator.state.group_model import (
     UNKNOWN_MEMBER_ID,
@@ -78,12 +79,14 @@ class GroupCoordinator:
         self._config = config or GroupCoordinatorConfig()
         self._offsets = offsets if offsets is not None else OffsetStore()
         self._registry = GroupRegistry(self._offsets)
+        self._lookups = RecentLookups()
         self._rebalancer = Rebalancer(
             self._clock,
             self._config.initial_rebalance_delay_ms,
             self._registry.groups,
             self._offsets,
             self._config.new_group_join_window_ms,
+            self._lookups,
         )
         self._joiner = GroupJoiner(
             self._clock,
@@ -103,6 +106,11 @@ class GroupCoordinator:
 
     def group_ids(self) -> list[str]:
         return self._registry.group_ids()
+
+    def coordinator_looked_up(self, group_id: str) -> None:
+        """A client asked which broker coordinates `group_id`: a member may be coming
+        (a new group's join window waits for it, see group_lookups)."""
+        self._lookups.note(group_id, self._clock.now_ms())
 
     # -- JoinGroup (state.group_join) ---------------------------------------------
 

@@ -15,6 +15,7 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.handlers.groups import coordinator_of
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state.internal_topics import ensure_offsets_topic, group_coordinator
 
@@ -52,6 +53,7 @@ def _coordinator(ctx: RequestContext, key_type: int, key: str) -> dict[str, Any]
         "port": -1,
     }
     if key_type == _GROUP_KEY:
+        coordinator_of(state).coordinator_looked_up(key)
         if not ensure_offsets_topic(state):
             return unavailable
         node_id = group_coordinator(state, key)
