@@ -24,11 +24,12 @@ def test_four_consumers_starting_together_share_the_first_generation(kafka_broke
 
 def test_with_the_default_delay_of_0_too(kafka_broker, kafka_topic):
     """kafkatest's default (0): Kafka completes a new group's first join on its timer,
-    after the joins already in flight, and the emulator waits a short window likewise,
-    so consumers started together mostly share the first generation (0.13-0.21 s for
-    four, BENCHMARKS.md). That depends on how fast the four start, so on a loaded
-    machine either broker may need another rebalance: what holds on both is that the
-    group settles with one partition each."""
+    after the joins already in flight, and the emulator holds it for a short window
+    counted from the group's first coordinator lookup, so consumers started together
+    mostly share the first generation (about 0.08-0.1 s for four, BENCHMARKS.md). That
+    depends on how fast the four start (Kafka splits a third of such joins), so either
+    broker may need another rebalance: what holds on both is that the group settles
+    with one partition each."""
     warm_up = f"warm-{time.monotonic_ns()}"  # Kafka's first group creates __consumer_offsets
     first = Consumer({"bootstrap.servers": kafka_broker.bootstrap_servers, "group.id": warm_up})
     first.subscribe([kafka_topic()])
