@@ -54,6 +54,7 @@ SPARK_LINE_TESTS = (
     "tests/test_spark_clients_released.py",
     "tests/test_spark_logs.py",
     "tests/test_spark_stop.py",
+    "tests/test_spark_checkpoints.py",
     "tests/test_spark_transactions.py",
     "tests/test_early_broker.py",
     "tests/assertions/test_query_failure.py",

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from kafkatest.errors import SetupError
+from kafkatest.spark.checkpoints import checkpoint_conf
 from kafkatest.spark.session import TEST_CONF, connector_conf
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ def connect_spark_session(
     if remote == "local" or remote.startswith("local["):
         master = "local[2]" if remote == "local" else remote
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-        settings = {**TEST_CONF, **connector_conf(), **(conf or {})}
+        settings = {**TEST_CONF, **checkpoint_conf(), **connector_conf(), **(conf or {})}
         builder = builder.remote(master)
     elif remote.startswith("sc://"):
         settings = dict(conf or {})

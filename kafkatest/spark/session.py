@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kafkatest.spark.checkpoints import checkpoint_conf
 from kafkatest.spark.logs import CONSOLE_APPENDER, console_level, log4j2_options, spark_log_file
 from kafkatest.tempdirs import owned_tempdir, remove
 
@@ -85,6 +86,7 @@ def kafka_spark_session(
         _scratch = owned_tempdir("kafkatest-spark-")
     settings = {
         **TEST_CONF,
+        **checkpoint_conf(),
         "spark.sql.warehouse.dir": str(_scratch / "warehouse"),
         "spark.local.dir": str(_scratch / "local"),
         "spark.driver.extraJavaOptions": (
