@@ -8,7 +8,19 @@ import subprocess
 import sys
 from pathlib import Path
 
-_IMPORT_AND_DRAW = """
+#: Draws kio's int8 type through hypothesis and prints whether each value fits.
+_DRAW_I8 = """
+drawn = []
+@settings(max_examples=20, database=None)
+@given(st.from_type(i8))
+def draw(value):
+    drawn.append(value)
+draw()
+print("bounded", all(-128 <= v <= 127 for v in drawn), len(drawn) > 0)
+"""
+
+_IMPORT_AND_DRAW = (
+    """
 import hypothesis.strategies as st
 from hypothesis import given, settings
 import kafkatest.brokers.emulator
@@ -18,14 +30,9 @@ print("hooks", phantom.hypothesis is not None)
 from kafkatest.kio_codec import register_hypothesis_strategies
 register_hypothesis_strategies()
 register_hypothesis_strategies()  # idempotent
-drawn = []
-@settings(max_examples=50, database=None)
-@given(st.from_type(i8))
-def draw(value):
-    drawn.append(value)
-draw()
-print("bounded", all(-128 <= v <= 127 for v in drawn), len(drawn) > 0)
 """
+    + _DRAW_I8
+)
 
 
 def _python_in(folder: Path, code: str) -> str:
@@ -53,7 +60,8 @@ def test_the_import_alone_makes_no_hypothesis_folder(tmp_path: Path) -> None:
     assert not (tmp_path / ".hypothesis").exists()
 
 
-_IMPORT_THEN_HYPOTHESIS = """
+_IMPORT_THEN_HYPOTHESIS = (
+    """
 import sys
 import kafkatest.brokers.emulator
 print("hypothesis imported", "hypothesis" in sys.modules)
@@ -63,14 +71,9 @@ from hypothesis import given, settings
 from kio.static.primitive import i8
 from kafkatest.kio_codec import register_hypothesis_strategies
 register_hypothesis_strategies()
-drawn = []
-@settings(max_examples=20, database=None)
-@given(st.from_type(i8))
-def draw(value):
-    drawn.append(value)
-draw()
-print("bounded", all(-128 <= v <= 127 for v in drawn), len(drawn) > 0)
 """
+    + _DRAW_I8
+)
 
 
 def test_the_emulator_loads_without_importing_hypothesis(tmp_path: Path) -> None:
