@@ -39,6 +39,8 @@ def test_bench_reports_every_figure(tmp_path: Path) -> None:
         "streaming_test_s",
         "in_memory_streaming_s",
         "streaming_over_in_memory",
+        "streaming_test_default_checkpoints_s",
+        "in_memory_streaming_default_checkpoints_s",
         "one_core_produce_records_per_s",
         "one_core_consume_records_per_s",
         "startup_s",

@@ -177,7 +177,9 @@ def measure(
         )
         log(
             f"  streaming test: {figures['streaming_test_s']} s "
-            f"(in-memory stream: {figures['in_memory_streaming_s']} s)"
+            f"(in-memory stream: {figures['in_memory_streaming_s']} s; with Spark's default "
+            f"checkpoint manager {figures['streaming_test_default_checkpoints_s']} s and "
+            f"{figures['in_memory_streaming_default_checkpoints_s']} s)"
         )
         pid = broker.pid if hasattr(broker, "pid") else broker._process.pid
         figures["rss_mb"] = rss_mb(pid)

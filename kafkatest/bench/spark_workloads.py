@@ -10,6 +10,7 @@ before its first query (`spark_start_s`, in a fresh process; warm, through a run
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import statistics
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -129,18 +131,42 @@ def streaming_figures(
     spark: SparkSession, bootstrap: str, runs: int = STREAMING_RUNS
 ) -> dict[str, float]:
     """Medians of `runs` runs of each streaming test, after one warm-up each; the two
-    alternate run by run, so a busy moment of a shared machine falls on both."""
+    alternate run by run, so a busy moment of a shared machine falls on both.
+
+    Each round also runs both with Spark's default checkpoint manager (`*_default_
+    checkpoints_s`), to show what kafkatest's choice of manager saves
+    (`kafkatest/spark/checkpoints.py`)."""
     tag = str(time.monotonic_ns())
     kafka_streaming_test(spark, bootstrap, f"{tag}-warm")
     in_memory_streaming_test(spark, f"w{tag}")
-    kafka, memory = [], []
+    times: dict[str, list[float]] = {}
     for i in range(runs):
-        kafka.append(kafka_streaming_test(spark, bootstrap, f"{tag}-{i}"))
-        memory.append(in_memory_streaming_test(spark, f"m{tag}_{i}"))
-    return {
-        "streaming_test_s": round(statistics.median(kafka), 2),
-        "in_memory_streaming_s": round(statistics.median(memory), 2),
-    }
+        for checkpoints, suffix in ((None, ""), ("default", "_default_checkpoints")):
+            with _checkpoint_manager(spark, checkpoints):
+                times.setdefault(f"streaming_test{suffix}_s", []).append(
+                    kafka_streaming_test(spark, bootstrap, f"{tag}-{i}{suffix}")
+                )
+                times.setdefault(f"in_memory_streaming{suffix}_s", []).append(
+                    in_memory_streaming_test(spark, f"m{tag}_{i}{suffix}")
+                )
+    return {key: round(statistics.median(values), 2) for key, values in times.items()}
+
+
+@contextlib.contextmanager
+def _checkpoint_manager(spark: SparkSession, which: str | None) -> Iterator[None]:
+    """Spark's default checkpoint manager (FileContext) for the block, when `which` is
+    "default"; the session's own (kafkatest's choice) otherwise."""
+    from kafkatest.spark.checkpoints import CHECKPOINT_MANAGER_KEY
+
+    ours = spark.conf.get(CHECKPOINT_MANAGER_KEY, None)
+    if which != "default" or ours is None:
+        yield
+        return
+    spark.conf.set(CHECKPOINT_MANAGER_KEY, ours.replace("FileSystemBased", "FileContextBased"))
+    try:
+        yield
+    finally:
+        spark.conf.set(CHECKPOINT_MANAGER_KEY, ours)
 
 
 _SPARK_START = """
