@@ -15,6 +15,7 @@ from kafkatest.spark.checkpoints import (
     FILESYSTEM_CHECKPOINT_MANAGERS,
     _filesystem_checkpoint_manager,
     checkpoint_conf,
+    spark_default_manager,
 )
 from kafkatest.spark.connect import is_connect_session
 
@@ -95,9 +96,7 @@ def _checkpoint_files(spark: Any, scratch: Path, name: str) -> set[str]:
 
 def test_the_checkpoint_holds_what_spark_default_writes(spark: Any, tmp_path: Path) -> None:
     ours = _checkpoint_files(spark, tmp_path, "checkpoint_ours")
-    default = checkpoint_conf()[CHECKPOINT_MANAGER_KEY].replace(
-        "FileSystemBased", "FileContextBased"
-    )
+    default = spark_default_manager(checkpoint_conf()[CHECKPOINT_MANAGER_KEY])
     spark.conf.set(CHECKPOINT_MANAGER_KEY, default)
     try:
         defaults = _checkpoint_files(spark, tmp_path, "checkpoint_default")

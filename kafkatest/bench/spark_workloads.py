@@ -156,13 +156,13 @@ def streaming_figures(
 def _checkpoint_manager(spark: SparkSession, which: str | None) -> Iterator[None]:
     """Spark's default checkpoint manager (FileContext) for the block, when `which` is
     "default"; the session's own (kafkatest's choice) otherwise."""
-    from kafkatest.spark.checkpoints import CHECKPOINT_MANAGER_KEY
+    from kafkatest.spark.checkpoints import CHECKPOINT_MANAGER_KEY, spark_default_manager
 
     ours = spark.conf.get(CHECKPOINT_MANAGER_KEY, None)
     if which != "default" or ours is None:
         yield
         return
-    spark.conf.set(CHECKPOINT_MANAGER_KEY, ours.replace("FileSystemBased", "FileContextBased"))
+    spark.conf.set(CHECKPOINT_MANAGER_KEY, spark_default_manager(ours))
     try:
         yield
     finally:
