@@ -13,46 +13,19 @@ for property tests that draw protocol messages with ``st.from_type``.
 
 kio also imports hypothesis as it loads (0.2 s, a fifth of importing the emulator, paid
 by every test run that starts one). When nothing has imported hypothesis yet, kio is
-loaded with hypothesis hidden from the loading thread only, so other threads import
-it as usual and a later property test still can.
+loaded with hypothesis hidden from the loading thread only (`kafkatest.lean_imports`),
+so other threads import it as usual and a later property test still can.
 """
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
 import sys
 import threading
-from collections.abc import Sequence
-from types import ModuleType
 
+from kafkatest.lean_imports import hidden_from_this_thread
 
-class _HypothesisHiddenFromThisThread(importlib.abc.MetaPathFinder):
-    """An import finder that fails `import hypothesis` in the thread that made it."""
-
-    def __init__(self) -> None:
-        self.thread = threading.get_ident()
-
-    def find_spec(
-        self,
-        fullname: str,
-        path: Sequence[str] | None,
-        target: ModuleType | None = None,
-    ) -> importlib.machinery.ModuleSpec | None:
-        if threading.get_ident() == self.thread and fullname.split(".")[0] == "hypothesis":
-            raise ModuleNotFoundError("kafkatest loads kio without hypothesis", name=fullname)
-        return None
-
-
-if "kio.static._phantom" in sys.modules or "hypothesis" in sys.modules:
+with hidden_from_this_thread("hypothesis"):
     import kio.static._phantom as _phantom
-else:
-    _hidden = _HypothesisHiddenFromThisThread()
-    sys.meta_path.insert(0, _hidden)
-    try:
-        import kio.static._phantom as _phantom
-    finally:
-        sys.meta_path.remove(_hidden)
 
 if "kio.static.primitive" not in sys.modules:  # kio's types are not defined yet
     _phantom.hypothesis = None

@@ -1,7 +1,8 @@
 """One broker's security at run time: its settings, its CA and the certificates made from it.
 
 Both backends hold one of these; it turns "user alice" into the options each kind
-of client needs and owns the files those options point at.
+of client needs and owns the files those options point at. The certificate code (and
+`cryptography`, 50 ms of every run's start) is imported only by a broker that has TLS.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from kafkatest import tempdirs
 from kafkatest.errors import BrokerError
 from kafkatest.security import (
     ADMIN_USER,
+    DEFAULT_HOSTS,
     ClientTls,
     Security,
     check_user,
@@ -20,15 +22,10 @@ from kafkatest.security import (
     librdkafka_config,
     properties_text,
 )
-from kafkatest.security.tls import (
-    DEFAULT_HOSTS,
-    CertificateAuthority,
-    ClientCertificate,
-    ServerCertificate,
-)
 
 if TYPE_CHECKING:
     from kafkatest.emulator.server.security import ListenerSecurity
+    from kafkatest.security.tls import CertificateAuthority, ClientCertificate, ServerCertificate
 
 
 def tls_hosts(host: str) -> tuple[str, ...]:
@@ -48,6 +45,8 @@ class BrokerSecurity:
         self._hosts = hosts
         self.directory = security.tls_dir
         if security.tls:
+            from kafkatest.security.tls import CertificateAuthority
+
             if self.directory is None:
                 self._owned_dir = self.directory = tempdirs.owned_tempdir("kafkatest-tls-")
             self.ca = CertificateAuthority(self.directory)

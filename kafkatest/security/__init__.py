@@ -21,6 +21,8 @@ MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 CLIENT_AUTH = ("none", "requested", "required")
 #: The harness's own user: seeding, sink readers, admin helpers and faults log in as it.
 ADMIN_USER = "kafkatest-admin"
+#: The names a loopback broker is reached by; a server certificate covers them all.
+DEFAULT_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 _JAAS_MODULES = {
     "PLAIN": "org.apache.kafka.common.security.plain.PlainLoginModule",

@@ -22,10 +22,10 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from kafkatest.security import DEFAULT_HOSTS
+
 #: The password of `CertificateAuthority.truststore_p12` (a truststore holds no secret).
 TRUSTSTORE_PASSWORD = "kafkatest"
-#: The names a loopback broker is reached by; a server certificate covers them all.
-DEFAULT_HOSTS = ("127.0.0.1", "localhost", "::1")
 _VALIDITY = datetime.timedelta(days=2)
 
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from kafkatest.errors import SetupError
+from kafkatest.lean_imports import import_spark_connect_client
 from kafkatest.spark.checkpoints import checkpoint_conf
 from kafkatest.spark.session import TEST_CONF, connector_conf
 
@@ -46,6 +47,7 @@ def connect_spark_session(
             f"Spark Connect needs {', '.join(missing)}: pip install 'kafkatest[connect]' "
             "(PySpark's connect extra)"
         )
+    import_spark_connect_client()
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder

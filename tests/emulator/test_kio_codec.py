@@ -65,7 +65,7 @@ _IMPORT_THEN_HYPOTHESIS = (
 import sys
 import kafkatest.brokers.emulator
 print("hypothesis imported", "hypothesis" in sys.modules)
-print("finders left", [type(f).__name__ for f in sys.meta_path if "Hypothesis" in type(f).__name__])
+print("finders left", [type(f).__name__ for f in sys.meta_path if "Hidden" in type(f).__name__])
 import hypothesis.strategies as st
 from hypothesis import given, settings
 from kio.static.primitive import i8

@@ -1,0 +1,72 @@
+"""Import a library without the optional packages it would pull in for nothing.
+
+Two of kafkatest's dependencies import a large optional package as they load, for a
+feature a test run does not use: kio imports hypothesis (0.2 s) to register property
+test strategies, and PySpark's Connect client imports IPython (0.3 s) to size its
+progress bar (off unless SPARK_CONNECT_PROGRESS_BAR_ENABLED=1) to the terminal. A warm re-run of one test lasts about 3 s, so
+each is a tenth of it.
+
+`hidden_from_this_thread` makes those imports fail, as if the package were not
+installed, for the thread that loads the library and for the length of the load
+only: the library then takes its own fallback (kio defines its types without the
+strategies, PySpark assumes an 80-column terminal). Other threads, and code that
+imports the package later, get it as usual. A package that is already imported is
+never hidden: whoever imported it (a notebook, a property test) keeps the library's
+full behaviour.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.abc
+import importlib.machinery
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+from types import ModuleType
+
+
+class _HiddenFromOneThread(importlib.abc.MetaPathFinder):
+    """An import finder that fails imports of `packages` in the thread that made it."""
+
+    def __init__(self, packages: frozenset[str]) -> None:
+        self.packages = packages
+        self.thread = threading.get_ident()
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None,
+        target: ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
+        if threading.get_ident() == self.thread and fullname.split(".")[0] in self.packages:
+            raise ModuleNotFoundError(f"kafkatest hides {fullname} for this import", name=fullname)
+        return None
+
+
+@contextlib.contextmanager
+def hidden_from_this_thread(*packages: str) -> Iterator[None]:
+    """Within the block, this thread cannot import `packages` (top-level names) that
+    no one has imported yet; the finder is removed on leaving, whatever happens."""
+    hidden = frozenset(name for name in packages if name not in sys.modules)
+    if not hidden:
+        yield
+        return
+    finder = _HiddenFromOneThread(hidden)
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+
+
+def import_spark_connect_client() -> None:
+    """Load PySpark's Connect client without IPython (see the module's docstring).
+
+    Without IPython, PySpark's progress bar, when SPARK_CONNECT_PROGRESS_BAR_ENABLED=1
+    turns it on, is 80 columns wide instead of the terminal's width; that is the only
+    use the client makes of IPython as it loads."""
+    if "pyspark.sql.connect.session" in sys.modules:
+        return
+    with hidden_from_this_thread("IPython"):
+        import pyspark.sql.connect.session  # noqa: F401

@@ -1,0 +1,116 @@
+"""Optional packages a dependency would import for nothing are hidden from the loading
+thread only, for the length of the load only (`kafkatest.lean_imports`)."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def _python(code: str, folder: Path) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+_HIDE_WAVE = """
+import sys, threading
+from kafkatest.lean_imports import hidden_from_this_thread
+
+seen = {}
+def other_thread():
+    import wave
+    seen["other thread"] = wave.__name__
+
+with hidden_from_this_thread("wave", "threading"):
+    try:
+        import wave
+        print("this thread imported wave")
+    except ModuleNotFoundError as error:
+        print("this thread:", error.name)
+    worker = threading.Thread(target=other_thread)
+    worker.start()
+    worker.join()
+    import threading  # imported before the block: never hidden
+    print("threading", threading.__name__)
+print("other thread:", seen.get("other thread"))
+print("finders left", [type(f).__name__ for f in sys.meta_path if "Hidden" in type(f).__name__])
+import wave
+print("after:", wave.__name__)
+"""
+
+
+def test_a_package_is_hidden_from_the_loading_thread_only(tmp_path: Path) -> None:
+    lines = _python(_HIDE_WAVE, tmp_path)
+    assert lines == [
+        "this thread: wave",
+        "threading threading",
+        "other thread: wave",
+        "finders left []",
+        "after: wave",
+    ]
+
+
+_CONNECT_WITHOUT_IPYTHON = """
+import sys
+from kafkatest.lean_imports import import_spark_connect_client
+import_spark_connect_client()
+import pyspark.sql.connect.shell.progress as progress
+print("IPython imported", "IPython" in sys.modules)
+print("terminal size from", progress.get_terminal_size.__module__)
+import IPython
+print("IPython importable after", IPython.__name__)
+"""
+
+_CONNECT_AFTER_IPYTHON = """
+import IPython
+from kafkatest.lean_imports import import_spark_connect_client
+import_spark_connect_client()
+import pyspark.sql.connect.shell.progress as progress
+print("terminal size from", progress.get_terminal_size.__module__)
+"""
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("IPython") is None, reason="IPython is not installed: none to hide"
+)
+@pytest.mark.skipif(
+    any(importlib.util.find_spec(name) is None for name in ("grpc", "pandas", "pyarrow")),
+    reason="PySpark's connect extra is not installed",
+)
+def test_the_connect_client_loads_without_ipython(tmp_path: Path) -> None:
+    """0.3 s of each run on Spark Connect where IPython is installed; a notebook that
+    imported IPython keeps PySpark's use of it."""
+    lines = _python(_CONNECT_WITHOUT_IPYTHON, tmp_path)
+    assert lines[0] == "IPython imported False"
+    assert not lines[1].startswith("terminal size from IPython")
+    assert lines[2] == "IPython importable after IPython"
+    lines = _python(_CONNECT_AFTER_IPYTHON, tmp_path)
+    assert lines[0].startswith("terminal size from IPython")
+
+
+_PLAINTEXT_BROKER = """
+import sys
+from kafkatest.brokers.emulator import EmulatorBroker
+broker = EmulatorBroker()
+broker.start()
+broker.close()
+print("cryptography imported", "cryptography" in sys.modules)
+"""
+
+
+def test_a_plaintext_broker_does_not_load_the_certificate_code(tmp_path: Path) -> None:
+    """cryptography is 50 ms of every run's start; only a TLS broker needs it (the TLS
+    tests cover that it is still found there)."""
+    assert _python(_PLAINTEXT_BROKER, tmp_path) == ["cryptography imported False"]
