@@ -4,25 +4,11 @@ thread only, for the length of the load only (`kafkatest.lean_imports`)."""
 from __future__ import annotations
 
 import importlib.util
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-
-def _python(code: str, folder: Path) -> list[str]:
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout.splitlines()
-
+from tests.fresh_interpreter import output_lines
 
 _HIDE_WAVE = """
 import sys, threading
@@ -52,7 +38,7 @@ print("after:", wave.__name__)
 
 
 def test_a_package_is_hidden_from_the_loading_thread_only(tmp_path: Path) -> None:
-    lines = _python(_HIDE_WAVE, tmp_path)
+    lines = output_lines(_HIDE_WAVE, tmp_path)
     assert lines == [
         "this thread: wave",
         "threading threading",
@@ -92,11 +78,11 @@ print("terminal size from", progress.get_terminal_size.__module__)
 def test_the_connect_client_loads_without_ipython(tmp_path: Path) -> None:
     """0.3 s of each run on Spark Connect where IPython is installed; a notebook that
     imported IPython keeps PySpark's use of it."""
-    lines = _python(_CONNECT_WITHOUT_IPYTHON, tmp_path)
+    lines = output_lines(_CONNECT_WITHOUT_IPYTHON, tmp_path)
     assert lines[0] == "IPython imported False"
     assert not lines[1].startswith("terminal size from IPython")
     assert lines[2] == "IPython importable after IPython"
-    lines = _python(_CONNECT_AFTER_IPYTHON, tmp_path)
+    lines = output_lines(_CONNECT_AFTER_IPYTHON, tmp_path)
     assert lines[0].startswith("terminal size from IPython")
 
 
@@ -113,4 +99,4 @@ print("cryptography imported", "cryptography" in sys.modules)
 def test_a_plaintext_broker_does_not_load_the_certificate_code(tmp_path: Path) -> None:
     """cryptography is 50 ms of every run's start; only a TLS broker needs it (the TLS
     tests cover that it is still found there)."""
-    assert _python(_PLAINTEXT_BROKER, tmp_path) == ["cryptography imported False"]
+    assert output_lines(_PLAINTEXT_BROKER, tmp_path) == ["cryptography imported False"]

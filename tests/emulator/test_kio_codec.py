@@ -4,9 +4,9 @@ ask for them."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.fresh_interpreter import output_lines
 
 #: Draws kio's int8 type through hypothesis and prints whether each value fits.
 _DRAW_I8 = """
@@ -35,28 +35,14 @@ register_hypothesis_strategies()  # idempotent
 )
 
 
-def _python_in(folder: Path, code: str) -> str:
-    """Run `code` in a fresh interpreter whose working directory is `folder`."""
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
 def test_kio_hooks_are_off_until_a_property_test_asks(tmp_path: Path) -> None:
-    lines = _python_in(tmp_path, _IMPORT_AND_DRAW).split("\n")
+    lines = output_lines(_IMPORT_AND_DRAW, tmp_path)
     assert "hooks False" in lines  # kio defined its types without the hooks
     assert "bounded True True" in lines  # and registering them later works
 
 
 def test_the_import_alone_makes_no_hypothesis_folder(tmp_path: Path) -> None:
-    _python_in(tmp_path, "import hypothesis.strategies, kafkatest.brokers.emulator")
+    output_lines("import hypothesis.strategies, kafkatest.brokers.emulator", tmp_path)
     assert not (tmp_path / ".hypothesis").exists()
 
 
@@ -78,7 +64,7 @@ register_hypothesis_strategies()
 
 def test_the_emulator_loads_without_importing_hypothesis(tmp_path: Path) -> None:
     """0.1-0.2 s of every run that starts an emulator; hypothesis still works after."""
-    lines = _python_in(tmp_path, _IMPORT_THEN_HYPOTHESIS).split("\n")
+    lines = output_lines(_IMPORT_THEN_HYPOTHESIS, tmp_path)
     assert "hypothesis imported False" in lines
     assert "finders left []" in lines
     assert "bounded True True" in lines
