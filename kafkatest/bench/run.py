@@ -3,6 +3,9 @@
 The emulator is measured as a separate process (`kafkatest emulator`), like the
 Kafka JVM, so that its memory can be read and the clients' Python work does not
 share its interpreter; its in-process start-up (what fixtures pay) is timed apart.
+Produce and consume run with both brokers up, taking turns round by round (the
+broker whose turn it is not is paused); then each broker, started afresh, runs its
+group and Spark workloads alone.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import contextlib
 import json
 import os
 import platform
+import signal
 import statistics
 import subprocess
 import sys
@@ -125,6 +129,24 @@ GROUP_JOINS = 9
 SPLIT_JOIN_S = 1.0
 
 
+def client_figures(rates: workloads.ClientRates, log: Callable[[str], None]) -> dict[str, float]:
+    figures: dict[str, float] = {
+        "produce_records_per_s": round(rates.produce),
+        "produce_client_cpu_s": round(rates.produce_client_cpu_s, 3),
+        "consume_records_per_s": round(rates.consume),
+        "consume_client_cpu_s": round(rates.consume_client_cpu_s, 3),
+    }
+    log(
+        f"  produce: {figures['produce_records_per_s']:,} records/s "
+        f"(the client's own CPU: {figures['produce_client_cpu_s']} s a run)"
+    )
+    log(
+        f"  consume: {figures['consume_records_per_s']:,} records/s "
+        f"(the client's own CPU: {figures['consume_client_cpu_s']} s a run)"
+    )
+    return figures
+
+
 def measure(
     broker: Any,
     spark: Any,
@@ -133,63 +155,83 @@ def measure(
     log: Callable[[str], None],
     streaming_runs: int = spark_workloads.STREAMING_RUNS,
 ) -> dict[str, float]:
-    started = time.perf_counter()
-    broker.start()
-    figures: dict[str, float] = {"process_startup_s": round(time.perf_counter() - started, 3)}
-    try:
-        bootstrap = broker.bootstrap_servers
-        rates = workloads.produce_and_consume_rates(bootstrap, "bench", records)
-        figures["produce_records_per_s"] = round(rates.produce)
-        figures["produce_client_cpu_s"] = round(rates.produce_client_cpu_s, 3)
-        log(
-            f"  produce: {figures['produce_records_per_s']:,} records/s "
-            f"(the client's own CPU: {figures['produce_client_cpu_s']} s a run)"
-        )
-        figures["consume_records_per_s"] = round(rates.consume)
-        figures["consume_client_cpu_s"] = round(rates.consume_client_cpu_s, 3)
-        log(
-            f"  consume: {figures['consume_records_per_s']:,} records/s "
-            f"(the client's own CPU: {figures['consume_client_cpu_s']} s a run)"
-        )
-        # A group that splits (a member joins after the first generation formed) waits
-        # for the next heartbeat, seconds, on either broker: one join is a lottery.
-        joins = [workloads.group_join(bootstrap, "bench") for _ in range(GROUP_JOINS)]
-        figures["group_join_s"] = round(statistics.median(joins), 3)
-        figures["group_join_max_s"] = round(max(joins), 3)
-        # Splits make the distribution two-humped: the mean is what a suite pays.
-        figures["group_join_mean_s"] = round(statistics.mean(joins), 3)
-        figures["group_join_splits"] = sum(join > SPLIT_JOIN_S for join in joins)
-        log(
-            f"  four consumers each holding a partition: {figures['group_join_s']} s "
-            f"(median of {GROUP_JOINS}; mean {figures['group_join_mean_s']} s; "
-            f"{figures['group_join_splits']} split, slowest {figures['group_join_max_s']} s)"
-        )
-        workloads.create_topic(bootstrap, "bench-spark")
-        workloads.produce(bootstrap, "bench-spark", spark_records)
-        workloads.spark_read(spark, bootstrap, "bench", records)  # warm the connector up
-        figures["spark_read_s"] = round(
-            workloads.spark_read(spark, bootstrap, "bench-spark", spark_records), 2
-        )
-        log(f"  spark read of {spark_records:,}: {figures['spark_read_s']} s")
-        figures.update(spark_workloads.streaming_figures(spark, bootstrap, streaming_runs))
-        figures["streaming_over_in_memory"] = round(
-            figures["streaming_test_s"] / figures["in_memory_streaming_s"], 2
-        )
-        log(
-            f"  streaming test: {figures['streaming_test_s']} s "
-            f"(in-memory stream: {figures['in_memory_streaming_s']} s; with Spark's default "
-            f"checkpoint manager {figures['streaming_test_default_checkpoints_s']} s and "
-            f"{figures['in_memory_streaming_default_checkpoints_s']} s)"
-        )
-        pid = broker.pid if hasattr(broker, "pid") else broker._process.pid
-        figures["rss_mb"] = rss_mb(pid)
-        log(f"  rss: {figures['rss_mb']} MB")
-    finally:
-        # The connector's cached producers would otherwise go on reconnecting to the
-        # stopped broker, a warning a second, through the other broker's figures.
-        release_kafka_clients()
-        broker.close()
+    """The workloads a running broker runs with no other broker up: group joins, the
+    Spark read and the streaming tests."""
+    figures: dict[str, float] = {}
+    bootstrap = broker.bootstrap_servers
+    # Four partitions for the joins, and records to warm the connector up with.
+    workloads.create_topic(bootstrap, "bench")
+    workloads.produce(bootstrap, "bench", records)
+    # A group that splits (a member joins after the first generation formed) waits
+    # for the next heartbeat, seconds, on either broker: one join is a lottery.
+    joins = [workloads.group_join(bootstrap, "bench") for _ in range(GROUP_JOINS)]
+    figures["group_join_s"] = round(statistics.median(joins), 3)
+    figures["group_join_max_s"] = round(max(joins), 3)
+    # Splits make the distribution two-humped: the mean is what a suite pays.
+    figures["group_join_mean_s"] = round(statistics.mean(joins), 3)
+    figures["group_join_splits"] = sum(join > SPLIT_JOIN_S for join in joins)
+    log(
+        f"  four consumers each holding a partition: {figures['group_join_s']} s "
+        f"(median of {GROUP_JOINS}; mean {figures['group_join_mean_s']} s; "
+        f"{figures['group_join_splits']} split, slowest {figures['group_join_max_s']} s)"
+    )
+    workloads.create_topic(bootstrap, "bench-spark")
+    workloads.produce(bootstrap, "bench-spark", spark_records)
+    workloads.spark_read(spark, bootstrap, "bench", records)  # warm the connector up
+    figures["spark_read_s"] = round(
+        workloads.spark_read(spark, bootstrap, "bench-spark", spark_records), 2
+    )
+    log(f"  spark read of {spark_records:,}: {figures['spark_read_s']} s")
+    figures.update(spark_workloads.streaming_figures(spark, bootstrap, streaming_runs))
+    figures["streaming_over_in_memory"] = round(
+        figures["streaming_test_s"] / figures["in_memory_streaming_s"], 2
+    )
+    log(
+        f"  streaming test: {figures['streaming_test_s']} s "
+        f"(in-memory stream: {figures['in_memory_streaming_s']} s; with Spark's default "
+        f"checkpoint manager {figures['streaming_test_default_checkpoints_s']} s and "
+        f"{figures['in_memory_streaming_default_checkpoints_s']} s)"
+    )
+    figures["rss_mb"] = rss_mb(broker.pid)
+    log(f"  rss: {figures['rss_mb']} MB")
+    # The connector's cached producers would otherwise go on reconnecting to the
+    # stopped broker, a warning a second, through the other broker's figures.
+    release_kafka_clients()
     return figures
+
+
+@contextlib.contextmanager
+def alone(brokers: dict[str, Any], measured: str) -> Iterator[None]:
+    """Pause every broker process but `measured` (SIGSTOP) for the block, so that the
+    brokers can take turns without one's idle work landing on the other's: an idle
+    Kafka JVM takes a tenth of a core here, an idle emulator none. A turn lasts a
+    second or two, well inside Kafka's broker session timeout (9 s)."""
+    stopped: list[int] = []
+    try:
+        for name, broker in brokers.items():
+            if name != measured:
+                os.kill(broker.pid, signal.SIGSTOP)
+                stopped.append(broker.pid)
+        yield
+    finally:
+        for pid in stopped:
+            os.kill(pid, signal.SIGCONT)
+
+
+@contextlib.contextmanager
+def running(brokers: dict[str, Any]) -> Iterator[dict[str, float]]:
+    """Start every broker, one after the other; yields the seconds each took to be
+    ready, and closes them all on leaving."""
+    startup: dict[str, float] = {}
+    try:
+        for name, broker in brokers.items():
+            started = time.perf_counter()
+            broker.start()
+            startup[name] = round(time.perf_counter() - started, 3)
+        yield startup
+    finally:
+        for broker in brokers.values():
+            broker.close()
 
 
 @contextlib.contextmanager
@@ -204,20 +246,25 @@ def one_core() -> Iterator[None]:
         os.sched_setaffinity(0, everything)
 
 
-def measure_contended(broker: Any, records: int, log: Callable[[str], None]) -> dict[str, float]:
-    """Produce and consume with the broker and the clients on one core."""
-    with one_core():
-        broker.start()
-        try:
-            bootstrap = broker.bootstrap_servers
-            rates = workloads.produce_and_consume_rates(bootstrap, "bench-contended", records)
-        finally:
-            broker.close()
-    figures: dict[str, float] = {
-        "one_core_produce_records_per_s": round(rates.produce),
-        "one_core_consume_records_per_s": round(rates.consume),
-    }
-    log(f"  on one core: produce {rates.produce:,.0f}/s, consume {rates.consume:,.0f}/s")
+def measure_contended(
+    brokers: dict[str, Any], records: int, log: Callable[[str], None]
+) -> dict[str, dict[str, float]]:
+    """Produce and consume with the brokers and the clients on one core, the brokers
+    taking turns as in the main run."""
+    with one_core(), running(brokers):
+        rates = workloads.produce_and_consume_rates(
+            {name: broker.bootstrap_servers for name, broker in brokers.items()},
+            "bench-contended",
+            records,
+            turn=lambda name: alone(brokers, name),
+        )
+    figures: dict[str, dict[str, float]] = {}
+    for name, rate in rates.items():
+        figures[name] = {
+            "one_core_produce_records_per_s": round(rate.produce),
+            "one_core_consume_records_per_s": round(rate.consume),
+        }
+        log(f"{name} on one core: produce {rate.produce:,.0f}/s, consume {rate.consume:,.0f}/s")
     return figures
 
 
@@ -280,19 +327,43 @@ def run_bench(
     spark = kafka_spark_session(app_name="kafkatest-bench")
     try:
         with tempfile.TemporaryDirectory(prefix="kafkatest-bench-") as scratch:
+            # The client rounds run with every broker up, so that the brokers can take
+            # turns, the others paused; each broker's Spark and group workloads then
+            # run on a fresh broker of its own, with no other broker up.
+            brokers = {backend: _broker(backend, Path(scratch)) for backend in backends}
+            with running(brokers) as startup:
+                log(f"produce and consume, the brokers taking turns: {', '.join(brokers)}")
+                rates = workloads.produce_and_consume_rates(
+                    {name: broker.bootstrap_servers for name, broker in brokers.items()},
+                    "bench",
+                    records,
+                    turn=lambda name: alone(brokers, name),
+                )
             for backend in backends:
                 log(f"{backend}:")
-                figures = measure(
-                    _broker(backend, Path(scratch)), spark, records, spark_records, log
+                figures = {"process_startup_s": startup[backend]}
+                figures.update(client_figures(rates[backend], log))
+                broker = _broker(backend, Path(scratch))
+                with running({backend: broker}):
+                    figures.update(
+                        measure(broker, spark, records, spark_records, log, streaming_runs)
+                    )
+                result[backend] = figures
+            if contention:
+                contended = measure_contended(
+                    {backend: _broker(backend, Path(scratch)) for backend in backends},
+                    records,
+                    log,
                 )
-                if contention:
-                    figures.update(measure_contended(_broker(backend, Path(scratch)), records, log))
+                for backend, figures in contended.items():
+                    result[backend].update(figures)
+            for backend in backends:
+                figures = result[backend]
                 if backend == "emulator":
                     figures.update(in_process_emulator_startup())
                 else:
                     figures["startup_s"] = figures["process_startup_s"]
-                log(f"  startup: {figures['startup_s']} s")
-                result[backend] = figures
+                log(f"{backend} startup: {figures['startup_s']} s")
     finally:
         stop_spark_session(spark)
     if spark_start:

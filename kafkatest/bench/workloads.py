@@ -9,6 +9,8 @@ from __future__ import annotations
 import statistics
 import threading
 import time
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -109,27 +111,39 @@ class ClientRates:
     consume_client_cpu_s: float
 
 
-def produce_and_consume_rates(bootstrap: str, topic: str, count: int, runs: int = 3) -> ClientRates:
-    """Median records/s of `runs` produces of `count` records, each to a fresh topic
-    (`topic`, `topic-2`, ...), and of reading each back: one run on a shared machine
-    can be off by half, and the clients' own pauses (librdkafka's fetch queue backoff
-    is a second) land in some runs and not others."""
-    produced, consumed, produce_cpu, consume_cpu = [], [], [], []
+def produce_and_consume_rates(
+    bootstraps: Mapping[str, str],
+    topic: str,
+    count: int,
+    runs: int = 3,
+    turn: Callable[[str], AbstractContextManager[object]] = lambda _broker: nullcontext(),
+) -> dict[str, ClientRates]:
+    """Per broker (name: bootstrap), the median records/s of `runs` produces of `count`
+    records, each to a fresh topic (`topic`, `topic-2`, ...), and of reading each back.
+
+    The brokers take turns, a produce and its read-back each, round by round: one run
+    on a shared machine can be off by half, and the clients' own pauses (librdkafka's
+    fetch queue backoff is a second) land in some runs and not others; measured one
+    broker after the other, a busy minute (Spark's JVM settling after its start, the
+    first broker's turn) fell on one broker's figures only. Each broker's round runs
+    inside `turn(name)` (the bench pauses the other brokers there)."""
+    rounds: dict[str, list[tuple[float, float, float, float]]] = {name: [] for name in bootstraps}
     for run in range(runs):
         name = topic if run == 0 else f"{topic}-{run + 1}"
-        create_topic(bootstrap, name)
-        cpu = time.thread_time()
-        produced.append(count / produce(bootstrap, name, count))
-        produce_cpu.append(time.thread_time() - cpu)
-        cpu = time.thread_time()
-        consumed.append(count / consume(bootstrap, name, count))
-        consume_cpu.append(time.thread_time() - cpu)
-    return ClientRates(
-        statistics.median(produced),
-        statistics.median(consumed),
-        statistics.median(produce_cpu),
-        statistics.median(consume_cpu),
-    )
+        for broker, bootstrap in bootstraps.items():
+            with turn(broker):
+                create_topic(bootstrap, name)
+                cpu = time.thread_time()
+                produced = count / produce(bootstrap, name, count)
+                produce_cpu = time.thread_time() - cpu
+                cpu = time.thread_time()
+                consumed = count / consume(bootstrap, name, count)
+                consume_cpu = time.thread_time() - cpu
+            rounds[broker].append((produced, consumed, produce_cpu, consume_cpu))
+    return {
+        broker: ClientRates(*(statistics.median(column) for column in zip(*figures, strict=True)))
+        for broker, figures in rounds.items()
+    }
 
 
 def spark_read(spark: SparkSession, bootstrap: str, topic: str, expected: int) -> float:
