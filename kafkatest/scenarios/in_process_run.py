@@ -1,0 +1,168 @@
+"""Stream and batch scenarios: the job runs in this process, on the shared SparkSession.
+
+A stream job's query is watched through a StreamingQueryListener (`ProgressFeed`);
+actions can stop it and start it again on the same checkpoint.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import TYPE_CHECKING, Any, cast
+
+from kafkatest.brokers.base import Broker
+from kafkatest.scenarios.actions import RunContext
+from kafkatest.scenarios.loading import load_job
+from kafkatest.scenarios.naming import resolved_options
+from kafkatest.scenarios.result import JobRun
+from kafkatest.scenarios.spec import Scenario
+from kafkatest.scenarios.steps import build_trigger, until_trigger
+from kafkatest.scenarios.triggers import BeforeStart, Trigger
+from kafkatest.scenarios.watch import ProgressFeed, TriggerWatch
+from kafkatest.spark.errors import error_conditions
+from kafkatest.spark.queries import stop_quietly
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+    from pyspark.sql.streaming import StreamingQuery
+
+
+class _QueryControl:
+    """Actions' handle on the in-process query: stop it, or start the job again.
+
+    A start reuses the checkpoint, so the new run resumes where the last one
+    committed: how a test places a fault while the job is down.
+    """
+
+    def __init__(self, start_job: Any) -> None:
+        self.start_job = start_job
+        self.query: StreamingQuery | None = None
+        self.stopped_by_harness = False
+
+    def start(self) -> None:
+        self.stopped_by_harness = False
+        self.query = self.start_job()
+
+    def stop(self) -> None:
+        self.stopped_by_harness = True
+        if self.query is not None:
+            self.query.stop()
+
+    def kill(self) -> None:
+        raise ValueError("kill_job needs mode: process (the job in its own process)")
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
+def run_stream(
+    scenario: Scenario, ctx: RunContext, spark: SparkSession, checkpoint: str
+) -> tuple[JobRun, list[Trigger]]:
+    job = load_job(scenario.job)
+
+    def start_job() -> StreamingQuery:
+        return job(
+            spark,
+            ctx.broker.bootstrap_servers,
+            ctx.topic(scenario.source),
+            ctx.topic(scenario.sink),
+            checkpoint,
+            options=resolved_options(scenario, ctx.names),
+            **_job_security(ctx.broker),
+        )
+
+    control = _QueryControl(start_job)
+    ctx.job = control
+    feed = ProgressFeed(spark)
+    triggers = [build_trigger(s, ctx) for s in scenario.steps]
+    until = until_trigger(scenario, ctx, control.stop)
+    watched = [t for t in triggers if not isinstance(t, BeforeStart)] + ([until] if until else [])
+    watch: TriggerWatch | None = None
+    interrupted = False
+    try:
+        for trigger in triggers:
+            if isinstance(trigger, BeforeStart):
+                trigger.maybe_fire(None, time.monotonic())
+        control.start()
+        assert control.query is not None
+        feed.query_id = str(control.query.id)
+        watch = TriggerWatch(watched, feed.latest).start()
+        run = _await_query(scenario.timeout_s, control, watch)
+    except KeyboardInterrupt:
+        # Ctrl-C: stop the query, and let no py4j error from cleaning up replace the
+        # interrupt (pytest must end the run as interrupted, not as a failed test).
+        interrupted = True
+        if control.query is not None:
+            stop_quietly(control.query)
+        raise
+    finally:
+        if watch is not None:
+            watch.stop()
+        with contextlib.suppress(Exception) if interrupted else contextlib.nullcontext():
+            feed.close()
+    return run, triggers
+
+
+def _await_query(timeout_s: float, control: _QueryControl, watch: TriggerWatch) -> JobRun:
+    """Wait for the query (or the one an action started in its place) to end."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        query = control.query
+        assert query is not None
+        try:
+            # PySpark takes fractional seconds (it sends milliseconds); its stub says int.
+            ended = query.awaitTermination(cast(int, 0.2))
+        except Exception as exc:  # the query's own failure: what the scenario is about
+            if watch.acting or control.query is not query:
+                continue  # an action stopped it and may start it again
+            return _failed(exc)
+        if watch.error is not None:
+            query.stop()
+            return JobRun("failed", "ActionError", f"a fault action failed: {watch.error!r}")
+        if time.monotonic() > deadline:
+            query.stop()
+            return JobRun("timeout")
+        if ended and not watch.acting and control.query is query and watch.settled():
+            break
+    error = query.exception()
+    if error is not None:
+        return _failed(error)
+    return JobRun("stopped" if control.stopped_by_harness else "finished")
+
+
+def _failed(exc: BaseException) -> JobRun:
+    return JobRun("failed", type(exc).__name__, str(exc), tuple(error_conditions(exc)))
+
+
+def run_batch(
+    scenario: Scenario, ctx: RunContext, spark: SparkSession
+) -> tuple[JobRun, list[Trigger]]:
+    triggers = [build_trigger(s, ctx) for s in scenario.steps]
+    for trigger in triggers:
+        if not isinstance(trigger, BeforeStart):
+            raise ValueError("a batch job can only have before_start faults")
+        trigger.maybe_fire(None, time.monotonic())
+    job = load_job(scenario.job)
+    try:
+        job(
+            spark,
+            ctx.broker.bootstrap_servers,
+            ctx.topic(scenario.source),
+            ctx.topic(scenario.sink),
+            options=resolved_options(scenario, ctx.names),
+            **_job_security(ctx.broker),
+        )
+    except Exception as exc:
+        return _failed(exc), triggers
+    return JobRun("finished"), triggers
+
+
+def _job_security(broker: Broker) -> dict[str, dict[str, str]]:
+    """A secured broker's options for the job (its admin login), as ``kafka_options``;
+    nothing on PLAINTEXT, so jobs without that parameter keep working."""
+    if broker.security_runtime is None:
+        return {}
+    options = broker.spark_options()
+    options.pop("kafka.bootstrap.servers")
+    return {"kafka_options": options}
