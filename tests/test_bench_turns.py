@@ -11,12 +11,7 @@ from pathlib import Path
 import pytest
 
 from kafkatest.bench import workloads
-from kafkatest.bench.run import EmulatorProcess, alone, running
-
-
-def _state(pid: int) -> str:
-    """The process's state letter in /proc (T: stopped)."""
-    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+from kafkatest.bench.run import EmulatorProcess, alone, process_state, running
 
 
 def test_the_broker_whose_turn_it_is_not_is_paused_until_the_turn_ends(tmp_path: Path) -> None:
@@ -24,13 +19,13 @@ def test_the_broker_whose_turn_it_is_not_is_paused_until_the_turn_ends(tmp_path:
     with running(brokers):
         first, second = brokers["first"].pid, brokers["second"].pid
         with alone(brokers, "first"):
-            assert _state(second) == "T"
-            assert _state(first) != "T"
-        assert _state(second) != "T"
+            assert process_state(second) == "T"
+            assert process_state(first) != "T"
+        assert process_state(second) != "T"
         with pytest.raises(RuntimeError), alone(brokers, "second"):
-            assert _state(first) == "T"
+            assert process_state(first) == "T"
             raise RuntimeError("a workload failed")
-        assert _state(first) != "T"  # continued even when the turn failed
+        assert process_state(first) != "T"  # continued even when the turn failed
 
 
 def test_produce_and_consume_take_turns_round_by_round(tmp_path: Path) -> None:

@@ -212,10 +212,27 @@ def alone(brokers: dict[str, Any], measured: str) -> Iterator[None]:
             if name != measured:
                 os.kill(broker.pid, signal.SIGSTOP)
                 stopped.append(broker.pid)
+        for pid in stopped:
+            _wait_until_stopped(pid)
         yield
     finally:
         for pid in stopped:
             os.kill(pid, signal.SIGCONT)
+
+
+def process_state(pid: int) -> str:
+    """The state letter of a process in /proc ("T": stopped by a signal)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
+def _wait_until_stopped(pid: int, timeout_s: float = 5.0) -> None:
+    """SIGSTOP takes effect when the process next runs, not when `kill` returns: wait
+    for it, so that a turn never starts beside a broker still finishing its slice."""
+    deadline = time.monotonic() + timeout_s
+    while process_state(pid) != "T":
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"broker process {pid} did not stop within {timeout_s} s")
+        time.sleep(0.001)
 
 
 @contextlib.contextmanager
