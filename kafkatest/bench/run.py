@@ -157,47 +157,49 @@ def measure(
 ) -> dict[str, float]:
     """The workloads a running broker runs with no other broker up: group joins, the
     Spark read and the streaming tests."""
-    figures: dict[str, float] = {}
-    bootstrap = broker.bootstrap_servers
-    # Four partitions for the joins, and records to warm the connector up with.
-    workloads.create_topic(bootstrap, "bench")
-    workloads.produce(bootstrap, "bench", records)
-    # A group that splits (a member joins after the first generation formed) waits
-    # for the next heartbeat, seconds, on either broker: one join is a lottery.
-    joins = [workloads.group_join(bootstrap, "bench") for _ in range(GROUP_JOINS)]
-    figures["group_join_s"] = round(statistics.median(joins), 3)
-    figures["group_join_max_s"] = round(max(joins), 3)
-    # Splits make the distribution two-humped: the mean is what a suite pays.
-    figures["group_join_mean_s"] = round(statistics.mean(joins), 3)
-    figures["group_join_splits"] = sum(join > SPLIT_JOIN_S for join in joins)
-    log(
-        f"  four consumers each holding a partition: {figures['group_join_s']} s "
-        f"(median of {GROUP_JOINS}; mean {figures['group_join_mean_s']} s; "
-        f"{figures['group_join_splits']} split, slowest {figures['group_join_max_s']} s)"
-    )
-    workloads.create_topic(bootstrap, "bench-spark")
-    workloads.produce(bootstrap, "bench-spark", spark_records)
-    workloads.spark_read(spark, bootstrap, "bench", records)  # warm the connector up
-    figures["spark_read_s"] = round(
-        workloads.spark_read(spark, bootstrap, "bench-spark", spark_records), 2
-    )
-    log(f"  spark read of {spark_records:,}: {figures['spark_read_s']} s")
-    figures.update(spark_workloads.streaming_figures(spark, bootstrap, streaming_runs))
-    figures["streaming_over_in_memory"] = round(
-        figures["streaming_test_s"] / figures["in_memory_streaming_s"], 2
-    )
-    log(
-        f"  streaming test: {figures['streaming_test_s']} s "
-        f"(in-memory stream: {figures['in_memory_streaming_s']} s; with Spark's default "
-        f"checkpoint manager {figures['streaming_test_default_checkpoints_s']} s and "
-        f"{figures['in_memory_streaming_default_checkpoints_s']} s)"
-    )
-    figures["rss_mb"] = rss_mb(broker.pid)
-    log(f"  rss: {figures['rss_mb']} MB")
-    # The connector's cached producers would otherwise go on reconnecting to the
-    # stopped broker, a warning a second, through the other broker's figures.
-    release_kafka_clients()
-    return figures
+    try:
+        figures: dict[str, float] = {}
+        bootstrap = broker.bootstrap_servers
+        # Four partitions for the joins, and records to warm the connector up with.
+        workloads.create_topic(bootstrap, "bench")
+        workloads.produce(bootstrap, "bench", records)
+        # A group that splits (a member joins after the first generation formed) waits
+        # for the next heartbeat, seconds, on either broker: one join is a lottery.
+        joins = [workloads.group_join(bootstrap, "bench") for _ in range(GROUP_JOINS)]
+        figures["group_join_s"] = round(statistics.median(joins), 3)
+        figures["group_join_max_s"] = round(max(joins), 3)
+        # Splits make the distribution two-humped: the mean is what a suite pays.
+        figures["group_join_mean_s"] = round(statistics.mean(joins), 3)
+        figures["group_join_splits"] = sum(join > SPLIT_JOIN_S for join in joins)
+        log(
+            f"  four consumers each holding a partition: {figures['group_join_s']} s "
+            f"(median of {GROUP_JOINS}; mean {figures['group_join_mean_s']} s; "
+            f"{figures['group_join_splits']} split, slowest {figures['group_join_max_s']} s)"
+        )
+        workloads.create_topic(bootstrap, "bench-spark")
+        workloads.produce(bootstrap, "bench-spark", spark_records)
+        workloads.spark_read(spark, bootstrap, "bench", records)  # warm the connector up
+        figures["spark_read_s"] = round(
+            workloads.spark_read(spark, bootstrap, "bench-spark", spark_records), 2
+        )
+        log(f"  spark read of {spark_records:,}: {figures['spark_read_s']} s")
+        figures.update(spark_workloads.streaming_figures(spark, bootstrap, streaming_runs))
+        figures["streaming_over_in_memory"] = round(
+            figures["streaming_test_s"] / figures["in_memory_streaming_s"], 2
+        )
+        log(
+            f"  streaming test: {figures['streaming_test_s']} s "
+            f"(in-memory stream: {figures['in_memory_streaming_s']} s; with Spark's default "
+            f"checkpoint manager {figures['streaming_test_default_checkpoints_s']} s and "
+            f"{figures['in_memory_streaming_default_checkpoints_s']} s)"
+        )
+        figures["rss_mb"] = rss_mb(broker.pid)
+        log(f"  rss: {figures['rss_mb']} MB")
+        return figures
+    finally:
+        # The connector's cached producers would otherwise go on reconnecting to the
+        # stopped broker, a warning a second, through the other broker's figures.
+        release_kafka_clients()
 
 
 @contextlib.contextmanager
