@@ -90,6 +90,38 @@ _IMPLIES_DESCRIBE = frozenset(
 )
 _IMPLIES_DESCRIBE_CONFIGS = frozenset({AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS})
 
+#: The operations a describe answer reports as authorized, per resource type (Kafka's
+#: AclEntry.supportedOperations): a broker without an authorizer reports all of them,
+#: one with an authorizer those the principal is allowed.
+REPORTED_OPERATIONS: dict[ResourceType, tuple[AclOperation, ...]] = {
+    ResourceType.TOPIC: (
+        AclOperation.READ,
+        AclOperation.WRITE,
+        AclOperation.CREATE,
+        AclOperation.DELETE,
+        AclOperation.ALTER,
+        AclOperation.DESCRIBE,
+        AclOperation.DESCRIBE_CONFIGS,
+        AclOperation.ALTER_CONFIGS,
+    ),
+    ResourceType.GROUP: (
+        AclOperation.READ,
+        AclOperation.DELETE,
+        AclOperation.DESCRIBE,
+        AclOperation.DESCRIBE_CONFIGS,
+        AclOperation.ALTER_CONFIGS,
+    ),
+    ResourceType.CLUSTER: (
+        AclOperation.CREATE,
+        AclOperation.CLUSTER_ACTION,
+        AclOperation.DESCRIBE_CONFIGS,
+        AclOperation.ALTER_CONFIGS,
+        AclOperation.IDEMPOTENT_WRITE,
+        AclOperation.ALTER,
+        AclOperation.DESCRIBE,
+    ),
+}
+
 
 class InvalidAcl(StateError):
     """A binding CreateAcls refuses (Kafka's INVALID_REQUEST with this message)."""
@@ -241,6 +273,18 @@ class Authorizer:
         if allowed:
             return True
         return not has_acls and self.allow_everyone_if_no_acl_found
+
+    def permitted_operations(
+        self, principal: str, host: str, resource_type: ResourceType, name: str
+    ) -> frozenset[AclOperation]:
+        """Which of the type's reported operations the principal may perform on `name`
+        (Kafka's `authorizedOperations`: each asked of `authorize`, implications
+        included, so an ALLOW of READ reports READ and DESCRIBE)."""
+        return frozenset(
+            operation
+            for operation in REPORTED_OPERATIONS[resource_type]
+            if self.authorize(principal, host, operation, resource_type, name)
+        )
 
     def authorize_any(
         self, principal: str, host: str, operation: AclOperation, resource_type: ResourceType

@@ -59,6 +59,8 @@ class Check:
 
 Rule = Callable[[Check, RequestContext, Any, Handler], Awaitable[Any]]
 RULES: dict[int, Rule] = {}
+#: API key -> what rewrites its answer for the principal after the rule (`operations`).
+NARROWERS: dict[int, Callable[[Check, Any], Any]] = {}
 
 
 async def authorized_call(
@@ -66,9 +68,12 @@ async def authorized_call(
 ) -> Any:
     """`handler`'s answer to `request` as Kafka would give it to this principal."""
     rule = RULES.get(ctx.api_key)
-    if rule is None:
+    narrow = NARROWERS.get(ctx.api_key)
+    if rule is None and narrow is None:
         return await handler(ctx, request)
-    return await rule(Check(acls, ctx), ctx, request, handler)
+    check = Check(acls, ctx)
+    response = await (handler(ctx, request) if rule is None else rule(check, ctx, request, handler))
+    return response if narrow is None or response is None else narrow(check, response)
 
 
 def rule(*api_keys: int) -> Callable[[Rule], Rule]:

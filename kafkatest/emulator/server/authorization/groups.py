@@ -21,6 +21,7 @@ from kafkatest.emulator.server.authorization.core import (
 )
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.faults import Handler
+from kafkatest.emulator.server.handlers.consumer_groups import refused_group
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state.acls import AclOperation
 
@@ -197,7 +198,30 @@ _describe_consumer_groups = per_group(Op.DESCRIBE, "group_ids", "groups")
 async def _consumer_group_describe(
     check: Check, ctx: RequestContext, request: Any, handler: Handler
 ) -> Any:
-    """DESCRIBE on each group, asked only while KIP-848 groups are on (as rule 68)."""
+    """DESCRIBE on each group, asked only while KIP-848 groups are on (as rule 68).
+
+    Since KAFKA-18813 (Kafka 4.0) a group whose members' assignments or target
+    assignments name a topic the client may not describe is answered with
+    TOPIC_AUTHORIZATION_FAILED and nothing of the group, so a describe cannot reveal
+    topic names."""
     if not ctx.state.features.consumer_protocol_enabled:
         return await handler(ctx, request)
-    return await _describe_consumer_groups(check, ctx, request, handler)
+    served = await _describe_consumer_groups(check, ctx, request, handler)
+    return dataclasses.replace(
+        served, groups=tuple(_without_hidden_topics(check, ctx, g) for g in served.groups)
+    )
+
+
+_HIDDEN_TOPICS = "The group has described topic(s) that the client is not authorized to describe."
+
+
+def _without_hidden_topics(check: Check, ctx: RequestContext, group: Any) -> Any:
+    named = {
+        assigned.topic_name
+        for member in group.members
+        for assignment in (member.assignment, member.target_assignment)
+        for assigned in assignment.topic_partitions
+    }
+    if all(check(Op.DESCRIBE, RT.TOPIC, name) for name in named):
+        return group
+    return refused_group(response_types(ctx), group.group_id, TOPIC_DENIED, _HIDDEN_TOPICS)

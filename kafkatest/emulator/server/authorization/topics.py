@@ -26,11 +26,11 @@ from kafkatest.emulator.server.authorization.core import (
 )
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.faults import Handler
+from kafkatest.emulator.server.operations_field import OPERATIONS_OMITTED
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state.acls import CLUSTER_NAME, AclOperation
 from kafkatest.faults.request_scope import topic_name
 
-_OPERATIONS_OMITTED = -(2**31)
 #: DescribeConfigs / AlterConfigs resource types.
 _CONFIG_TOPIC = 2
 #: Bit 4 of a v2 record batch's attributes (at byte 21 of the batch header).
@@ -190,7 +190,7 @@ async def _metadata(check: Check, ctx: RequestContext, request: Any, handler: Ha
             topic_id=topic_id or uuid.UUID(int=0),
             is_internal=False,
             partitions=(),
-            topic_authorized_operations=_OPERATIONS_OMITTED,
+            topic_authorized_operations=OPERATIONS_OMITTED,
         )
         for name, topic_id in refused
     )

@@ -8,9 +8,10 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.operations_field import OPERATIONS_OMITTED, unrestricted_operations
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.state.acls import ResourceType
 
-_OPERATIONS_OMITTED = -(2**31)
 _BROKER_ENDPOINTS = 1
 
 
@@ -28,7 +29,7 @@ async def describe_cluster(ctx: RequestContext, request: Any) -> Any:
             cluster_id=cluster.cluster_id,
             controller_id=-1,
             brokers=(),
-            cluster_authorized_operations=_OPERATIONS_OMITTED,
+            cluster_authorized_operations=OPERATIONS_OMITTED,
         )
     return make(
         types.DescribeClusterResponse,
@@ -49,5 +50,7 @@ async def describe_cluster(ctx: RequestContext, request: Any) -> Any:
             )
             for n in cluster.nodes
         ),
-        cluster_authorized_operations=_OPERATIONS_OMITTED,
+        cluster_authorized_operations=unrestricted_operations(
+            ResourceType.CLUSTER, request.include_cluster_authorized_operations
+        ),
     )

@@ -16,18 +16,15 @@ from kio.schema.errors import ErrorCode
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.groups import client_host, is_coordinator, namespace_of
+from kafkatest.emulator.server.operations_field import OPERATIONS_OMITTED, unrestricted_operations
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.state.acls import ResourceType
 from kafkatest.emulator.state.consumer_group_model import (
     HeartbeatRequest,
     HeartbeatResult,
     Partitions,
 )
 
-#: Kafka's "authorized operations not requested".
-_OPERATIONS_OMITTED = -(2**31)
-#: READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS (AclOperation 3, 6, 8, 10, 11):
-#: what a group allows when no authorizer is configured.
-_GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11)
 #: ConsumerGroupDescribe v1 MemberType of a member speaking the classic / consumer protocol.
 _CLASSIC_MEMBER, _CONSUMER_MEMBER = 0, 1
 
@@ -91,25 +88,31 @@ async def consumer_group_heartbeat(ctx: RequestContext, request: Any) -> Any:
 @handles(69, 0, 1)
 async def consumer_group_describe(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
-    operations = _GROUP_OPERATIONS if request.include_authorized_operations else _OPERATIONS_OMITTED
+    operations = unrestricted_operations(ResourceType.GROUP, request.include_authorized_operations)
     groups = tuple(_describe(ctx, types, group_id, operations) for group_id in request.group_ids)
     return make(types.ConsumerGroupDescribeResponse, throttle_time=NO_THROTTLE, groups=groups)
 
 
+def refused_group(types: Any, group_id: str, error: ErrorCode, message: str | None = None) -> Any:
+    """A DescribedGroup of ConsumerGroupDescribe (or ShareGroupDescribe) that
+    Kafka answers with an error: the id, the error and empty fields."""
+    return make(
+        types.DescribedGroup,
+        error_code=error,
+        error_message=message,
+        group_id=group_id,
+        group_state="",
+        group_epoch=0,
+        assignment_epoch=0,
+        assignor_name="",
+        members=(),
+        authorized_operations=OPERATIONS_OMITTED,
+    )
+
+
 def _describe(ctx: RequestContext, types: Any, group_id: str, operations: int) -> Any:
     def refused(error: ErrorCode, message: str | None = None) -> Any:
-        return make(
-            types.DescribedGroup,
-            error_code=error,
-            error_message=message,
-            group_id=group_id,
-            group_state="",
-            group_epoch=0,
-            assignment_epoch=0,
-            assignor_name="",
-            members=(),
-            authorized_operations=_OPERATIONS_OMITTED,
-        )
+        return refused_group(types, group_id, error, message)
 
     if not ctx.state.features.consumer_protocol_enabled:
         return refused(ErrorCode.unsupported_version)

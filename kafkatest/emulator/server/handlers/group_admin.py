@@ -13,14 +13,13 @@ from kio.schema.errors import ErrorCode
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordinator, namespace_of
+from kafkatest.emulator.server.operations_field import OPERATIONS_OMITTED, unrestricted_operations
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.state.acls import ResourceType
 from kafkatest.emulator.state.group_model import GroupDescription, GroupState
 
-#: Kafka's "authorized operations not requested".
-_OPERATIONS_OMITTED = -(2**31)
-#: READ, DELETE and DESCRIBE (AclOperation codes 3, 6, 8): all a group allows
-#: when no authorizer is configured.
-_GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8)
+#: DescribeGroups reports a group's authorized operations from v3.
+_OPERATIONS_SINCE = 3
 #: ListGroups v5 "group type"s (and the consumer protocol type of a consumer group).
 _CLASSIC = "classic"
 _CONSUMER = "consumer"
@@ -70,16 +69,18 @@ async def list_groups(ctx: RequestContext, request: Any) -> Any:
 @handles(15, 0, 6)
 async def describe_groups(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
-    operations = (
-        _GROUP_OPERATIONS
-        if getattr(request, "include_authorized_operations", False)
-        else _OPERATIONS_OMITTED
+    operations = unrestricted_operations(
+        ResourceType.GROUP,
+        ctx.api_version >= _OPERATIONS_SINCE
+        and getattr(request, "include_authorized_operations", False),
     )
     groups = tuple(_describe(ctx, types, group_id, operations) for group_id in request.groups)
     return make(types.DescribeGroupsResponse, throttle_time=NO_THROTTLE, groups=groups)
 
 
 def _describe(ctx: RequestContext, types: Any, group_id: str, operations: int) -> Any:
+    """One group; Kafka reports the operations only of a group it answers without
+    an error (an unknown one included, until v6 calls it GROUP_ID_NOT_FOUND)."""
     message: str | None = f"Group {group_id} not found."
     if not is_coordinator(ctx, group_id):
         described = GroupDescription(ErrorCode.not_coordinator, group_id, GroupState.DEAD, "", "")
@@ -119,7 +120,7 @@ def _describe(ctx: RequestContext, types: Any, group_id: str, operations: int) -
         protocol_type=described.protocol_type,
         protocol_data=described.protocol_name,
         members=members,
-        authorized_operations=operations,
+        authorized_operations=operations if error == ErrorCode.none else OPERATIONS_OMITTED,
     )
 
 

@@ -15,16 +15,19 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.operations_field import OPERATIONS_OMITTED, unrestricted_operations
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
 from kafkatest.emulator.state import EmulatorState
+from kafkatest.emulator.state.acls import ResourceType
 from kafkatest.emulator.state.errors import InvalidTopic, StateError
 from kafkatest.emulator.state.replicas import NO_LEADER
 from kafkatest.emulator.state.topics import Partition, Topic, is_internal_name, validate_topic_name
 
 log = logging.getLogger("kafkatest.emulator")
 
-#: Kafka's "authorized operations not requested".
-_OPERATIONS_OMITTED = -(2**31)
+#: Metadata reports a topic's authorized operations from v8, the cluster's in v8-10.
+_TOPIC_OPERATIONS_SINCE = 8
+_CLUSTER_OPERATIONS_UNTIL = 10
 
 
 @handles(3, 0, 13)
@@ -32,15 +35,21 @@ async def metadata(ctx: RequestContext, request: Any) -> Any:
     state = ctx.state
     types = response_types(ctx)
     allow_create = getattr(request, "allow_auto_topic_creation", True)
+    version = ctx.api_version
+    operations = unrestricted_operations(
+        ResourceType.TOPIC,
+        version >= _TOPIC_OPERATIONS_SINCE
+        and getattr(request, "include_topic_authorized_operations", False),
+    )
     topics: list[Any] = []
-    if request.topics is None or (ctx.api_version == 0 and not request.topics):
+    if request.topics is None or (version == 0 and not request.topics):
         topics = [
-            _describe(types, t, state.cluster.stopped)
+            _describe(types, t, state.cluster.stopped, operations)
             for t in sorted(state.topics, key=lambda t: t.name)
         ]
     else:
         for wanted in request.topics:
-            topics.append(_lookup(ctx, types, wanted, allow_create))
+            topics.append(_lookup(ctx, types, wanted, allow_create, operations))
     brokers = tuple(
         make(types.MetadataResponseBroker, node_id=n.node_id, host=n.host, port=n.port, rack=None)
         for n in state.cluster.nodes
@@ -53,26 +62,34 @@ async def metadata(ctx: RequestContext, request: Any) -> Any:
         cluster_id=state.cluster.cluster_id,
         controller_id=state.cluster.controller_id,
         topics=tuple(topics),
-        cluster_authorized_operations=_OPERATIONS_OMITTED,
+        cluster_authorized_operations=unrestricted_operations(
+            ResourceType.CLUSTER,
+            _TOPIC_OPERATIONS_SINCE <= version <= _CLUSTER_OPERATIONS_UNTIL
+            and getattr(request, "include_cluster_authorized_operations", False),
+        ),
     )
 
 
-def _lookup(ctx: RequestContext, types: Any, wanted: Any, allow_create: bool) -> Any:
+def _lookup(
+    ctx: RequestContext, types: Any, wanted: Any, allow_create: bool, operations: int
+) -> Any:
+    """A topic asked for by name or id. Kafka reports the operations of every topic
+    asked for by name, known or not, and of none it cannot find by id."""
     state: EmulatorState = ctx.state
     name = wanted.name
     topic_id = getattr(wanted, "topic_id", None)
     if name is None and topic_id is not None:
         try:
-            return _describe(types, state.topics.by_id(topic_id), state.cluster.stopped)
+            return _describe(types, state.topics.by_id(topic_id), state.cluster.stopped, operations)
         except StateError as exc:
-            return _topic_error(types, error_code_of(exc), None, topic_id)
+            return _topic_error(types, error_code_of(exc), None, topic_id, OPERATIONS_OMITTED)
     topic = state.topics.find(name)
     if topic is not None:
-        return _describe(types, topic, state.cluster.stopped)
+        return _describe(types, topic, state.cluster.stopped, operations)
     error = missing_topic_error(name)
     if error is ErrorCode.unknown_topic_or_partition and allow_create:
         _auto_create(state, name)
-    return _topic_error(types, error, name, None)
+    return _topic_error(types, error, name, None, operations)
 
 
 def _auto_create(state: EmulatorState, name: str) -> None:
@@ -96,7 +113,9 @@ def missing_topic_error(name: str) -> ErrorCode:
     return ErrorCode.unknown_topic_or_partition
 
 
-def _topic_error(types: Any, error: ErrorCode, name: str | None, topic_id: Any) -> Any:
+def _topic_error(
+    types: Any, error: ErrorCode, name: str | None, topic_id: Any, operations: int
+) -> Any:
     """An unknown topic by name carries the all-zero id (kio writes None as that)."""
     return make(
         types.MetadataResponseTopic,
@@ -105,7 +124,7 @@ def _topic_error(types: Any, error: ErrorCode, name: str | None, topic_id: Any) 
         topic_id=topic_id,
         is_internal=is_internal_name(name),
         partitions=(),
-        topic_authorized_operations=_OPERATIONS_OMITTED,
+        topic_authorized_operations=operations,
     )
 
 
@@ -126,7 +145,7 @@ def partition_fields(partition: Partition, stopped: Set[int] = frozenset()) -> d
     }
 
 
-def _describe(types: Any, topic: Topic, stopped: Set[int]) -> Any:
+def _describe(types: Any, topic: Topic, stopped: Set[int], operations: int) -> Any:
     partitions = tuple(
         make(types.MetadataResponsePartition, **partition_fields(p, stopped))
         for p in topic.partitions
@@ -138,5 +157,5 @@ def _describe(types: Any, topic: Topic, stopped: Set[int]) -> Any:
         topic_id=topic.topic_id,
         is_internal=topic.is_internal,
         partitions=partitions,
-        topic_authorized_operations=_OPERATIONS_OMITTED,
+        topic_authorized_operations=operations,
     )

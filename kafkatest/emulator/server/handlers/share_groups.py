@@ -16,13 +16,12 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.handlers.consumer_groups import refused_group
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 
 OFF = ErrorCode.unsupported_version
 #: What Kafka puts in error_message where it writes one for a switched-off API.
 OFF_MESSAGE = "The version of API is not supported."
-#: DescribedGroup.authorized_operations when not asked for (Integer.MIN_VALUE).
-OPERATIONS_OMITTED = -(2**31)
 
 
 #: APIs answered whole: api key -> (response class, its fields besides the error).
@@ -73,21 +72,7 @@ async def switched_off(ctx: RequestContext, request: Any) -> Any:
 @handles(77, 1, 1)
 async def share_group_describe(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
-    groups = tuple(
-        make(
-            types.DescribedGroup,
-            error_code=OFF,
-            error_message=None,
-            group_id=group_id,
-            group_state="",
-            group_epoch=0,
-            assignment_epoch=0,
-            assignor_name="",
-            members=(),
-            authorized_operations=OPERATIONS_OMITTED,
-        )
-        for group_id in request.group_ids
-    )
+    groups = tuple(refused_group(types, group_id, OFF) for group_id in request.group_ids)
     return make(types.ShareGroupDescribeResponse, throttle_time=NO_THROTTLE, groups=groups)
 
 

@@ -16,15 +16,15 @@ from kio.schema.errors import ErrorCode
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.metadata import missing_topic_error, partition_fields
+from kafkatest.emulator.server.operations_field import OPERATIONS_OMITTED, unrestricted_operations
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.state.acls import ResourceType
 from kafkatest.emulator.state.topics import Topic, is_internal_name
 
 #: Kafka's max.request.partition.size.limit default: the cap on any requested page size.
 MAX_PARTITIONS_PER_RESPONSE = 2000
-_OPERATIONS_OMITTED = -(2**31)
-#: Without an authorizer Kafka grants every topic operation: READ, WRITE, CREATE,
-#: DELETE, ALTER, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS (AclOperation codes).
-_TOPIC_OPERATIONS = sum(1 << code for code in (3, 4, 5, 6, 7, 8, 10, 11))
+#: Every topic this API describes, known or not, carries its authorized operations.
+_TOPIC_OPERATIONS = unrestricted_operations(ResourceType.TOPIC, asked=True)
 
 
 @handles(75, 0, 0)
@@ -40,7 +40,8 @@ async def describe_topic_partitions(ctx: RequestContext, request: Any) -> Any:
     ):
         # Kafka rejects the whole request; each requested topic carries the error.
         rejected = tuple(
-            _topic_error(types, t.name, ErrorCode.invalid_request) for t in request.topics
+            _topic_error(types, t.name, ErrorCode.invalid_request, OPERATIONS_OMITTED)
+            for t in request.topics
         )
         return make(
             types.DescribeTopicPartitionsResponse, throttle_time=NO_THROTTLE, topics=rejected
@@ -55,7 +56,9 @@ async def describe_topic_partitions(ctx: RequestContext, request: Any) -> Any:
         topic = ctx.state.topics.find(name)
         if topic is None:
             if not describe_all:
-                topics.append(_topic_error(types, name, missing_topic_error(name)))
+                topics.append(
+                    _topic_error(types, name, missing_topic_error(name), _TOPIC_OPERATIONS)
+                )
             continue
         first = cursor.partition_index if cursor is not None and name == cursor_topic else 0
         end = min(len(topic.partitions), first + budget)
@@ -72,7 +75,7 @@ async def describe_topic_partitions(ctx: RequestContext, request: Any) -> Any:
     )
 
 
-def _topic_error(types: Any, name: str, error: ErrorCode) -> Any:
+def _topic_error(types: Any, name: str, error: ErrorCode, operations: int) -> Any:
     return make(
         types.DescribeTopicPartitionsResponseTopic,
         error_code=error,
@@ -80,7 +83,7 @@ def _topic_error(types: Any, name: str, error: ErrorCode) -> Any:
         topic_id=None,  # kio writes None as the all-zero id Kafka sends here
         is_internal=is_internal_name(name),
         partitions=(),
-        topic_authorized_operations=_OPERATIONS_OMITTED,
+        topic_authorized_operations=operations,
     )
 
 
