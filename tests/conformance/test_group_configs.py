@@ -154,3 +154,61 @@ def test_list_config_resources_lists_topics_brokers_and_configured_groups(
         assert listed(unknown) == (ErrorCode.unsupported_version, set())
     v0 = ask(kafka_broker.bootstrap_servers, 74, 0, V0())
     assert (v0.error_code, v0.config_resources) == (ErrorCode.none, ())
+
+
+@pytest.mark.kafka_min_version("4.0", "KIP-848 consumer groups are on from Kafka 4.0")
+def test_a_consumer_groups_configs_set_its_members_intervals(kafka_broker: Broker) -> None:
+    """consumer.heartbeat.interval.ms is the interval the coordinator tells the group's
+    members; consumer.session.timeout.ms how long it keeps a silent member. Both apply
+    from the member's next heartbeat; a group without them uses the broker's."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "emulator"))
+    from group_wire import DESCRIBE, new_member, ready_session
+
+    configured, plain = (f"configs-{kind}-{uuid.uuid4().hex[:8]}" for kind in ("set", "plain"))
+    topic = f"configs-topic-{uuid.uuid4().hex[:8]}"
+    kafka_broker.create_topic(topic, partitions=1)
+    alter(kafka_broker, configured, "consumer.heartbeat.interval.ms", "1500")
+    alter(kafka_broker, configured, "consumer.session.timeout.ms", "16000")
+    sessions = {group: ready_session(kafka_broker, group) for group in (configured, plain)}
+    try:
+        members = {group: new_member() for group in sessions}
+        intervals = {
+            group: session.heartbeat(
+                group, members[group], 0, subscribed_topic_names=(topic,)
+            ).heartbeat_interval.total_seconds()
+            for group, session in sessions.items()
+        }
+        assert intervals == {configured: 1.5, plain: 0.5}
+        silent_since = time.monotonic()
+
+        def still_members() -> dict[str, bool]:
+            return {
+                group: bool(
+                    session.call(
+                        DESCRIBE, 1, group_ids=(group,), include_authorized_operations=False
+                    )
+                    .groups[0]
+                    .members
+                )
+                for group, session in sessions.items()
+            }
+
+        # Neither member heartbeats again: the broker's 10 s session ends the plain
+        # group's member, the configured 16 s keeps the other a while longer.
+        deadline = silent_since + 13
+        while still_members()[plain]:
+            assert time.monotonic() < deadline, "the broker's session timeout never ended it"
+            time.sleep(0.25)
+        assert time.monotonic() - silent_since >= 9.5
+        assert still_members() == {configured: True, plain: False}
+        deadline = silent_since + 19
+        while still_members()[configured]:
+            assert time.monotonic() < deadline, "the group's session timeout never ended it"
+            time.sleep(0.25)
+        assert time.monotonic() - silent_since >= 15.5
+    finally:
+        for session in sessions.values():
+            session.close()

@@ -20,7 +20,8 @@ from kafkatest.emulator.state.consumer_group_model import (
     HeartbeatRequest,
 )
 from kafkatest.emulator.state.consumer_group_regex import compile_regex, validate_regex
-from kafkatest.emulator.state.consumer_groups import ConsumerGroupConfig, ConsumerGroupCoordinator
+from kafkatest.emulator.state.consumer_group_settings import ConsumerGroupConfig
+from kafkatest.emulator.state.consumer_groups import ConsumerGroupCoordinator
 from kafkatest.emulator.state.group_clock import ManualClock
 from kafkatest.emulator.state.topics import TopicRegistry
 

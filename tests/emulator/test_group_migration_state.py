@@ -26,7 +26,8 @@ from kafkatest.emulator.state.consumer_group_model import (
     HeartbeatError,
     HeartbeatRequest,
 )
-from kafkatest.emulator.state.consumer_groups import ConsumerGroupConfig, ConsumerGroupCoordinator
+from kafkatest.emulator.state.consumer_group_settings import ConsumerGroupConfig
+from kafkatest.emulator.state.consumer_groups import ConsumerGroupCoordinator
 from kafkatest.emulator.state.group_clock import ManualClock
 from kafkatest.emulator.state.group_membership import Group
 from kafkatest.emulator.state.group_migration import GroupMigration, installed

@@ -9,18 +9,19 @@ the answer, as Kafka's asynchronous refresh does. Sessions and revocation deadli
 are timers on the broker clock. Which group ids are consumer groups rather than
 classic ones is decided by `state.group_namespace`, which calls in here. Request
 validation and epoch checks are in `consumer_group_checks`, regex compilation in
-`consumer_group_regex`.
+`consumer_group_regex`, the broker's and each group's intervals in
+`consumer_group_settings`.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from kio.schema.errors import ErrorCode
 
-from kafkatest.emulator.state.consumer_assignors import ASSIGNORS, AssignorMember, assign
+from kafkatest.emulator.state.consumer_assignors import AssignorMember, assign
 from kafkatest.emulator.state.consumer_group_checks import check_epoch
 from kafkatest.emulator.state.consumer_group_model import (
     JOIN_EPOCH,
@@ -37,6 +38,7 @@ from kafkatest.emulator.state.consumer_group_model import (
     reconcile,
 )
 from kafkatest.emulator.state.consumer_group_regex import compile_regex, validate_regex
+from kafkatest.emulator.state.consumer_group_settings import ConsumerGroupConfig, GroupIntervals
 from kafkatest.emulator.state.group_clock import Clock
 from kafkatest.emulator.state.topics import TopicRegistry
 
@@ -44,21 +46,18 @@ from kafkatest.emulator.state.topics import TopicRegistry
 _REGEX_MIN_REFRESH_MS = 10_000
 
 
-@dataclass(frozen=True)
-class ConsumerGroupConfig:
-    """Kafka's group.consumer.* broker settings."""
-
-    heartbeat_interval_ms: int = 5000
-    session_timeout_ms: int = 45000
-    assignors: tuple[str, ...] = ASSIGNORS
-    regex_refresh_interval_ms: int = 600_000
-
-
 class ConsumerGroupCoordinator:
-    def __init__(self, clock: Clock, topics: TopicRegistry, config: ConsumerGroupConfig) -> None:
+    def __init__(
+        self,
+        clock: Clock,
+        topics: TopicRegistry,
+        config: ConsumerGroupConfig,
+        intervals: GroupIntervals | None = None,
+    ) -> None:
         self._clock = clock
         self._topics = topics
         self.config = config
+        self.intervals = intervals or GroupIntervals(config)
         self.groups: dict[str, ConsumerGroup] = {}
         #: Asked before a member is removed: hands the group back to the classic
         #: coordinator when only classic members would be left (True: it did).
@@ -94,7 +93,7 @@ class ConsumerGroupCoordinator:
         result = HeartbeatResult(
             member_id=member.member_id,
             member_epoch=member.member_epoch,
-            heartbeat_interval_ms=self.config.heartbeat_interval_ms,
+            heartbeat_interval_ms=self.intervals.heartbeat_interval_ms(group.group_id),
             assignment=dict(member.assigned) if changed else None,
         )
         self._refresh_regexes(group)
@@ -310,7 +309,7 @@ class ConsumerGroupCoordinator:
         """A lazy timer per member: heartbeats only move the deadline. A classic member
         keeps the session timeout it joined with."""
         first = member.session_deadline_ms == 0
-        timeout_ms = self.config.session_timeout_ms
+        timeout_ms = self.intervals.session_timeout_ms(group.group_id)
         if member.classic is not None:
             timeout_ms = member.classic.session_timeout_ms
         member.session_deadline_ms = self._clock.now_ms() + timeout_ms

@@ -6,8 +6,9 @@ Checked as Kafka 4.1 checks them (held against the `kafka` backend): the ten key
 it knows, each defaulting to its broker setting (source DEFAULT), an override shown
 with source GROUP_CONFIG; intervals and timeouts within the broker's min and max
 for them; Kafka's words for each refusal. Overrides are kept per group id whether
-or not the group exists, as Kafka keeps them in its metadata. The emulator's groups
-do not apply them (its KIP-848 groups use the broker's intervals).
+or not the group exists, as Kafka keeps them in its metadata. A KIP-848 group's
+coordinator applies its consumer.* ones (`state.consumer_group_settings`); the share
+and streams ones are kept and described only, as those groups are not emulated.
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state import EmulatorState
-from kafkatest.emulator.state.consumer_groups import ConsumerGroupConfig, ConsumerGroupCoordinator
+from kafkatest.emulator.state.consumer_group_settings import ConsumerGroupConfig, GroupIntervals
+from kafkatest.emulator.state.consumer_groups import ConsumerGroupCoordinator
 from kafkatest.emulator.state.group_clock import PolledClock
 from kafkatest.emulator.state.group_migration import GroupMigration
 from kafkatest.emulator.state.group_migration import installed as install_migration
@@ -65,7 +66,8 @@ def namespace_of(state: EmulatorState) -> GroupNamespace:
             session_timeout_ms=settings.group_consumer_session_timeout_ms,
         )
         clock = PolledClock(state.clock.now_ms)
-        state.consumer_groups = ConsumerGroupCoordinator(clock, state.topics, config)
+        intervals = GroupIntervals(config, state.group_configs.configs)
+        state.consumer_groups = ConsumerGroupCoordinator(clock, state.topics, config, intervals)
         install_migration(classic, state.consumer_groups)
     consumer: ConsumerGroupCoordinator = state.consumer_groups
     return GroupNamespace(classic, consumer, state.offsets, GroupMigration(classic, consumer))
