@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -39,3 +40,6 @@ class RequestContext:
     #: What the client sent behind this request (None outside a client connection):
     #: a parked Fetch answers once there is something (see `inbox`).
     inbox: ClientInbox | None = None
+    #: With ACLs on, whether the principal may see a topic (DESCRIBE), for the state
+    #: that decides by it (a KIP-848 regex's topics); set by the authorization layer.
+    topic_visible: Callable[[str], bool] | None = None

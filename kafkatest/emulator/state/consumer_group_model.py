@@ -73,6 +73,9 @@ class HeartbeatRequest:
     client_host: str = ""
     #: v1 (KIP-1082): the client makes its member id; v0 lets the broker make one.
     version: int = 1
+    #: Whether the member may see a topic (its principal's DESCRIBE, with ACLs on;
+    #: None: every topic). A regex this heartbeat resolves leaves the others out.
+    topic_visible: Callable[[str], bool] | None = None
 
 
 @dataclass(frozen=True)

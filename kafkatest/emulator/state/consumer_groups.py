@@ -96,7 +96,7 @@ class ConsumerGroupCoordinator:
             heartbeat_interval_ms=self.intervals.heartbeat_interval_ms(group.group_id),
             assignment=dict(member.assigned) if changed else None,
         )
-        self._refresh_regexes(group)
+        self._refresh_regexes(group, request.topic_visible)
         return result
 
     def settle(
@@ -270,7 +270,9 @@ class ConsumerGroupCoordinator:
         group.targets = assign(assignor, members, counts, order)
         group.assignment_epoch = group.group_epoch
 
-    def _refresh_regexes(self, group: ConsumerGroup) -> None:
+    def _refresh_regexes(
+        self, group: ConsumerGroup, visible: Callable[[str], bool] | None = None
+    ) -> None:
         """Resolve the group's regexes when one is new or topics were created, at most
         every 10 s (Kafka's batch refresh), and bump the epoch if the topics changed."""
         regexes = {m.subscribed_topic_regex for m in group.members.values()} - {None, ""}
@@ -289,7 +291,9 @@ class ConsumerGroupCoordinator:
         )
         if not due:
             return
-        names = [t.name for t in self._topics]
+        # Since KAFKA-18813 a regex resolves only to the topics the member whose
+        # heartbeat triggered the resolution may describe.
+        names = [t.name for t in self._topics if visible is None or visible(t.name)]
         resolved: dict[str, frozenset[str]] = {}
         for regex in sorted(r for r in regexes if r is not None):
             pattern = compile_regex(regex)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 from kafkatest.emulator.server.authorization.core import (
@@ -188,7 +189,9 @@ async def _consumer_group_heartbeat(
     names = request.subscribed_topic_names or ()
     if any(not check(Op.DESCRIBE, RT.TOPIC, n) for n in names):
         return error_response(ctx, request, TOPIC_DENIED)
-    return await handler(ctx, request)
+    # A regex this heartbeat resolves keeps only the topics this member may describe.
+    visible = functools.partial(check, Op.DESCRIBE, RT.TOPIC)
+    return await handler(dataclasses.replace(ctx, topic_visible=visible), request)
 
 
 _describe_consumer_groups = per_group(Op.DESCRIBE, "group_ids", "groups")

@@ -61,6 +61,7 @@ async def consumer_group_heartbeat(ctx: RequestContext, request: Any) -> Any:
             client_id=ctx.client_id or "",
             client_host=client_host(ctx),
             version=ctx.api_version,
+            topic_visible=ctx.topic_visible,
         )
         result = namespace_of(ctx.state).heartbeat(heartbeat)
     types = response_types(ctx)
