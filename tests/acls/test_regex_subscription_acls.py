@@ -14,32 +14,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kio.index import load_payload_module
-from kio.static.constants import EntityType
 
 from kafkatest import Broker
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "emulator"))
-from group_wire import METADATA, Session, assigned, new_member, ready_session
+from group_wire import Session, assigned, known_topic_id, new_member, ready_session
 
 pytestmark = pytest.mark.kafka_min_version(
     "4.0", "KIP-848 consumer groups are generally available from Kafka 4.0 (off in 3.9)"
 )
 ANONYMOUS = "User:ANONYMOUS"
-
-
-def _topic_id(session: Session, topic: str) -> uuid.UUID:
-    types = load_payload_module(METADATA, 12, EntityType.request)
-    metadata = session.call(
-        METADATA,
-        12,
-        topics=(types.MetadataRequestTopic(topic_id=None, name=topic),),
-        allow_auto_topic_creation=False,
-        include_topic_authorized_operations=False,
-    )
-    assert metadata.topics[0].error_code.name == "none", metadata.topics[0]
-    found: uuid.UUID = metadata.topics[0].topic_id
-    return found
 
 
 Assignment = dict[uuid.UUID, list[int]]
@@ -81,7 +65,7 @@ def test_a_regex_resolves_only_to_topics_the_member_may_describe(acl_broker: Bro
     acl_broker.allow(ANONYMOUS, "READ", topic=readable)
     session = ready_session(acl_broker, group)
     try:
-        readable_id = _topic_id(session, readable)
+        readable_id = known_topic_id(session, readable)
         member = new_member()
         joined = session.heartbeat(group, member, 0, subscribed_topic_regex=f"{prefix}-.*")
         assert joined.error_code.name == "none", joined
@@ -106,6 +90,10 @@ def test_a_regex_resolves_only_to_topics_the_member_may_describe(acl_broker: Bro
         _epoch, holding = _heartbeat_until(
             session, group, member, epoch, lambda held: len(held) == 3, seconds=40, holding=holding
         )
-        assert set(holding) == {readable_id, _topic_id(session, hidden), _topic_id(session, later)}
+        assert set(holding) == {
+            readable_id,
+            known_topic_id(session, hidden),
+            known_topic_id(session, later),
+        }
     finally:
         session.close()

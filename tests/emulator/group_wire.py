@@ -169,6 +169,11 @@ def assignable(session: Session, topic: str) -> None:
 
 def topic_id(session: Session, topic: str) -> uuid.UUID:
     assignable(session, topic)
+    return known_topic_id(session, topic)
+
+
+def known_topic_id(session: Session, topic: str) -> uuid.UUID:
+    """The topic's id, as Metadata gives it to this session's principal."""
     types = load_payload_module(METADATA, 12, EntityType.request)
     metadata = session.call(
         METADATA,
