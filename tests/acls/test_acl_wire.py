@@ -364,3 +364,35 @@ def test_client_quotas_need_describe_configs_and_alter_configs_on_the_cluster(
         timeout_s=20,
         what="AlterClientQuotas allowed",
     )
+
+
+def test_describe_transactions_refuses_an_id_without_describe(acl_broker: Broker) -> None:
+    """DescribeTransactions: an id without DESCRIBE gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+    and the message's defaults (start time 0, producer id and epoch 0, no topics)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "emulator"))
+    from kio.schema.describe_transactions.v0.request import DescribeTransactionsRequest
+    from raw_client import ask
+
+    denied = _name("txn-denied")
+    answer = ask(
+        acl_broker.bootstrap_servers,
+        65,
+        0,
+        DescribeTransactionsRequest(transactional_ids=(denied,)),
+    )
+    assert [
+        (
+            s.transactional_id,
+            s.error_code.name,
+            s.transaction_state,
+            s.transaction_timeout.total_seconds(),
+            round(s.transaction_start_time.timestamp() * 1000),
+            s.producer_id,
+            s.producer_epoch,
+            s.topics,
+        )
+        for s in answer.transaction_states
+    ] == [(denied, "transactional_id_authorization_failed", "", 0.0, 0, 0, 0, ())]

@@ -131,7 +131,15 @@ class Dispatcher:
             raise CloseConnection("response dropped by fault injection")
         if response is None:
             return None
-        return self._frame_response(correlation_id, api_key, response)
+        try:
+            return self._frame_response(correlation_id, api_key, response)
+        except Exception as exc:
+            # A response the codec cannot write is the emulator's bug: it costs this
+            # connection, with a log line naming the API.
+            log.exception("encoding the answer to API %s v%s failed", api_key, version)
+            raise CloseConnection(
+                f"the answer to API {api_key} v{version} could not be encoded: {exc}"
+            ) from exc
 
     @staticmethod
     def _frame_response(correlation_id: int, api_key: int, response: Any) -> Reply:

@@ -27,7 +27,7 @@ from kafkatest.emulator.server.authorization.core import (
 )
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.faults import Handler
-from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.server.responses import NO_THROTTLE, datetime_at_ms, make, response_types
 
 # -- transactions -----------------------------------------------------------------
 
@@ -126,15 +126,16 @@ async def _describe_transactions(
     types = response_types(ctx)
     for denied in ids:
         if denied not in permitted:
+            # The message's defaults, as Kafka leaves them (0 ms, producer id 0).
             by_id[denied] = make(
                 types.TransactionState,
                 error_code=TXN_DENIED,
                 transactional_id=denied,
                 transaction_state="",
                 transaction_timeout=NO_THROTTLE,
-                transaction_start_time=None,
-                producer_id=-1,
-                producer_epoch=-1,
+                transaction_start_time=datetime_at_ms(0),
+                producer_id=0,
+                producer_epoch=0,
                 topics=(),
             )
     states = tuple(by_id[i] for i in dict.fromkeys(ids) if i in by_id)
