@@ -15,6 +15,7 @@ import struct
 import uuid
 from typing import Any
 
+import pytest
 from admin_requests import FAILED, SAFE, UPGRADE, finalized_when, request_entity, update_features
 from kio.schema.errors import ErrorCode
 from kio.static.primitive import i8, i32
@@ -188,15 +189,32 @@ def remove_voter(broker: Broker, voter_id: int, cluster: str | None = None) -> A
     return ask(broker.bootstrap_servers, REMOVE_RAFT_VOTER, 0, request)
 
 
-def quorum_voter(broker: Broker) -> Any:
-    partition = request_entity("describe_quorum", 2, "PartitionData", partition_index=i32(0))
+def describe_quorum(broker: Broker, version: int = 2) -> Any:
+    api = "describe_quorum"
+    partition = request_entity(api, version, "PartitionData", partition_index=i32(0))
     topic = request_entity(
-        "describe_quorum", 2, "TopicData", topic_name="__cluster_metadata", partitions=(partition,)
+        api, version, "TopicData", topic_name="__cluster_metadata", partitions=(partition,)
     )
-    request = request_entity("describe_quorum", 2, "DescribeQuorumRequest", topics=(topic,))
-    response = ask(broker.bootstrap_servers, DESCRIBE_QUORUM, 2, request)
-    [voter] = response.topics[0].partitions[0].current_voters
+    request = request_entity(api, version, "DescribeQuorumRequest", topics=(topic,))
+    return ask(broker.bootstrap_servers, DESCRIBE_QUORUM, version, request)
+
+
+def quorum_voter(broker: Broker) -> Any:
+    [voter] = describe_quorum(broker).topics[0].partitions[0].current_voters
     return voter
+
+
+@pytest.mark.parametrize("version", [0, 1, 2])
+def test_describe_quorum_answers_every_version(kafka_broker: Broker, version: int) -> None:
+    """One voter, the controller, leading at epoch 1, at each version the broker serves
+    (the controller's endpoints, `nodes`, exist from v2)."""
+    response = describe_quorum(kafka_broker, version)
+    assert response.error_code == ErrorCode.none
+    [partition] = response.topics[0].partitions
+    assert partition.error_code == ErrorCode.none
+    assert [v.replica_id for v in partition.current_voters] == [partition.leader_id]
+    if version >= 2:
+        assert [n.node_id for n in response.nodes] == [partition.leader_id]
 
 
 #: The new voter's directory id as Kafka prints it (Uuid.toString: base64url).

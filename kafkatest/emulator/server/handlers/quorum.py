@@ -30,6 +30,8 @@ from kafkatest.emulator.state.features import KRAFT_VERSION
 METADATA_TOPIC = "__cluster_metadata"
 LEADER_EPOCH = 1
 NOOP_INTERVAL_MS = 500
+#: DescribeQuorum lists the controllers' endpoints (`nodes`) from v2.
+_NODES_SINCE = 2
 
 
 @handles(55, 0, 2)
@@ -83,14 +85,16 @@ async def describe_quorum(ctx: RequestContext, request: Any) -> Any:
         topics.append(
             make(types.TopicData, topic_name=topic.topic_name, partitions=tuple(partitions))
         )
-    host, port = cluster.address(controller)
-    nodes = (
-        make(
-            types.Node,
-            node_id=controller,
-            listeners=(make(types.Listener, name="CONTROLLER", host=host, port=port),),
-        ),
-    )
+    nodes: tuple[Any, ...] = ()
+    if ctx.api_version >= _NODES_SINCE:
+        host, port = cluster.address(controller)
+        nodes = (
+            make(
+                types.Node,
+                node_id=controller,
+                listeners=(make(types.Listener, name="CONTROLLER", host=host, port=port),),
+            ),
+        )
     return make(
         types.DescribeQuorumResponse,
         error_code=ErrorCode.none,
