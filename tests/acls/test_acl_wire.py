@@ -396,3 +396,86 @@ def test_describe_transactions_refuses_an_id_without_describe(acl_broker: Broker
         )
         for s in answer.transaction_states
     ] == [(denied, "transactional_id_authorization_failed", "", 0.0, 0, 0, 0, ())]
+
+
+_ANY_FILTER = {
+    "resource_name_filter": None,
+    "principal_filter": None,
+    "host_filter": None,
+}
+
+
+@pytest.mark.parametrize(
+    "unknown", ["resource_type_filter", "pattern_type_filter", "operation", "permission_type"]
+)
+def test_acl_requests_with_an_unknown_code_close_the_connection(
+    acl_broker: Broker, unknown: str
+) -> None:
+    """Kafka's CreateAcls, DescribeAcls and DeleteAcls refuse a filter or creation with a
+    code 0 (UNKNOWN) while parsing the request, so the broker closes the connection;
+    the same request with known codes (1: ANY, 3: LITERAL / ALLOW) is answered."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "emulator"))
+    from kio.schema.create_acls.v3 import request as create
+    from kio.schema.delete_acls.v3 import request as delete
+    from kio.schema.describe_acls.v3 import request as describe
+    from kio.static.primitive import i8
+    from raw_client import connect, encode, read_frame, request_frame
+
+    known = {
+        "resource_type_filter": i8(1),
+        "pattern_type_filter": i8(1),
+        "operation": i8(1),
+        "permission_type": i8(1),
+    }
+    codes = {**known, unknown: i8(0)}
+    creation_codes = {
+        "resource_type": i8(2),
+        "resource_pattern_type": i8(3),
+        "operation": i8(3),
+        "permission_type": i8(3),
+    }
+    creation_key = {
+        "resource_type_filter": "resource_type",
+        "pattern_type_filter": "resource_pattern_type",
+        "operation": "operation",
+        "permission_type": "permission_type",
+    }[unknown]
+
+    def creation(**codes_: Any) -> Any:
+        return create.AclCreation(
+            resource_name=_name("unknown"), principal="User:alice", host="*", **codes_
+        )
+
+    requests = {
+        "describe": (
+            29,
+            describe.DescribeAclsRequest(**_ANY_FILTER, **known),
+            describe.DescribeAclsRequest(**_ANY_FILTER, **codes),
+        ),
+        "delete": (
+            31,
+            delete.DeleteAclsRequest(filters=(delete.DeleteAclsFilter(**_ANY_FILTER, **known),)),
+            delete.DeleteAclsRequest(filters=(delete.DeleteAclsFilter(**_ANY_FILTER, **codes),)),
+        ),
+        "create": (
+            30,
+            create.CreateAclsRequest(creations=()),
+            create.CreateAclsRequest(
+                creations=(creation(**{**creation_codes, creation_key: i8(0)}),)
+            ),
+        ),
+    }
+
+    def answered(api_key: int, request: Any) -> bool:
+        with connect(acl_broker.bootstrap_servers) as sock:
+            sock.sendall(request_frame(api_key, 3, 9, encode(request)))
+            return read_frame(sock) is not None
+
+    outcomes = {
+        name: (answered(key, good), answered(key, bad))
+        for name, (key, good, bad) in requests.items()
+    }
+    assert outcomes == {name: (True, False) for name in requests}

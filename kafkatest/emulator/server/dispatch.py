@@ -26,6 +26,7 @@ from kafkatest.emulator.protocol.messages import (
 )
 from kafkatest.emulator.protocol.primitives import DecodeError
 from kafkatest.emulator.protocol.replies import Reply, encode_reply
+from kafkatest.emulator.protocol.request_rules import parse_refusal
 from kafkatest.emulator.server.authorization import authorized_call
 from kafkatest.emulator.server.context import ANONYMOUS, RequestContext
 from kafkatest.emulator.server.faults import FaultHook, Handler
@@ -91,6 +92,9 @@ class Dispatcher:
             request = decode_request(schema, request_frame, header.body_offset)
         except DecodeError as exc:
             raise CloseConnection(f"malformed request (API {api_key} v{version}): {exc}") from exc
+        refusal = parse_refusal(api_key, request)
+        if refusal is not None:
+            raise CloseConnection(f"invalid request (API {api_key} v{version}): {refusal}")
         acls = self.state.acls
         client_id = header.client_id
         if acls is not None and client_id in acls.trusted_clients:
