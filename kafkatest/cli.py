@@ -36,6 +36,8 @@ def _emulator(args: argparse.Namespace) -> int:
         args.control_host,
         security_from_args(args),
         args.timings,
+        args.acls,
+        args.super_user,
     )
 
 

@@ -14,7 +14,7 @@ import signal
 import sys
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from kafkatest.brokers.emulator import EmulatorBroker
 from kafkatest.emulator.exposure import ExposedEmulatorWarning, exposure_warning
@@ -33,10 +33,15 @@ def run_standalone(
     control_host: str = LOOPBACK,
     security: Security | None = None,
     timings: bool = False,
+    acls: bool = False,
+    super_users: Iterable[str] = (),
+    prepare: Callable[[EmulatorBroker], None] | None = None,
 ) -> int:
     """Serve until SIGINT/SIGTERM; the exit status (non-zero if it could not listen).
 
-    With `timings`, every request's phases are recorded and printed at the end."""
+    With `timings`, every request's phases are recorded and printed at the end; with
+    `acls`, Kafka's authorizer decides (`super_users` bypass it); `prepare` runs on the
+    started broker before its address is printed (the fuzzer grants ACLs there)."""
     if brokers < 1:
         print("kafkatest emulator: --brokers must be at least 1", file=sys.stderr)
         return 2
@@ -50,7 +55,9 @@ def run_standalone(
         signal.signal(sig, lambda *_: stop.set())
     with warnings.catch_warnings():  # printed above, in the command's own words
         warnings.simplefilter("ignore", ExposedEmulatorWarning)
-        broker = EmulatorBroker(brokers, host, port, security=security)
+        broker = EmulatorBroker(
+            brokers, host, port, security=security, acls=acls, super_users=super_users
+        )
     recorded = broker.record_timings() if timings else None
     control = None
     try:
@@ -73,9 +80,18 @@ def run_standalone(
                 )
                 return 1
             control.start()
+        if prepare is not None:
+            prepare(broker)
         print(f"kafkatest emulator: bootstrap servers {broker.bootstrap_servers}", flush=True)
         if broker.security_runtime is not None:
             _print_security(broker)
+        if acls:
+            who = ", ".join(super_users) or "none (no client can manage ACLs)"
+            print(
+                f"kafkatest emulator: ACLs on (a resource without ACLs is denied); "
+                f"super users: {who}",
+                flush=True,
+            )
         if control is not None:
             print(f"kafkatest emulator: fault control http://{control.address}/faults", flush=True)
         stop.wait()
@@ -112,6 +128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.control_host,
         security_from_args(args),
         args.timings,
+        args.acls,
+        args.super_user,
     )
 
 
@@ -170,10 +188,32 @@ def add_security_options(parser: argparse.ArgumentParser) -> None:
         choices=("none", "requested", "required"),
         help="mutual TLS: ask clients for a certificate (principal = its subject)",
     )
+    parser.add_argument(
+        "--acls",
+        action="store_true",
+        help="authorize every request with ACLs, as Kafka's StandardAuthorizer (a resource "
+        "without ACLs is denied); give a --super-user to manage them",
+    )
+    parser.add_argument(
+        "--super-user",
+        action="append",
+        default=[],
+        metavar="PRINCIPAL",
+        help="a principal that bypasses ACLs, e.g. User:admin (repeatable; Kafka's super.users)",
+    )
 
 
 def security_from_args(args: argparse.Namespace) -> Security | None:
     """The `Security` the flags ask for; exits with a usage message when they disagree."""
+    for principal in args.super_user:
+        if not args.acls:
+            raise SystemExit("kafkatest emulator: --super-user needs --acls")
+        kind, sep, name = principal.partition(":")
+        if not sep or not kind or not name:
+            raise SystemExit(
+                f"kafkatest emulator: --super-user expects a principal like User:admin, "
+                f"got {principal!r}"
+            )
     if args.security_protocol == "PLAINTEXT" and not (args.user or args.sasl_mechanism):
         return None
     users: dict[str, str] = {}

@@ -26,6 +26,58 @@ def test_twenty_thousand_mutated_frames_cause_no_crash_hang_or_traceback(
     assert report.rss_end_mb <= report.rss_start_mb * 1.10, "\n".join(report.lines())
 
 
+def test_mutated_frames_through_the_authorization_layer_cause_no_crash_hang_or_traceback(
+    tmp_path: Path,
+) -> None:
+    """The same with ACLs on and the corpus's client allowed part of what it recorded,
+    so requests are served whole, refused whole and served in part."""
+    report = run_fuzz(frames=10_000, connections=16, seed=9, workdir=tmp_path, acls=True)
+    assert report.frames_sent == 10_000
+    assert (report.crashes, report.hangs, report.handler_exceptions) == (0, 0, 0), "\n".join(
+        report.lines()
+    )
+    assert report.rss_end_mb <= report.rss_start_mb * 1.10, "\n".join(report.lines())
+
+
+def test_the_acl_fuzz_child_allows_part_of_the_corpus_and_refuses_the_rest() -> None:
+    import subprocess
+    import sys
+
+    from admin_requests import request_entity
+    from raw_client import ask
+
+    from kafkatest.brokers.process import free_port, terminate
+
+    port = free_port()
+    command = [sys.executable, "-m", "kafkatest.emulator.fuzz.child", "--port", str(port)]
+    child = subprocess.Popen(
+        [*command, "--fuzz-acls"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    try:
+        assert child.stdout is not None
+        assert "bootstrap servers" in child.stdout.readline()
+
+        def metadata_error(topic: str) -> str:
+            wanted = request_entity(
+                "metadata", 12, "MetadataRequestTopic", topic_id=None, name=topic
+            )
+            request = request_entity(
+                "metadata",
+                12,
+                "MetadataRequest",
+                topics=(wanted,),
+                allow_auto_topic_creation=False,
+                include_topic_authorized_operations=False,
+            )
+            answer = ask(f"127.0.0.1:{port}", 3, 12, request)
+            return str(answer.topics[0].error_code.name)
+
+        assert metadata_error("fuzz-seed") == "unknown_topic_or_partition"  # allowed, absent
+        assert metadata_error("elsewhere") == "topic_authorization_failed"
+    finally:
+        terminate(child)
+
+
 def test_the_corpus_holds_real_frames_of_every_api_family() -> None:
     """Every connection the clients open goes through the recording proxy (the
     emulator advertises it), so the corpus is the clients' whole conversation."""

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import signal
 import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +12,7 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.security.tls import TRUSTSTORE_PASSWORD
 from kafkatest.tools import TOPICS, run_kafka_tool
+from tests.standalone_emulator import standalone_emulator
 
 
 def _free_port() -> int:
@@ -25,30 +23,15 @@ def _free_port() -> int:
 
 @pytest.fixture
 def standalone(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    port = _free_port()
     tls = tmp_path / "tls"
-    process = subprocess.Popen(
-        [
-            sys.executable, "-m", "kafkatest.cli", "emulator", "--port", str(port),
-            "--security-protocol", "SASL_SSL", "--sasl-mechanism", "SCRAM-SHA-512",
-            "--user", "alice:alice-secret", "--tls-dir", str(tls),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
-    assert process.stdout is not None
-    lines = [process.stdout.readline() for _ in range(3)]
-    try:
-        assert f"bootstrap servers 127.0.0.1:{port}" in lines[0], lines
+    with standalone_emulator(
+        "--security-protocol", "SASL_SSL", "--sasl-mechanism", "SCRAM-SHA-512",
+        "--user", "alice:alice-secret", "--tls-dir", str(tls),
+        banner_lines=3,
+    ) as (bootstrap, lines):  # fmt: skip
         assert "security.protocol=SASL_SSL sasl.mechanisms=SCRAM-SHA-512 users: alice" in lines[1]
         assert str(tls / "ca.pem") in lines[2] and str(tls / "truststore.p12") in lines[2]
-        yield f"127.0.0.1:{port}", tls
-    finally:
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=30)
-        assert process.returncode == 0, err
-        assert "stopped" in out
+        yield bootstrap, tls
 
 
 def test_standalone_serves_scram_over_tls_with_its_ca(standalone: tuple[str, Path]) -> None:

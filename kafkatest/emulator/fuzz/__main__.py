@@ -1,4 +1,4 @@
-"""`python -m kafkatest.emulator.fuzz [--frames N] [--connections C] [--seed S]`."""
+"""`python -m kafkatest.emulator.fuzz [--frames N] [--connections C] [--seed S] [--acls]`."""
 
 from __future__ import annotations
 
@@ -19,12 +19,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--max-seconds", type=float, default=float("inf"), help="stop early after this long"
     )
+    parser.add_argument(
+        "--acls",
+        action="store_true",
+        help="fuzz an emulator that authorizes with ACLs (part of the corpus allowed)",
+    )
     args = parser.parse_args(argv)
     report = run_fuzz(
         args.frames,
         args.connections,
         args.seed,
         max_seconds=args.max_seconds,
+        acls=args.acls,
         log=lambda text: print(text, file=sys.stderr, flush=True),
     )
     print("\n".join(report.lines()))

@@ -52,8 +52,9 @@ class FuzzReport:
 class _Emulator:
     """`kafkatest emulator` as a child, restarted after a crash; logs kept."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, acls: bool = False) -> None:
         self.workdir = workdir
+        self.acls = acls
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
         self.logs: list[Path] = []
@@ -64,6 +65,8 @@ class _Emulator:
         self.logs.append(log)
         # The child loads every protocol schema first (see child.py), so RSS compares.
         command = [sys.executable, "-m", "kafkatest.emulator.fuzz.child", "--port", str(self.port)]
+        if self.acls:
+            command.append("--fuzz-acls")
         self.process = spawn(command, log, self.workdir)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -112,15 +115,18 @@ def run_fuzz(
     workdir: Path | None = None,
     log: object = None,
     max_seconds: float = float("inf"),
+    acls: bool = False,
 ) -> FuzzReport:
     """Send `frames` mutated frames over `connections` parallel connections.
 
-    Stops early after `max_seconds` (the report says how many frames went out).
+    Stops early after `max_seconds` (the report says how many frames went out). With
+    `acls`, the emulator authorizes every request and allows the corpus's client part
+    of what it recorded (see `child`), so the authorization layer takes the frames too.
     """
     report = FuzzReport()
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="kafkatest-fuzz-") as scratch:
-        emulator = _Emulator(workdir or Path(scratch))
+        emulator = _Emulator(workdir or Path(scratch), acls)
         emulator.start()
         try:
             rng = random.Random(seed)
