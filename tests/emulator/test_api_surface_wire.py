@@ -530,3 +530,51 @@ def _encode(entity: Any) -> bytes:
     from raw_client import encode
 
     return encode(entity)
+
+
+def _neutral_answer(broker: Broker, key: int, version: int) -> Any:
+    from kio.index import load_payload_module
+    from kio.static.constants import EntityType
+
+    module = load_payload_module(key, version, EntityType.request)
+    [cls] = [
+        c
+        for c in vars(module).values()
+        if isinstance(c, type) and getattr(c, "__type__", None) == EntityType.request
+    ]
+    return ask(broker.bootstrap_servers, key, version, _neutral_request(cls))
+
+
+#: What Kafka 4.1.1 answers to neutral requests where the emptiness itself is the
+#: error, or where it writes "" rather than null: (api key, version) -> field -> value.
+_NEUTRAL_ANSWERS: dict[tuple[int, int], dict[str, Any]] = {
+    # An empty transactional id is refused before it is looked up.
+    (25, 4): {"error_code": ErrorCode.invalid_request},  # AddOffsetsToTxn
+    (26, 5): {"error_code": ErrorCode.invalid_request},  # EndTxn
+    # SyncGroup v5 needs its protocol type and name before anything else.
+    (14, 5): {"error_code": ErrorCode.inconsistent_group_protocol},
+    # OffsetDelete checks the group id before the coordinator.
+    (47, 0): {"error_code": ErrorCode.invalid_group_id},
+    # Success carries an empty message, not null.
+    (45, 1): {"error_code": ErrorCode.none, "error_message": ""},  # AlterPartitionReassignments
+    (48, 1): {"error_code": ErrorCode.none, "error_message": ""},  # DescribeClientQuotas
+    (50, 0): {"error_code": ErrorCode.none, "error_message": ""},  # DescribeUserScramCredentials
+    # A voter is named by its id and directory id: without a directory id it is none.
+    (80, 0): {
+        "error_code": ErrorCode.invalid_request,
+        "error_message": "Add voter request didn't include a valid voter",
+    },
+    (81, 0): {
+        "error_code": ErrorCode.invalid_request,
+        "error_message": "Remove voter request didn't include a valid voter",
+    },
+    # DescribeQuorum lists the endpoints of the voters it described: here none.
+    (55, 2): {"error_code": ErrorCode.none, "topics": (), "nodes": ()},
+}
+
+
+@pytest.mark.parametrize(("key", "version"), sorted(_NEUTRAL_ANSWERS))
+def test_a_neutral_request_gets_kafkas_answer(kafka_broker: Broker, key: int, version: int) -> None:
+    answer = _neutral_answer(kafka_broker, key, version)
+    expected = _NEUTRAL_ANSWERS[(key, version)]
+    assert {name: getattr(answer, name) for name in expected} == expected

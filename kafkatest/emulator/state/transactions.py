@@ -161,6 +161,7 @@ class TransactionCoordinator:
     # -- adding partitions -----------------------------------------------------------
 
     def _checked(self, transactional_id: str, producer_id: int, epoch: int) -> TransactionMetadata:
+        _require_id(transactional_id)
         meta = self._transactions.get(transactional_id)
         if meta is None or meta.producer_id != producer_id:
             raise InvalidProducerIdMapping(
@@ -246,6 +247,7 @@ class TransactionCoordinator:
         self, transactional_id: str, producer_id: int, epoch: int, commit: bool, tv2: bool
     ) -> tuple[int, int]:
         """EndTxn; the (producer id, epoch) the client continues with."""
+        _require_id(transactional_id)
         meta = self._transactions.get(transactional_id)
         if meta is None or meta.producer_id != producer_id:
             raise InvalidProducerIdMapping(
@@ -377,3 +379,9 @@ def offsets_partition(group: str) -> TopicPartition:
         value = (31 * value + ord(char)) & 0xFFFFFFFF
     signed = value - (1 << 32) if value & 0x80000000 else value
     return OFFSETS_TOPIC, abs(signed) % OFFSETS_PARTITIONS
+
+
+def _require_id(transactional_id: str) -> None:
+    """Kafka's coordinator refuses an empty transactional id before looking it up."""
+    if not transactional_id:
+        raise InvalidRequest("the transactional id is empty")

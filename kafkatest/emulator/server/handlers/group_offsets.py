@@ -232,7 +232,9 @@ async def offset_delete(ctx: RequestContext, request: Any) -> Any:
     outcomes: dict[TopicPartition, ErrorCode] = dict.fromkeys(
         wanted, ErrorCode.unknown_topic_or_partition
     )
-    if not is_coordinator(ctx, request.group_id):
+    if not request.group_id:
+        error = ErrorCode.invalid_group_id  # checked before the coordinator, as Kafka does
+    elif not is_coordinator(ctx, request.group_id):
         error = ErrorCode.not_coordinator
     else:
         subscribed = namespace_of(ctx.state).subscribed_topics(request.group_id) or frozenset()

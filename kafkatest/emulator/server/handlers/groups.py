@@ -39,6 +39,8 @@ from kafkatest.emulator.state.internal_topics import group_coordinator
 _KNOWN_MEMBER_ID_SINCE = 4
 #: JoinGroup v7 made protocol_type/protocol_name nullable.
 _NULLABLE_PROTOCOL_SINCE = 7
+#: SyncGroup v5 requires them (null: INCONSISTENT_GROUP_PROTOCOL).
+_SYNC_PROTOCOL_REQUIRED_SINCE = 5
 
 
 def coordinator_of(state: EmulatorState) -> GroupCoordinator:
@@ -145,7 +147,12 @@ def _join_response(ctx: RequestContext, result: JoinResult) -> Any:
 async def sync_group(ctx: RequestContext, request: Any) -> Any:
     namespace = namespace_of(ctx.state)
     consumer_group = namespace.consumer_group(request.group_id)
-    if not is_coordinator(ctx, request.group_id):
+    if ctx.api_version >= _SYNC_PROTOCOL_REQUIRED_SINCE and (
+        request.protocol_type is None or request.protocol_name is None
+    ):
+        # Kafka refuses it before anything else: from v5 both fields are mandatory.
+        result = SyncResult(ErrorCode.inconsistent_group_protocol)
+    elif not is_coordinator(ctx, request.group_id):
         result = SyncResult(ErrorCode.not_coordinator)
     elif consumer_group is not None:
         result = namespace.classic_members.sync(

@@ -86,7 +86,9 @@ async def describe_quorum(ctx: RequestContext, request: Any) -> Any:
             make(types.TopicData, topic_name=topic.topic_name, partitions=tuple(partitions))
         )
     nodes: tuple[Any, ...] = ()
-    if ctx.api_version >= _NODES_SINCE:
+    # The endpoints of the voters it described: none if the quorum's partition was not asked.
+    described = any(p.current_voters for t in topics for p in t.partitions)
+    if ctx.api_version >= _NODES_SINCE and described:
         host, port = cluster.address(controller)
         nodes = (
             make(
@@ -128,6 +130,13 @@ def _voter_change_refusal(ctx: RequestContext, request: Any, verb: str) -> tuple
         return (
             ErrorCode.inconsistent_cluster_id,
             f'The given id "{request.cluster_id}" doesn\'t match the cluster id "{cluster_id}"',
+        )
+    if request.voter_directory_id in (None, uuid.UUID(int=0)):
+        # A voter is named by its id and its directory id; without one it is no voter.
+        request_name = "Add" if verb == "adding" else "Remove"
+        return (
+            ErrorCode.invalid_request,
+            f"{request_name} voter request didn't include a valid voter",
         )
     if not ctx.state.features.kraft_reconfiguration:
         return (

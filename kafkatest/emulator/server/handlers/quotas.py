@@ -66,7 +66,7 @@ async def describe_client_quotas(ctx: RequestContext, request: Any) -> Any:
         types.DescribeClientQuotasResponse,
         throttle_time=NO_THROTTLE,
         error_code=ErrorCode.none,
-        error_message=None,
+        error_message="",  # Kafka's default where it succeeded
         entries=entries,
     )
 

@@ -119,7 +119,7 @@ async def alter_partition_reassignments(ctx: RequestContext, request: Any) -> An
         throttle_time=NO_THROTTLE,
         allow_replication_factor_change=getattr(request, "allow_replication_factor_change", True),
         error_code=ErrorCode.none,
-        error_message=None,
+        error_message="",  # Kafka's default where it succeeded
         responses=tuple(responses),
     )
 

@@ -38,7 +38,7 @@ async def describe_user_scram_credentials(ctx: RequestContext, request: Any) -> 
         types.DescribeUserScramCredentialsResponse,
         throttle_time=NO_THROTTLE,
         error_code=ErrorCode.none,
-        error_message=None,
+        error_message="",  # Kafka's default where it succeeded
         results=results,
     )
 
