@@ -578,3 +578,15 @@ def test_a_neutral_request_gets_kafkas_answer(kafka_broker: Broker, key: int, ve
     answer = _neutral_answer(kafka_broker, key, version)
     expected = _NEUTRAL_ANSWERS[(key, version)]
     assert {name: getattr(answer, name) for name in expected} == expected
+
+
+def test_an_election_of_every_partition_lists_every_topic(kafka_broker: Broker) -> None:
+    """ElectLeaders with no partitions named elects them all; each topic has its entry,
+    empty where every partition already had its preferred leader."""
+    topic = unique_topic_name("elect-all")
+    kafka_broker.create_topic(topic, partitions=2)
+    answer = _neutral_answer(kafka_broker, 43, 2)  # topic_partitions null: all of them
+    assert answer.error_code == ErrorCode.none
+    entries = {r.topic: r.partition_result for r in answer.replica_election_results}
+    assert entries[topic] == ()
+    assert all(results == () for results in entries.values()), entries

@@ -62,8 +62,8 @@ async def elect_leaders(ctx: RequestContext, request: Any) -> Any:
             code, message = _partition_error(state, topic, index) or _elect(
                 state, topic, index, unclean
             )
-            if not named and code != ErrorCode.none:
-                continue  # an all-partitions election names only the partitions it moved
+            if not named and code == ErrorCode.election_not_needed:
+                continue  # an all-partitions election leaves out what needed none
             partitions.append(
                 make(
                     types.PartitionResult,
@@ -72,10 +72,10 @@ async def elect_leaders(ctx: RequestContext, request: Any) -> Any:
                     error_message=message,
                 )
             )
-        if partitions or named:
-            results.append(
-                make(types.ReplicaElectionResult, topic=topic, partition_result=tuple(partitions))
-            )
+        # Every topic has its entry, empty when none of its partitions needed one.
+        results.append(
+            make(types.ReplicaElectionResult, topic=topic, partition_result=tuple(partitions))
+        )
     return make(
         types.ElectLeadersResponse,
         throttle_time=NO_THROTTLE,
