@@ -14,7 +14,6 @@ Integer.MIN_VALUE.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from typing import Any
 
 from kafkatest.emulator.server.authorization.core import NARROWERS, RT, Check, Op
@@ -23,7 +22,8 @@ from kafkatest.emulator.state.acls import CLUSTER_NAME, ResourceType
 
 
 def _narrowed(check: Check, resource_type: ResourceType, name: str | None, field: int) -> int:
-    if field == OPERATIONS_OMITTED or name is None:
+    """An asked-for field for this principal (an entry with no name keeps its field)."""
+    if name is None:
         return field
     permitted = check.acls.permitted_operations(check.principal, check.host, resource_type, name)
     return operations_field(permitted)
@@ -90,11 +90,12 @@ def _described_groups(check: Check, response: Any) -> Any:
     )
 
 
-_BY_API: dict[int, Callable[[Check, Any], Any]] = {
-    3: _metadata,
-    15: _described_groups,
-    60: _describe_cluster,
-    69: _described_groups,
-    75: _describe_topic_partitions,
-}
-NARROWERS.update(_BY_API)
+NARROWERS.update(
+    {
+        3: _metadata,
+        15: _described_groups,
+        60: _describe_cluster,
+        69: _described_groups,
+        75: _describe_topic_partitions,
+    }
+)
