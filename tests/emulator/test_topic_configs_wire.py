@@ -187,3 +187,21 @@ def test_a_groups_configs_list_their_default_as_a_synonym(kafka_broker: Broker) 
         [("streams.num.standby.replicas", "1", GROUP_CONFIG)],
     )
     alter(kafka_broker, group, "streams.num.standby.replicas", None, delete=True)
+
+
+def test_min_insync_replicas_above_the_replica_count_does_not_refuse_acks_all(
+    kafka_broker: Broker, kafka_topic: Any
+) -> None:
+    """Kafka 4 caps min.insync.replicas at the partition's replicas (`effectiveMinIsr`):
+    a topic of one replica takes acks=all produces whatever the setting."""
+    from confluent_kafka import Producer
+
+    topic = kafka_topic(config={"min.insync.replicas": "2"})
+    outcome: list[object] = []
+    producer = Producer(
+        {"bootstrap.servers": kafka_broker.bootstrap_servers, "acks": "all", "retries": 0}
+    )
+    producer.produce(topic, b"x", on_delivery=lambda error, _message: outcome.append(error))
+    producer.flush(15)
+    assert outcome == [None]
+    assert kafka_broker.latest_offsets(topic) == {0: 1}

@@ -112,8 +112,10 @@ def elect(topic: str, partition: Partition, unclean: bool) -> None:
 
 
 def check_enough_in_sync(topic: Topic, partition: Partition) -> None:
-    """acks=all needs `min.insync.replicas` in sync (Kafka's Partition.appendRecordsToLeader)."""
-    needed = topic.int_config("min.insync.replicas")
+    """acks=all needs `min.insync.replicas` in sync (Kafka's Partition.appendRecordsToLeader),
+    at most the partition's replicas: Kafka 4 caps it there (its `effectiveMinIsr`), so a
+    topic of one replica takes acks=all whatever the setting."""
+    needed = min(topic.int_config("min.insync.replicas"), len(partition.replicas))
     if len(partition.isr) < needed:
         raise NotEnoughReplicas(
             f"The size of the current ISR : {len(partition.isr)} is insufficient to satisfy "
