@@ -56,6 +56,36 @@ EMULATOR_SETTINGS: dict[str, tuple[str, Callable[[str, object], object]]] = {
     "group.initial.rebalance.delay.ms": ("group_initial_rebalance_delay_ms", _integer),
 }
 
+#: Broker configs that set a topic config's default (the `log.*` twins, and the
+#: coarser retention and roll synonyms): the emulator's topics fall back on them.
+TOPIC_DEFAULT_SETTINGS = frozenset(
+    {
+        "log.cleanup.policy",
+        "compression.type",
+        "compression.gzip.level",
+        "compression.lz4.level",
+        "compression.zstd.level",
+        "log.cleaner.delete.retention.ms",
+        "log.cleaner.max.compaction.lag.ms",
+        "log.cleaner.min.compaction.lag.ms",
+        "log.cleaner.min.cleanable.ratio",
+        "log.message.timestamp.type",
+        "log.message.timestamp.before.max.ms",
+        "log.message.timestamp.after.max.ms",
+        "min.insync.replicas",
+        "log.retention.bytes",
+        "log.retention.ms",
+        "log.retention.minutes",
+        "log.retention.hours",
+        "log.segment.bytes",
+        "log.roll.ms",
+        "log.roll.hours",
+        "log.roll.jitter.ms",
+        "log.roll.jitter.hours",
+        "unclean.leader.election.enable",
+    }
+)
+
 #: Properties kafkatest itself decides for the kafka backend (ports, paths, roles).
 KAFKA_MANAGED = frozenset(
     {
@@ -80,11 +110,16 @@ def emulator_settings(config: Mapping[str, object] | None) -> BrokerSettings:
     settings = BrokerSettings()
     if not config:
         return settings
+    defaults = {name: value for name, value in config.items() if name in TOPIC_DEFAULT_SETTINGS}
+    config = {name: value for name, value in config.items() if name not in defaults}
+    if defaults:
+        settings = dataclasses.replace(settings, topic_defaults=_topic_defaults(defaults))
     unknown = sorted(name for name in config if name not in EMULATOR_SETTINGS)
     if unknown:
         raise BrokerError(
             f"the emulator does not implement broker setting(s) {', '.join(unknown)}; it "
-            f"honours {', '.join(sorted(EMULATOR_SETTINGS))}. Set topic-level configs on "
+            f"honours {', '.join(sorted(EMULATOR_SETTINGS))} and the defaults of topic "
+            "configs (log.retention.ms, log.cleanup.policy, ...). Set topic-level configs on "
             "the topic (create_topic(..., config=...)), or use --kafka-backend=kafka."
         )
     changes: dict[str, Any] = {
@@ -92,6 +127,23 @@ def emulator_settings(config: Mapping[str, object] | None) -> BrokerSettings:
         for name, value in config.items()
     }
     return dataclasses.replace(settings, **changes)
+
+
+def _topic_defaults(config: Mapping[str, object]) -> tuple[tuple[str, str], ...]:
+    """Topic-default settings, each checked as Kafka checks its type and bounds."""
+    from kafkatest.emulator.state.broker_config_rules import check_value
+    from kafkatest.emulator.state.errors import StateError
+
+    given = {
+        name: str(value).lower() if isinstance(value, bool) else str(value).strip()
+        for name, value in config.items()
+    }
+    for name, value in given.items():
+        try:
+            check_value(name, value)
+        except StateError as exc:
+            raise BrokerError(f"broker setting {name}={value!r}: {exc}") from None
+    return tuple(given.items())
 
 
 def kafka_settings(config: Mapping[str, object] | None) -> dict[str, str]:

@@ -35,11 +35,14 @@ CONFIG_COMMAND = "kafka.admin.ConfigCommand"
 PER_BROKER = {"listeners", "log.dirs", "controller.quorum.voters"}
 
 
-def describe_broker(broker: Broker, name: str, keys: tuple[str, ...] | None = None) -> Any:
+def describe_broker(
+    broker: Broker, name: str, keys: tuple[str, ...] | None = None, resource_type: i8 = BROKER
+) -> Any:
+    """DescribeConfigs v4 of one resource (a broker unless `resource_type` says)."""
     request = DescribeConfigsRequest(
         resources=(
             DescribeConfigsResource(
-                resource_type=BROKER, resource_name=name, configuration_keys=keys
+                resource_type=resource_type, resource_name=name, configuration_keys=keys
             ),
         ),
         include_synonyms=True,

@@ -12,6 +12,7 @@ the quick-test settings kafkatest gives its `kafka` backend too (so e.g.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
@@ -70,21 +71,6 @@ def kafka_defaults() -> tuple[BrokerConfig, ...]:
     )
 
 
-def _static(entry: BrokerConfig, value: str) -> BrokerConfig:
-    """`entry` as set in the broker's properties to `value` (Kafka lists a setting
-    as static even when it equals the default, and never a sensitive value)."""
-    shown = None if entry.sensitive else value
-    if entry.source == STATIC_BROKER_CONFIG:
-        return replace(entry, value=shown, synonyms=((entry.name, shown, STATIC_BROKER_CONFIG),))
-    defaults = tuple(s for s in entry.synonyms if s[2] == DEFAULT_CONFIG)
-    return replace(
-        entry,
-        value=shown,
-        source=STATIC_BROKER_CONFIG,
-        synonyms=((entry.name, shown, STATIC_BROKER_CONFIG), *defaults),
-    )
-
-
 #: Settings that behave in the emulator as these do in Kafka, and that kafkatest also
 #: starts its `kafka` backend with (kafka_properties.TEST_SETTINGS; a test on both
 #: backends holds the two alike). Those the emulator lets a test change come from
@@ -138,26 +124,32 @@ def kafka_settings(s: BrokerSettings) -> dict[str, str]:
         "group.consumer.session.timeout.ms": str(s.group_consumer_session_timeout_ms),
         "group.initial.rebalance.delay.ms": str(s.group_initial_rebalance_delay_ms),
         "log.cleaner.backoff.ms": str(s.log_cleaner_backoff_ms),
+        **dict(s.topic_defaults),
     }
 
 
-def broker_configs(
-    cluster: Cluster, broker_id: int, settings: dict[str, str]
-) -> list[BrokerConfig]:
-    """Every config of broker `broker_id`, as Kafka 4.1 would describe it.
-
-    `settings` are the emulator's BrokerSettings by Kafka name.
-    """
-    defaults = {entry.name: entry.value for entry in kafka_defaults()}
-    changed = {
-        name: value
-        for name, value in settings.items()
-        if name in SET_LIKE_THE_KAFKA_BACKEND or defaults.get(name) != value
+def static_settings(settings: dict[str, str], given: Collection[str] = ()) -> dict[str, str]:
+    """The settings every emulated broker is started with, by Kafka name (the
+    quick-test ones and the emulator's `BrokerSettings` that differ from Kafka's
+    default, that the `kafka` backend sets too or that were `given` by name);
+    `settings` by Kafka name."""
+    defaults = _defaults_by_name()
+    return {
+        **QUICK_TEST_SETTINGS,
+        **{
+            name: value
+            for name, value in settings.items()
+            if name in SET_LIKE_THE_KAFKA_BACKEND or name in given or defaults.get(name) != value
+        },
     }
+
+
+def broker_wiring(cluster: Cluster, broker_id: int) -> dict[str, str]:
+    """The settings that make a KRaft broker of this cluster: ids, listeners, log dir."""
     host, port = cluster.address(broker_id)
     controller_host, controller_port = cluster.address(cluster.controller_id)
     listener = f"PLAINTEXT://{host}:{port}"
-    started_with = {
+    return {
         "process.roles": "broker,controller",
         "node.id": str(broker_id),
         "broker.id": str(broker_id),
@@ -168,23 +160,103 @@ def broker_configs(
         "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
         "controller.quorum.voters": f"{cluster.controller_id}@{controller_host}:{controller_port}",
         "log.dirs": LOG_DIR,
-        **QUICK_TEST_SETTINGS,
-        **changed,
     }
+
+
+#: (source, values set at that level), most specific first.
+Layers = list[tuple[int, Mapping[str, str]]]
+
+
+def broker_configs(layers: Layers) -> list[BrokerConfig]:
+    """Every config of a broker, as Kafka 4.1 describes it: each key's value at the
+    most specific level that sets it (per broker, cluster-wide, static), Kafka's
+    default otherwise; custom keys set dynamically come last."""
+    described = [_described(entry, layers) for entry in kafka_defaults()]
+    known = _defaults_by_name()
+    custom = [
+        name
+        for _source, values in layers
+        if _source != STATIC_BROKER_CONFIG
+        for name in values
+        if name not in known
+    ]
+    return described + [_custom(name, layers) for name in dict.fromkeys(custom)]
+
+
+def cluster_default_configs(cluster_default: Mapping[str, str]) -> list[BrokerConfig]:
+    """The cluster-wide dynamic configs (DescribeConfigs of broker ""): only those
+    set, each with only its cluster-wide synonyms, in the order they were set."""
+    layers: Layers = [(DYNAMIC_DEFAULT_BROKER_CONFIG, cluster_default)]
+    entries = {entry.name: entry for entry in kafka_defaults()}
     return [
-        _static(entry, started_with[entry.name]) if entry.name in started_with else entry
-        for entry in kafka_defaults()
+        _described(entries[name], layers, fallback=False)
+        if name in entries
+        else _custom(name, layers)
+        for name in cluster_default
     ]
 
 
-def cluster_default_configs() -> list[BrokerConfig]:
-    """The cluster-wide dynamic defaults (DescribeConfigs of broker ""): what
-    ``kafka-configs --entity-default`` shows."""
-    return [
-        replace(
-            entry,
-            synonyms=tuple(s for s in entry.synonyms if s[2] == DYNAMIC_DEFAULT_BROKER_CONFIG),
-        )
+def _described(entry: BrokerConfig, layers: Layers, fallback: bool = True) -> BrokerConfig:
+    """One key through the levels, as Kafka's ConfigHelper lists it: the synonyms are
+    every level's value of each of the key's synonym names (log.retention.ms,
+    .minutes, .hours), most specific level first, from the key's own name on."""
+    names = _synonym_names(entry.name)
+    levels = [*layers, (DEFAULT_CONFIG, _defaults_by_name())] if fallback else layers
+    synonyms: list[Synonym] = []
+    for source, values in levels:
+        for name in names:
+            value = values.get(name)
+            if value is not None:
+                synonyms.append((name, None if entry.sensitive else value, source))
+    while synonyms and synonyms[0][0] != entry.name:
+        synonyms.pop(0)
+    own = next((values[entry.name] for _s, values in layers if entry.name in values), None)
+    value = entry.value if own is None else own
+    return replace(
+        entry,
+        value=None if entry.sensitive else value,
+        source=synonyms[0][2] if synonyms else DEFAULT_CONFIG,
+        synonyms=tuple(synonyms),
+    )
+
+
+def _custom(name: str, layers: Layers) -> BrokerConfig:
+    """A key Kafka does not know: kept, shown as sensitive (its type is unknown)."""
+    synonyms = tuple((name, None, source) for source, values in layers if name in values)
+    return BrokerConfig(
+        name=name,
+        value=None,
+        source=synonyms[0][2],
+        read_only=True,
+        sensitive=True,
+        type=0,
+        synonyms=synonyms,
+        documentation=None,
+    )
+
+
+_SYNONYM_GROUPS = (
+    ("log.roll.ms", "log.roll.hours"),
+    ("log.roll.jitter.ms", "log.roll.jitter.hours"),
+    ("log.retention.ms", "log.retention.minutes", "log.retention.hours"),
+)
+
+
+def _synonym_names(name: str) -> tuple[str, ...]:
+    """Kafka's `brokerConfigSynonyms`: the names that set the same thing."""
+    if name == "log.flush.interval.ms":
+        return (name, "log.flush.scheduler.interval.ms")
+    return next((group for group in _SYNONYM_GROUPS if name in group), (name,))
+
+
+@cache
+def _defaults_by_name() -> dict[str, str | None]:
+    """Kafka's default value of each broker config (None where it has none)."""
+    return {
+        entry.name: next((s[1] for s in entry.synonyms if s[2] == DEFAULT_CONFIG), None)
         for entry in kafka_defaults()
-        if entry.source == DYNAMIC_DEFAULT_BROKER_CONFIG
-    ]
+    }
+
+
+def kafka_default(name: str) -> str | None:
+    return _defaults_by_name().get(name)

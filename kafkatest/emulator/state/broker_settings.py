@@ -44,3 +44,7 @@ class BrokerSettings:
     #: Kafka's default is 50; kafkatest runs real Kafka with 1 (one node, quick
     #: start), and __consumer_offsets gets this many partitions on both backends.
     offsets_topic_num_partitions: int = 1
+    #: Broker configs that set topics' defaults (`log.retention.hours`,
+    #: `log.cleanup.policy`, ...: the `log.*` twins of topic configs), by Kafka name,
+    #: as (name, value) pairs; a topic without its own value runs with these.
+    topic_defaults: tuple[tuple[str, str], ...] = ()

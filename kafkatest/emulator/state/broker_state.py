@@ -16,12 +16,18 @@ from typing import Any
 
 from kafkatest.emulator.state import replicas
 from kafkatest.emulator.state.acls import Authorizer
+from kafkatest.emulator.state.broker_configs import (
+    broker_wiring,
+    kafka_settings,
+    static_settings,
+)
 from kafkatest.emulator.state.broker_settings import BrokerSettings
 from kafkatest.emulator.state.client_quotas import ClientQuotaStore
 from kafkatest.emulator.state.clock import Clock
 from kafkatest.emulator.state.cluster import Cluster
 from kafkatest.emulator.state.config_store import NamedConfigs
 from kafkatest.emulator.state.credentials import CredentialStore
+from kafkatest.emulator.state.dynamic_broker_configs import DynamicBrokerConfigs
 from kafkatest.emulator.state.errors import (
     InvalidConfig,
     InvalidReplicationFactor,
@@ -53,7 +59,16 @@ class EmulatorState(LogMaintenance):
     def __init__(self, brokers: int = 1, settings: BrokerSettings | None = None) -> None:
         self.settings = settings or BrokerSettings()
         self.cluster = Cluster(brokers)
-        self.topics = TopicRegistry()
+        #: Broker configs changed while the cluster runs, and topics' broker-level
+        #: defaults through them.
+        self.broker_configs = DynamicBrokerConfigs(
+            static_settings(
+                kafka_settings(self.settings), given=dict(self.settings.topic_defaults)
+            ),
+            wiring=lambda broker_id: broker_wiring(self.cluster, broker_id),
+            feature_level=lambda feature: self.features.level(feature),
+        )
+        self.topics = TopicRegistry(self.broker_configs)
         self.producers = ProducerRegistry()
         self.offsets = OffsetStore()
         self.offsets.records = GroupRecords(self)

@@ -233,7 +233,8 @@ def check_topic_configs(overrides: Mapping[str, str]) -> dict[str, str]:
 
 
 #: DescribeConfigs sources a topic config can have.
-SOURCE_TOPIC, SOURCE_DYNAMIC_DEFAULT_BROKER, SOURCE_STATIC_BROKER, SOURCE_DEFAULT = 1, 3, 4, 5
+SOURCE_TOPIC, SOURCE_DYNAMIC_BROKER, SOURCE_DYNAMIC_DEFAULT_BROKER = 1, 2, 3
+SOURCE_STATIC_BROKER, SOURCE_DEFAULT = 4, 5
 #: (name, value, source), most specific first, as DescribeConfigs lists synonyms.
 Synonym = tuple[str, str | None, int]
 
@@ -249,13 +250,17 @@ class DescribedConfig:
 
 
 def describe_topic_configs(
-    overrides: Mapping[str, str], broker_synonyms: Mapping[str, tuple[Synonym, ...]]
+    overrides: Mapping[str, str],
+    broker_synonyms: Mapping[str, tuple[Synonym, ...]],
+    default_of: Callable[[str], str] = lambda name: TOPIC_CONFIGS[name].default,
 ) -> list[DescribedConfig]:
     """Every topic config as Kafka's DescribeConfigs shows it: the topic's own value,
     else one set on the broker, else the default; its synonyms are the topic's value
     and then the broker config's (those with a value), as Kafka lists them.
 
-    `broker_synonyms` maps a broker config name to its synonyms on this broker.
+    `broker_synonyms` maps a broker config name to its synonyms on this broker;
+    `default_of` gives a config's value when neither the topic nor a listed broker
+    level sets it.
     """
     described = []
     for key, definition in sorted(TOPIC_CONFIGS.items()):
@@ -265,9 +270,15 @@ def describe_topic_configs(
         if key in overrides:
             value, source = overrides[key], SOURCE_TOPIC
             synonyms: tuple[Synonym, ...] = ((key, value, SOURCE_TOPIC), *below)
-        elif below and below[0][2] in (SOURCE_DYNAMIC_DEFAULT_BROKER, SOURCE_STATIC_BROKER):
+        elif below and below[0][2] in (
+            SOURCE_DYNAMIC_BROKER,
+            SOURCE_DYNAMIC_DEFAULT_BROKER,
+            SOURCE_STATIC_BROKER,
+        ):
             value, source, synonyms = str(below[0][1]), below[0][2], below
         else:
-            value, source, synonyms = definition.default, SOURCE_DEFAULT, below
+            # What the topic runs with, though no synonym may show where it comes
+            # from (Kafka lists none for retention.ms set by log.retention.hours).
+            value, source, synonyms = default_of(key), SOURCE_DEFAULT, below
         described.append(DescribedConfig(key, value, source, definition.kind, synonyms))
     return described

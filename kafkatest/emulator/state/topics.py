@@ -10,6 +10,7 @@ import re
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from kafkatest.emulator.state.cleaner import CleanerConfig
 from kafkatest.emulator.state.errors import (
@@ -85,17 +86,40 @@ class Partition:
         self.log.epochs.assign(self.leader_epoch, self.log.log_end_offset)
 
 
+class TopicDefaults(Protocol):
+    """Where a topic's unset configs come from: the broker level (its `log.*` twins),
+    which may change while the topic lives (`dynamic_broker_configs`)."""
+
+    #: Moves on with every change of the broker level.
+    version: int
+
+    def topic_default(self, topic_config: str) -> str: ...
+
+
+class KafkaDefaults:
+    """Kafka's defaults only: a broker level nobody changes."""
+
+    version = 0
+
+    def topic_default(self, topic_config: str) -> str:
+        return TOPIC_CONFIGS[topic_config].default
+
+
 @dataclass(slots=True)
 class Topic:
     name: str
     topic_id: uuid.UUID
     partitions: list[Partition]
-    #: Configs set on this topic; everything else has Kafka's default.
+    #: Configs set on this topic; the others come from `defaults` (the broker level).
     overrides: dict[str, str]
     leader_start: int = 0
-    #: Settings derived from `overrides`, valid while `overrides` is the same dict
-    #: (every config change puts a new dict in place).
-    _derived_from: dict[str, str] | None = field(default=None, repr=False, compare=False)
+    defaults: TopicDefaults = field(default_factory=KafkaDefaults, repr=False, compare=False)
+    #: Every config's value and the settings derived from them, valid while
+    #: `overrides` is the same dict (every config change puts a new dict in place)
+    #: and the broker level has the same version: read on every append.
+    _derived_overrides: dict[str, str] | None = field(default=None, repr=False, compare=False)
+    _derived_version: int = field(default=-1, repr=False, compare=False)
+    _values: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     _roll_limits: RollLimits = field(default_factory=RollLimits, repr=False, compare=False)
     _compacted: bool = field(default=False, repr=False, compare=False)
 
@@ -104,37 +128,46 @@ class Topic:
         return is_internal_name(self.name)
 
     def config(self, name: str) -> str:
-        return self.overrides.get(name, TOPIC_CONFIGS[name].default)
+        """The topic's own value, else the broker level's (a public topic config)."""
+        if self._derived_overrides is not self.overrides or (
+            self._derived_version != self.defaults.version
+        ):
+            self._derive()
+        return self._values[name]
 
     def int_config(self, name: str) -> int:
         return int(self.config(name))
 
     @property
     def roll_limits(self) -> RollLimits:
-        """When to roll a segment; read on every append, so derived once per change."""
-        if self._derived_from is not self.overrides:
-            self._derive()
+        """When to roll a segment."""
+        self.config("segment.ms")  # derives them if stale
         return self._roll_limits
 
     @property
     def compacted(self) -> bool:
         """cleanup.policy holds `compact`."""
-        if self._derived_from is not self.overrides:
-            self._derive()
+        self.config("cleanup.policy")  # derives it if stale
         return self._compacted
 
     def _derive(self) -> None:
-        internal = self.overrides.get("internal.segment.bytes")
-        segment_bytes = int(internal) if internal else self.int_config("segment.bytes")
-        self._compacted = "compact" in [p.strip() for p in self.config("cleanup.policy").split(",")]
-        segment_ms = self.int_config("segment.ms")
+        overrides, defaults = self.overrides, self.defaults
+        values = {
+            name: overrides[name] if name in overrides else defaults.topic_default(name)
+            for name in TOPIC_CONFIGS
+        }
+        internal = overrides.get("internal.segment.bytes")
+        segment_bytes = int(internal) if internal else int(values["segment.bytes"])
+        compacted = "compact" in [p.strip() for p in values["cleanup.policy"].split(",")]
+        segment_ms = int(values["segment.ms"])
         # Kafka's LogConfig.maxSegmentMs: a compacted topic's segments also roll by
         # max.compaction.lag.ms, so the cleaner can reach records that old.
-        max_lag = self.int_config("max.compaction.lag.ms")
-        roll_ms = min(max_lag, segment_ms) if self._compacted and max_lag > 0 else segment_ms
-        jitter = min(self.int_config("segment.jitter.ms"), segment_ms)
+        max_lag = int(values["max.compaction.lag.ms"])
+        roll_ms = min(max_lag, segment_ms) if compacted and max_lag > 0 else segment_ms
+        jitter = min(int(values["segment.jitter.ms"]), segment_ms)
+        self._values, self._compacted = values, compacted
         self._roll_limits = RollLimits(segment_bytes, roll_ms, jitter)
-        self._derived_from = self.overrides
+        self._derived_overrides, self._derived_version = overrides, defaults.version
 
     def cleaner_config(self) -> CleanerConfig:
         return CleanerConfig(
@@ -201,7 +234,9 @@ def creation_records(partitions: int, configs: Mapping[str, str | None]) -> int:
 
 
 class TopicRegistry:
-    def __init__(self) -> None:
+    def __init__(self, defaults: TopicDefaults | None = None) -> None:
+        #: The broker level every topic of this registry falls back on.
+        self.defaults: TopicDefaults = defaults or KafkaDefaults()
         self._by_name: dict[str, Topic] = {}
         self._by_id: dict[uuid.UUID, Topic] = {}
 
@@ -282,6 +317,7 @@ class TopicRegistry:
             partitions=[_partition(i, replicas[i]) for i in range(partitions)],
             overrides=overrides,
             leader_start=leader_start,
+            defaults=self.defaults,
         )
         self._by_name[name] = topic
         self._by_id[topic.topic_id] = topic

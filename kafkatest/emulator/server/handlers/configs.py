@@ -1,9 +1,9 @@
 """DescribeConfigs, IncrementalAlterConfigs and (legacy) AlterConfigs.
 
 Topic configs are fully supported, and group configs (`state.group_configs`) through
-DescribeConfigs and IncrementalAlterConfigs. Broker configs are read-only and
-described as Kafka 4.1 describes its broker's (`state.broker_configs`): every key,
-with sources, synonyms and documentation when asked.
+DescribeConfigs and IncrementalAlterConfigs. Broker configs are described as Kafka
+4.1 describes its broker's, and the dynamic ones changed as it changes them
+(`broker_configs.py`).
 """
 
 from __future__ import annotations
@@ -15,14 +15,10 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.handlers.broker_configs import alter_broker, describe_broker
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
 from kafkatest.emulator.state import client_metrics, group_configs
-from kafkatest.emulator.state.broker_configs import (
-    BrokerConfig,
-    broker_configs,
-    cluster_default_configs,
-    kafka_settings,
-)
+from kafkatest.emulator.state.broker_configs import broker_configs
 from kafkatest.emulator.state.errors import InvalidConfig, InvalidRequest, StateError
 from kafkatest.emulator.state.topic_configs import (
     TOPIC_CONFIGS,
@@ -52,7 +48,7 @@ async def describe_configs(ctx: RequestContext, request: Any) -> Any:
     results = []
     for resource in request.resources:
         if resource.resource_type == BROKER_RESOURCE:
-            results.append(_describe_broker(ctx, types, request, resource))
+            results.append(describe_broker(ctx, types, request, resource))
             continue
         try:
             entries = _describe(ctx, resource.resource_type, resource.resource_name)
@@ -128,67 +124,18 @@ def _describe(ctx: RequestContext, resource_type: int, name: str) -> list[Descri
         ]
     if resource_type == TOPIC_RESOURCE:
         topic = state.topics.get(name)
-        entries = broker_configs(state.cluster, ctx.broker_id, kafka_settings(state.settings))
+        entries = broker_configs(state.broker_configs.layers(ctx.broker_id))
         return describe_topic_configs(
-            topic.overrides, {entry.name: entry.synonyms for entry in entries}
+            topic.overrides,
+            {entry.name: entry.synonyms for entry in entries},
+            topic.defaults.topic_default,
         )
     raise InvalidRequest(f"unsupported resource type {resource_type}")
 
 
 def _broker_values(ctx: RequestContext) -> dict[str, str]:
-    state = ctx.state
-    entries = broker_configs(state.cluster, ctx.broker_id, kafka_settings(state.settings))
+    entries = broker_configs(ctx.state.broker_configs.layers(ctx.broker_id))
     return {entry.name: entry.value for entry in entries if entry.value is not None}
-
-
-def _describe_broker(ctx: RequestContext, types: Any, request: Any, resource: Any) -> Any:
-    """A broker's configs: its own id names them all, "" the cluster-wide defaults;
-    another id is refused, as Kafka refuses it (the request went to the wrong broker)."""
-    name = resource.resource_name
-    code, message = ErrorCode.none, ""
-    entries: list[BrokerConfig] = []
-    if name == "":
-        entries = cluster_default_configs()
-    elif name == str(ctx.broker_id):
-        state = ctx.state
-        entries = broker_configs(state.cluster, ctx.broker_id, kafka_settings(state.settings))
-    else:
-        code = ErrorCode.invalid_request
-        message = (
-            f"Unexpected broker id, expected {ctx.broker_id} or empty string, but received {name}"
-        )
-    keys = resource.configuration_keys
-    configs = tuple(
-        make(
-            types.DescribeConfigsResourceResult,
-            name=entry.name,
-            value=entry.value,
-            read_only=entry.read_only,
-            config_source=entry.source,
-            is_default=entry.source == _SOURCE_DEFAULT,
-            is_sensitive=entry.sensitive,
-            synonyms=tuple(
-                make(types.DescribeConfigsSynonym, name=n, value=v, source=source)
-                for n, v, source in entry.synonyms
-            )
-            if getattr(request, "include_synonyms", False)
-            else (),
-            config_type=entry.type,
-            documentation=entry.documentation
-            if getattr(request, "include_documentation", False)
-            else None,
-        )
-        for entry in entries
-        if keys is None or entry.name in keys
-    )
-    return make(
-        types.DescribeConfigsResult,
-        error_code=code,
-        error_message=message,
-        resource_type=resource.resource_type,
-        resource_name=name,
-        configs=configs,
-    )
 
 
 @handles(44, 0, 1)
@@ -202,6 +149,9 @@ async def incremental_alter_configs(ctx: RequestContext, request: Any) -> Any:
         return out
 
     def alter(resource: Any) -> Any:
+        if resource.resource_type == BROKER_RESOURCE:
+            code, message = alter_broker(ctx, resource, request.validate_only, incremental=True)
+            return _alter_result(response_types(ctx), resource, code, message)
         if resource.resource_type == GROUP_RESOURCE:
             return _alter_group(ctx, resource, request.validate_only)
         if resource.resource_type == CLIENT_METRICS_RESOURCE:
@@ -223,12 +173,15 @@ async def alter_configs(ctx: RequestContext, request: Any) -> Any:
     def updated(_current: dict[str, str], resource: Any) -> dict[str, str]:
         return {c.name: validate_topic_config(c.name, c.value) for c in resource.configs}
 
-    responses = tuple(
-        _alter_client_metrics(ctx, resource, request.validate_only, replace=True)
-        if resource.resource_type == CLIENT_METRICS_RESOURCE
-        else _alter_topic(ctx, resource, updated, request.validate_only)
-        for resource in request.resources
-    )
+    def alter(resource: Any) -> Any:
+        if resource.resource_type == BROKER_RESOURCE:
+            code, message = alter_broker(ctx, resource, request.validate_only, incremental=False)
+            return _alter_result(response_types(ctx), resource, code, message)
+        if resource.resource_type == CLIENT_METRICS_RESOURCE:
+            return _alter_client_metrics(ctx, resource, request.validate_only, replace=True)
+        return _alter_topic(ctx, resource, updated, request.validate_only)
+
+    responses = tuple(alter(resource) for resource in request.resources)
     return make(
         response_types(ctx).AlterConfigsResponse, throttle_time=NO_THROTTLE, responses=responses
     )

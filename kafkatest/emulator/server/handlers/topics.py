@@ -14,6 +14,7 @@ from kio.schema.errors import ErrorCode
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
+from kafkatest.emulator.state.broker_configs import broker_configs
 from kafkatest.emulator.state.errors import (
     BatchTooLarge,
     InvalidReplicaAssignment,
@@ -21,7 +22,7 @@ from kafkatest.emulator.state.errors import (
     PolicyViolation,
     StateError,
 )
-from kafkatest.emulator.state.topic_configs import INTERNAL_TOPIC_CONFIGS, TOPIC_CONFIGS
+from kafkatest.emulator.state.topic_configs import INTERNAL_TOPIC_CONFIGS, describe_topic_configs
 from kafkatest.emulator.state.topics import (
     MAX_PARTITIONS_PER_REQUEST,
     MAX_RECORDS_PER_REQUEST,
@@ -31,7 +32,6 @@ from kafkatest.emulator.state.topics import (
     creation_records,
 )
 
-_DEFAULT_CONFIG_SOURCE = 5
 _TOPIC_CONFIG_SOURCE = 1
 
 
@@ -76,7 +76,7 @@ async def create_topics(ctx: RequestContext, request: Any) -> Any:
                 error_message=None,
                 num_partitions=partitions,
                 replication_factor=1,
-                configs=_described_configs(types, overrides),
+                configs=_described_configs(ctx, types, overrides),
             )
         )
     return make(types.CreateTopicsResponse, throttle_time=NO_THROTTLE, topics=tuple(results))
@@ -148,25 +148,38 @@ def _manual_assignments(ctx: RequestContext, wanted: Any) -> list[list[int]]:
     return check_replica_assignments(ctx.state.cluster.broker_ids, lists, factor)
 
 
-def _described_configs(types: Any, overrides: dict[str, str]) -> tuple[Any, ...] | None:
-    """CreateTopics v5+ returns the new topic's configs: every public one, and an
-    internal one (`internal.segment.bytes`) only when the request set it, as Kafka."""
+def _described_configs(
+    ctx: RequestContext, types: Any, overrides: dict[str, str]
+) -> tuple[Any, ...] | None:
+    """CreateTopics v5+ returns the new topic's configs as DescribeConfigs would show
+    them (value and source: the topic's own, a broker level's, or Kafka's default),
+    and an internal one (`internal.segment.bytes`) only when the request set it."""
     if not hasattr(types, "CreatableTopicConfigs"):
         return None
-    shown = {
-        **TOPIC_CONFIGS,
-        **{name: d for name, d in INTERNAL_TOPIC_CONFIGS.items() if name in overrides},
-    }
+    overrides = {name: value for name, value in overrides.items() if value is not None}
+    levels = ctx.state.broker_configs
+    entries = broker_configs(levels.layers(ctx.broker_id))
+    shown = [
+        (entry.name, entry.value, entry.source)
+        for entry in describe_topic_configs(
+            overrides, {e.name: e.synonyms for e in entries}, levels.topic_default
+        )
+    ]
+    shown += [
+        (name, overrides[name], _TOPIC_CONFIG_SOURCE)
+        for name in INTERNAL_TOPIC_CONFIGS
+        if name in overrides
+    ]
     return tuple(
         make(
             types.CreatableTopicConfigs,
             name=name,
-            value=overrides.get(name, definition.default),
+            value=value,
             read_only=False,
-            config_source=_TOPIC_CONFIG_SOURCE if name in overrides else _DEFAULT_CONFIG_SOURCE,
+            config_source=source,
             is_sensitive=False,
         )
-        for name, definition in sorted(shown.items())
+        for name, value, source in sorted(shown)
     )
 
 
