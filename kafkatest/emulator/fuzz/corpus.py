@@ -124,6 +124,7 @@ def capture_client_frames() -> list[bytes]:
         _transactions(quiet)
         _consumer_group_protocol(quiet)
         _admin_surface(admin)
+        _cluster_wide_config_requests(bootstrap)
         admin.create_partitions([NewPartitions("fuzz-seed", 3)])["fuzz-seed"].result(30)
         admin.delete_topics(["fuzz-seed"])["fuzz-seed"].result(30)
     finally:
@@ -237,10 +238,93 @@ def _admin_surface(admin: object) -> None:
         lambda: client.delete_records([_partition("fuzz-seed", 0, 1)]),
         lambda: client.describe_topics(TopicCollection(["fuzz-seed"])),
         lambda: client.describe_cluster().result(30),
+        *_broker_config_calls(client),
     ]
     for call in calls:
         with suppress(Exception):  # what each answers does not matter: its frames do
             call()
+
+
+def _broker_config_calls(client: Any) -> list[Callable[[], object]]:
+    """Broker configs described and changed, per broker and cluster-wide, both ways."""
+    from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource
+
+    def incremental(name: str, operation: AlterConfigOpType, value: str | None) -> object:
+        resource = ConfigResource(
+            "broker",
+            name,
+            incremental_configs=[
+                ConfigEntry("log.retention.ms", value, incremental_operation=operation)
+            ],
+        )
+        return client.incremental_alter_configs([resource])[resource].result(30)
+
+    legacy = ConfigResource("broker", "1", set_config={"message.max.bytes": "1048588"})
+    return [
+        lambda: incremental("1", AlterConfigOpType.SET, "604800000"),
+        lambda: incremental("1", AlterConfigOpType.DELETE, None),
+        lambda: client.alter_configs([legacy])[legacy].result(30),
+        lambda: client.describe_configs([ConfigResource("broker", "1")])[
+            ConfigResource("broker", "1")
+        ].result(30),
+    ]
+
+
+def _cluster_wide_config_requests(bootstrap: str) -> None:
+    """The cluster-wide level (resource ""), which librdkafka will not name: an
+    incremental change, a legacy replace and a describe, sent as Kafka's tools send them."""
+    import io
+
+    from kio.schema.alter_configs.v2 import request as legacy
+    from kio.schema.describe_configs.v4 import request as describe
+    from kio.schema.incremental_alter_configs.v1 import request as incremental
+    from kio.serial import entity_writer
+    from kio.static.primitive import i8
+
+    from kafkatest.emulator.protocol.framing import frame
+
+    broker = i8(4)
+    requests: list[tuple[int, int, Any]] = [
+        (44, 1, incremental.IncrementalAlterConfigsRequest(
+            resources=(incremental.AlterConfigsResource(
+                resource_type=broker, resource_name="", configs=(incremental.AlterableConfig(
+                    name="log.retention.ms", config_operation=i8(0), value="604800000"),),
+            ),),
+            validate_only=False,
+        )),
+        (33, 2, legacy.AlterConfigsRequest(
+            resources=(legacy.AlterConfigsResource(
+                resource_type=broker, resource_name="", configs=(
+                    legacy.AlterableConfig(name="min.insync.replicas", value="1"),),
+            ),),
+            validate_only=False,
+        )),
+        (32, 4, describe.DescribeConfigsRequest(
+            resources=(describe.DescribeConfigsResource(
+                resource_type=broker, resource_name="", configuration_keys=None),),
+            include_synonyms=True,
+            include_documentation=False,
+        )),
+    ]  # fmt: skip
+    host, port = bootstrap.rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        for correlation, (api_key, version, request) in enumerate(requests):
+            body = io.BytesIO()
+            entity_writer(type(request))(body, request)
+            header = struct.pack(">hhih", api_key, version, correlation, 4) + b"fuzz\x00"
+            sock.sendall(frame(header + body.getvalue()))
+            size = _SIZE.unpack(_read(sock, 4))[0]
+            _read(sock, size)
+
+
+def _read(sock: socket.socket, count: int) -> bytes:
+    data = b""
+    while len(data) < count:
+        chunk = sock.recv(count - len(data))
+        if not chunk:
+            raise ConnectionError("the emulator closed the connection")
+        data += chunk
+    return data
 
 
 def random_header_frames(rng: random.Random, count: int) -> list[bytes]:
