@@ -272,7 +272,41 @@ REFUSALS: list[tuple[str, tuple[tuple[str, int, str | None], ...], ErrorCode, st
      "Error due to duplicate config keys"),
     ("", (("min.insync.replicas", DELETE, None),), ErrorCode.invalid_config,
      "Cluster-level min.insync.replicas cannot be removed while ELR is enabled."),
+    ("", (("log.index.size.max.bytes", SET, "3"),), ErrorCode.invalid_request,
+     "Invalid value 3 for configuration log.index.size.max.bytes: Value must be at least 4"),
+    ("", (("log.cleaner.min.cleanable.ratio", SET, "2"),), ErrorCode.invalid_request,
+     "Invalid value 2.0 for configuration log.cleaner.min.cleanable.ratio: Value must be no "
+     "more than 1"),
+    ("", (("log.roll.ms", SET, "0"),), ErrorCode.invalid_request,
+     "requirement failed: log.roll.ms must be greater than or equal to 1"),
+    ("", (("log.roll.jitter.ms", SET, "-1"),), ErrorCode.invalid_request,
+     "requirement failed: log.roll.jitter.ms must be greater than or equal to 0"),
+    ("", (("log.cleaner.dedupe.buffer.size", SET, "-1"),), ErrorCode.invalid_request,
+     "requirement failed: log.cleaner.dedupe.buffer.size must be at least 1MB per cleaner "
+     "thread."),
+    ("", (("log.cleaner.io.buffer.size", SET, "-1"),), ErrorCode.invalid_request,
+     "Invalid value -1 for configuration log.cleaner.io.buffer.size: Value must be at least 0"),
+    ("", (("num.replica.fetchers", SET, "0"),), ErrorCode.invalid_request,
+     "Invalid value org.apache.kafka.common.config.ConfigException: Dynamic thread count "
+     "update validation failed for num.replica.fetchers=0, value should be at least 1 for "
+     "configuration Invalid dynamic configuration"),
+    ("", (("remote.log.reader.threads", SET, "0"),), ErrorCode.invalid_request,
+     "Invalid value 0 for configuration remote.log.reader.threads: Value must be at least 1"),
+    ("", (("transaction.partition.verification.enable", SET, "maybe"),),
+     ErrorCode.invalid_request,
+     "Invalid value maybe for configuration transaction.partition.verification.enable: "
+     "Expected value to be either true or false"),
 ]  # fmt: skip
+
+
+def test_broker_values_kafka_takes_though_their_topic_twins_refuse_them(
+    kafka_broker: Broker, node: str
+) -> None:
+    """The broker's log.retention.ms and log.flush.interval.ms have no lower bound."""
+    assert change(kafka_broker, "", ("log.retention.ms", SET, "-2")) == (ErrorCode.none, None)
+    assert change(kafka_broker, "", ("log.flush.interval.ms", SET, "-1")) == (ErrorCode.none, None)
+    wait_for(kafka_broker, "", "log.retention.ms", "-2")
+    wait_for(kafka_broker, "", "log.flush.interval.ms", "-1")
 
 
 @pytest.mark.parametrize(

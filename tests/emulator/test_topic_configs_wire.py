@@ -133,6 +133,16 @@ def test_a_topics_configs_sources_and_synonyms_are_kafka_41s(
         ("compression.zstd.level", "-131073", "Value must be at least -131072"),
         ("local.retention.ms", "-3", "Value must be at least -2"),
         ("message.timestamp.after.max.ms", "-1", "Value must be at least 0"),
+        ("segment.index.bytes", "3", "Invalid value 3 for configuration segment.index.bytes: Value must be at least 4"),
+        ("flush.messages", "0", "Invalid value 0 for configuration flush.messages: Value must be at least 1"),
+        ("flush.ms", "-1", "Invalid value -1 for configuration flush.ms: Value must be at least 0"),
+        ("retention.ms", "-2", "Invalid value -2 for configuration retention.ms: Value must be at least -1"),
+        ("max.message.bytes", "-1", "Invalid value -1 for configuration max.message.bytes: Value must be at least 0"),
+        ("index.interval.bytes", "-1", "Invalid value -1 for configuration index.interval.bytes: Value must be at least 0"),
+        ("file.delete.delay.ms", "-1", "Invalid value -1 for configuration file.delete.delay.ms: Value must be at least 0"),
+        ("min.insync.replicas", "0", "Invalid value 0 for configuration min.insync.replicas: Value must be at least 1"),
+        # A double is printed as Java prints it.
+        ("min.cleanable.dirty.ratio", "2", "Invalid value 2.0 for configuration min.cleanable.dirty.ratio: Value must be no more than 1"),
         (
             "leader.replication.throttled.replicas",
             "bad",
@@ -140,7 +150,7 @@ def test_a_topics_configs_sources_and_synonyms_are_kafka_41s(
             "replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...",
         ),
     ],
-)
+)  # fmt: skip
 def test_new_topic_configs_are_checked_as_kafka_checks_them(
     kafka_broker: Broker, name: str, value: str, message: str
 ) -> None:

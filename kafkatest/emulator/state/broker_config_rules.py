@@ -20,7 +20,7 @@ from functools import cache
 
 from kafkatest.emulator.state.broker_configs import kafka_default, kafka_defaults
 from kafkatest.emulator.state.errors import InvalidConfig, InvalidRequest, StateError
-from kafkatest.emulator.state.topic_configs import BROKER_SYNONYMS, TOPIC_CONFIGS
+from kafkatest.emulator.state.topic_configs import BROKER_SYNONYMS, TOPIC_CONFIGS, java_double
 
 #: DescribeConfigs' config type codes in Kafka's broker table.
 BOOLEAN, STRING, INT, SHORT, LONG, DOUBLE, LIST, CLASS, PASSWORD = range(1, 10)
@@ -93,9 +93,18 @@ THREAD_POOLS = frozenset(
 )
 CLEANER_THREADS = "log.cleaner.threads"
 
-#: Bounds Kafka declares on dynamic broker configs that have no topic twin.
-_AT_LEAST: dict[str, int] = {
-    **dict.fromkeys(THREAD_POOLS, 1),
+#: Bounds Kafka declares on dynamic broker configs (beside their topic twin's): None
+#: where the broker config has none though its twin has. num.replica.fetchers has
+#: none either: its thread-pool check refuses 0.
+_AT_LEAST: dict[str, int | None] = {
+    **dict.fromkeys(THREAD_POOLS - {"num.replica.fetchers"}, 1),
+    "num.replica.fetchers": None,
+    "log.retention.ms": None,
+    "log.flush.interval.ms": None,
+    "log.roll.ms": None,
+    "log.roll.jitter.ms": None,
+    "log.cleaner.io.buffer.size": 0,
+    "remote.log.reader.threads": 1,
     CLEANER_THREADS: 0,
     "producer.id.expiration.ms": 1,
     "message.max.bytes": 0,
@@ -192,7 +201,8 @@ def check_value(name: str, value: str) -> None:
     if problem is None:
         problem = _bound_problem(name, text)
     if problem is not None:
-        raise InvalidRequest(f"Invalid value {text} for configuration {name}: {problem}")
+        shown = java_double(text) if kind == DOUBLE and _type_problem(kind, text) is None else text
+        raise InvalidRequest(f"Invalid value {shown} for configuration {name}: {problem}")
 
 
 def _type_problem(kind: int, text: str) -> str | None:
@@ -225,6 +235,25 @@ def _bound_problem(name: str, text: str) -> str | None:
     return None
 
 
+#: Rules Kafka's broker config checks as a whole (`require`), with its words.
+_REQUIRED_AT_LEAST = {"log.roll.ms": 1, "log.roll.jitter.ms": 0}
+
+
+def check_requirements(name: str, value: str, cleaner_threads: int) -> None:
+    """Kafka's KafkaConfig requirements on a config it has parsed (after the checks
+    of each value); raises InvalidRequest with their words."""
+    minimum = _REQUIRED_AT_LEAST.get(name)
+    if minimum is not None and int(value) < minimum:
+        raise InvalidRequest(
+            f"requirement failed: {name} must be greater than or equal to {minimum}"
+        )
+    if name == "log.cleaner.dedupe.buffer.size" and int(value) < 1024 * 1024 * cleaner_threads:
+        raise InvalidRequest(
+            "requirement failed: log.cleaner.dedupe.buffer.size must be at least 1MB per "
+            "cleaner thread."
+        )
+
+
 def _number(value: float) -> str:
     return str(int(value)) if value == int(value) else str(value)
 
@@ -246,7 +275,9 @@ def check_reconfiguration(name: str, old: int, new: int) -> None:
             return
     else:
         start = f"Dynamic thread count update validation failed for {name}={new}"
-        if new < old // 2:
+        if new <= 0:
+            problem = f"{start}, value should be at least 1"
+        elif new < old // 2:
             problem = f"{start}, value should be at least half the current value {old}"
         elif new > old * 2:
             problem = f"{start}, value should not be greater than double the current value {old}"

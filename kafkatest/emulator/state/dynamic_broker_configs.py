@@ -87,6 +87,13 @@ class DynamicBrokerConfigs:
         """Make `props` the whole of a level's dynamic configs after Kafka's checks,
         unless `validate_only`; raises the StateError Kafka answers with."""
         rules.check_change(props, per_broker=broker_id is not None)
+        cleaner_threads = int(
+            props.get(rules.CLEANER_THREADS)
+            or self.current(broker_id or 1, rules.CLEANER_THREADS)
+            or 1
+        )
+        for name, value in props.items():
+            rules.check_requirements(name, value.strip(), cleaner_threads)
         for name in rules.THREAD_POOLS | {rules.CLEANER_THREADS}:
             if name in props:
                 old = int(self.current(broker_id or 1, name) or "0")

@@ -39,16 +39,16 @@ _DEFINITIONS = [
         ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"),
     ),
     ConfigDefinition("delete.retention.ms", "86400000", "LONG", at_least=0),
-    ConfigDefinition("file.delete.delay.ms", "60000", "LONG"),
-    ConfigDefinition("flush.messages", _MAX_LONG, "LONG"),
-    ConfigDefinition("flush.ms", _MAX_LONG, "LONG"),
+    ConfigDefinition("file.delete.delay.ms", "60000", "LONG", at_least=0),
+    ConfigDefinition("flush.messages", _MAX_LONG, "LONG", at_least=1),
+    ConfigDefinition("flush.ms", _MAX_LONG, "LONG", at_least=0),
     ConfigDefinition("follower.replication.throttled.replicas", "", "LIST"),
-    ConfigDefinition("index.interval.bytes", "4096", "INT"),
+    ConfigDefinition("index.interval.bytes", "4096", "INT", at_least=0),
     ConfigDefinition("leader.replication.throttled.replicas", "", "LIST"),
     ConfigDefinition("local.retention.bytes", "-2", "LONG", at_least=-2),
     ConfigDefinition("local.retention.ms", "-2", "LONG", at_least=-2),
     ConfigDefinition("max.compaction.lag.ms", _MAX_LONG, "LONG", at_least=1),
-    ConfigDefinition("max.message.bytes", "1048588", "INT"),
+    ConfigDefinition("max.message.bytes", "1048588", "INT", at_least=0),
     # Kafka 4.0 lowered the default to one hour (broker: log.message.timestamp.after.max.ms).
     ConfigDefinition("message.timestamp.after.max.ms", "3600000", "LONG", at_least=0),
     ConfigDefinition("message.timestamp.before.max.ms", _MAX_LONG, "LONG", at_least=0),
@@ -57,15 +57,15 @@ _DEFINITIONS = [
     ),
     ConfigDefinition("min.cleanable.dirty.ratio", "0.5", "DOUBLE", at_least=0, at_most=1),
     ConfigDefinition("min.compaction.lag.ms", "0", "LONG", at_least=0),
-    ConfigDefinition("min.insync.replicas", "1", "INT"),
+    ConfigDefinition("min.insync.replicas", "1", "INT", at_least=1),
     ConfigDefinition("preallocate", "false", "BOOLEAN"),
     ConfigDefinition("remote.log.copy.disable", "false", "BOOLEAN"),
     ConfigDefinition("remote.log.delete.on.disable", "false", "BOOLEAN"),
     ConfigDefinition("remote.storage.enable", "false", "BOOLEAN"),
     ConfigDefinition("retention.bytes", "-1", "LONG"),
-    ConfigDefinition("retention.ms", "604800000", "LONG"),
+    ConfigDefinition("retention.ms", "604800000", "LONG", at_least=-1),
     ConfigDefinition("segment.bytes", "1073741824", "INT", at_least=1024 * 1024),
-    ConfigDefinition("segment.index.bytes", "10485760", "INT"),
+    ConfigDefinition("segment.index.bytes", "10485760", "INT", at_least=4),
     ConfigDefinition("segment.jitter.ms", "0", "LONG", at_least=0),
     ConfigDefinition("segment.ms", "604800000", "LONG", at_least=1),
     ConfigDefinition("unclean.leader.election.enable", "false", "BOOLEAN"),
@@ -209,7 +209,19 @@ def _check_bounds(definition: ConfigDefinition, value: str) -> None:
     elif definition.at_most is not None and number > definition.at_most:
         problem = f"Value must be no more than {_bound(definition.at_most)}"
     if problem:
-        raise InvalidConfig(f"Invalid value {value} for configuration {definition.name}: {problem}")
+        shown = java_double(value) if definition.kind == "DOUBLE" else value
+        raise InvalidConfig(f"Invalid value {shown} for configuration {definition.name}: {problem}")
+
+
+def java_double(text: str) -> str:
+    """A parsed double as Java prints it (2 -> 2.0, 1e7 -> 1.0E7)."""
+    number = float(text)
+    if number != 0 and not 1e-3 <= abs(number) < 1e7:
+        mantissa, exponent = f"{number:.15E}".split("E")
+        mantissa = mantissa.rstrip("0")
+        mantissa = mantissa + "0" if mantissa.endswith(".") else mantissa
+        return f"{mantissa}E{int(exponent)}"
+    return repr(number)
 
 
 def _bound(value: float) -> str:
