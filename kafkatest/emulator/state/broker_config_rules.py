@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from functools import cache
 
 from kafkatest.emulator.state.broker_configs import kafka_default, kafka_defaults
-from kafkatest.emulator.state.errors import InvalidConfig, InvalidRequest, StateError
+from kafkatest.emulator.state.errors import InvalidConfig, InvalidRequest, UnknownServerError
 from kafkatest.emulator.state.topic_configs import BROKER_SYNONYMS, TOPIC_CONFIGS, java_double
 
 #: DescribeConfigs' config type codes in Kafka's broker table.
@@ -116,11 +116,6 @@ _AT_LEAST: dict[str, int | None] = {
 }
 #: The broker's wording of a list's allowed values, where it differs from the topic's.
 _BROKER_CHOICES: dict[str, tuple[str, ...]] = {"log.cleanup.policy": ("compact", "delete")}
-
-
-class UnknownServerError(StateError):
-    """Kafka's answer when a change fails inside it without a message (an APPEND
-    to a key it does not know)."""
 
 
 @cache

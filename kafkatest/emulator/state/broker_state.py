@@ -21,6 +21,7 @@ from kafkatest.emulator.state.broker_configs import (
     kafka_settings,
     static_settings,
 )
+from kafkatest.emulator.state.broker_loggers import BrokerLoggers
 from kafkatest.emulator.state.broker_settings import BrokerSettings
 from kafkatest.emulator.state.client_quotas import ClientQuotaStore
 from kafkatest.emulator.state.clock import Clock
@@ -69,6 +70,8 @@ class EmulatorState(LogMaintenance):
             feature_level=lambda feature: self.features.level(feature),
         )
         self.topics = TopicRegistry(self.broker_configs)
+        #: The log4j loggers Kafka's BROKER_LOGGER resource lists and changes.
+        self.loggers = BrokerLoggers()
         self.producers = ProducerRegistry()
         self.offsets = OffsetStore()
         self.offsets.records = GroupRecords(self)

@@ -13,6 +13,11 @@ class StateError(Exception):
     error_name = "unknown_server_error"
 
 
+class UnknownServerError(StateError):
+    """Where Kafka fails inside and answers without a message (an unknown operation
+    type, an APPEND to a broker config it does not know): raise with ""."""
+
+
 class UnknownTopicOrPartition(StateError):
     error_name = "unknown_topic_or_partition"
 

@@ -31,7 +31,7 @@ from kafkatest.emulator.state.topic_configs import (
     validate_topic_config,
 )
 
-_LEGAL_NAME = re.compile(r"^[a-zA-Z0-9._-]+$")
+_LEGAL_NAME = re.compile(r"[a-zA-Z0-9._-]+")
 MAX_NAME_LENGTH = 249
 #: Kafka's controller refuses a CreateTopics whose topics ask for more partitions than
 #: this in all (ReplicationControlManager.MAX_PARTITIONS_PER_BATCH)...
@@ -213,6 +213,20 @@ def check_replica_assignments(
     return [list(replicas) for replicas in assignments]
 
 
+def detect_invalid_topic(name: str) -> str | None:
+    """Why Kafka's `Topic.validate` refuses `name` (its words), or None; the config
+    APIs and DescribeConfigs say it this way, CreateTopics as `validate_topic_name`."""
+    if name == "":
+        return "the empty string is not allowed"
+    if name in (".", ".."):
+        return f"'{name}' is not allowed"
+    if len(name) > MAX_NAME_LENGTH:
+        return f"the length of '{name}' is longer than the max allowed length {MAX_NAME_LENGTH}"
+    if not _LEGAL_NAME.fullmatch(name):
+        return f"'{name}' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'"
+    return None
+
+
 def validate_topic_name(name: str | None) -> str:
     if not name:
         raise InvalidTopic("Topic name is illegal, it can't be empty")
@@ -220,7 +234,7 @@ def validate_topic_name(name: str | None) -> str:
         raise InvalidTopic(f'Topic name cannot be "{name}"')
     if len(name) > MAX_NAME_LENGTH:
         raise InvalidTopic(f"Topic name is illegal, it can't be longer than {MAX_NAME_LENGTH}")
-    if not _LEGAL_NAME.match(name):
+    if not _LEGAL_NAME.fullmatch(name):
         raise InvalidTopic(
             f'Topic name "{name}" is illegal, it contains a character other than '
             "ASCII alphanumerics, '.', '_' and '-'"

@@ -1,6 +1,7 @@
-"""The BROKER resource of DescribeConfigs, IncrementalAlterConfigs and AlterConfigs
-(`configs.py` routes it here): a broker's configs through Kafka's levels, and the
-dynamic ones changed as Kafka 4.1 changes them (`state.dynamic_broker_configs`).
+"""The BROKER and BROKER_LOGGER resources of DescribeConfigs, IncrementalAlterConfigs
+and AlterConfigs (`configs.py` routes them here): a broker's configs through Kafka's
+levels, the dynamic ones changed as Kafka 4.1 changes them
+(`state.dynamic_broker_configs`), and its log4j loggers (`state.broker_loggers`).
 
 A resource named "" is the cluster-wide level; one named by an id must name the
 broker that answers, as a Kafka broker only describes and checks its own configs.
@@ -8,6 +9,7 @@ broker that answers, as a Kafka broker only describes and checks its own configs
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from kio.schema.errors import ErrorCode
@@ -23,7 +25,7 @@ from kafkatest.emulator.state.broker_configs import (
 )
 from kafkatest.emulator.state.errors import InvalidRequest, StateError
 
-_DELETE = 1
+_LOGGER_SOURCE = 6  # DYNAMIC_BROKER_LOGGER_CONFIG
 
 
 def describe_broker(ctx: RequestContext, types: Any, request: Any, resource: Any) -> Any:
@@ -82,7 +84,6 @@ def alter_broker(
     """One BROKER resource of either alter API: the incremental one changes the
     level's configs key by key, the legacy one replaces them all."""
     try:
-        _check_request(resource, incremental)
         broker_id = _level(ctx, resource.resource_name)
         store = ctx.state.broker_configs
         if incremental:
@@ -103,25 +104,88 @@ def _level(ctx: RequestContext, name: str) -> int | None:
     """None for the cluster-wide level; else the broker's own id, as Kafka checks it."""
     if name == "":
         return None
-    try:
-        broker_id = int(name)
-    except ValueError:
-        raise InvalidRequest(f"Node id must be an integer, but it is: {name}") from None
+    broker_id = java_int(name)
+    if broker_id is None:
+        raise InvalidRequest(f"Node id must be an integer, but it is: {name}")
     if broker_id != ctx.broker_id:
         raise InvalidRequest(f"Unexpected broker id, expected {ctx.broker_id}, but received {name}")
     return broker_id
 
 
-def _check_request(resource: Any, incremental: bool) -> None:
-    """Kafka's first checks of a resource's changes: each key once, and a value for
-    every key that is not deleted."""
-    names = [change.name for change in resource.configs]
-    if len(set(names)) != len(names):
-        raise InvalidRequest("Error due to duplicate config keys")
-    missing = [
-        change.name
-        for change in resource.configs
-        if change.value is None and not (incremental and change.config_operation == _DELETE)
-    ]
-    if missing:
-        raise InvalidRequest(f"Null value not supported for : {', '.join(missing)}")
+def describe_loggers(ctx: RequestContext, types: Any, request: Any, resource: Any) -> Any:
+    """The broker's loggers and their levels; only the broker itself answers."""
+    name = resource.resource_name
+    code, message = ErrorCode.none, ""
+    levels: list[tuple[str, str]] = []
+    if name == "":
+        code, message = ErrorCode.invalid_request, "Broker id must not be empty"
+    elif not name.lstrip("-").isdigit():
+        code, message = (
+            ErrorCode.invalid_request,
+            f"Broker id must be an integer, but it is: {name}",
+        )
+    elif int(name) != ctx.broker_id:
+        code = ErrorCode.invalid_request
+        message = f"Unexpected broker id, expected {ctx.broker_id} but received {name}"
+    else:
+        levels = ctx.state.loggers.levels()
+    keys = resource.configuration_keys
+    documentation_asked = getattr(request, "include_documentation", False)
+    configs = tuple(
+        make(
+            types.DescribeConfigsResourceResult,
+            name=logger,
+            value=level,
+            read_only=False,
+            config_source=_LOGGER_SOURCE,
+            is_default=False,
+            is_sensitive=False,
+            synonyms=(),
+            config_type=0,
+            documentation="" if documentation_asked else None,
+        )
+        for logger, level in levels
+        if keys is None or logger in keys
+    )
+    return make(
+        types.DescribeConfigsResult,
+        error_code=code,
+        error_message=message,
+        resource_type=resource.resource_type,
+        resource_name=name,
+        configs=configs,
+    )
+
+
+def alter_loggers(
+    ctx: RequestContext, resource: Any, validate_only: bool
+) -> tuple[ErrorCode, str | None]:
+    """Log levels set or unset (KIP-412): every change checked, then all applied."""
+    loggers = ctx.state.loggers
+    try:
+        _node(ctx, resource.resource_name)
+        for change in resource.configs:
+            loggers.check(change.name, change.config_operation, change.value)
+        if not validate_only:
+            for change in resource.configs:
+                loggers.apply(change.name, change.config_operation, change.value)
+    except StateError as exc:
+        return error_code_of(exc), str(exc) or None
+    return ErrorCode.none, None
+
+
+def _node(ctx: RequestContext, name: str) -> None:
+    """Kafka's RuntimeLoggerManager check that the resource names this node."""
+    node = java_int(name)
+    if node is None:
+        raise InvalidRequest(f"Node id must be an integer, but it is: {name}")
+    if node != ctx.broker_id:
+        raise InvalidRequest(f"Unexpected node id. Expected {ctx.broker_id}, but received {name}")
+
+
+def java_int(text: str) -> int | None:
+    """`text` as Java's Integer.parseInt reads it (a sign, ASCII digits, 32 bits), or None."""
+    if not re.fullmatch(r"[+-]?[0-9]+", text):
+        return None
+    value = int(text)
+    return value if -(2**31) <= value < 2**31 else None

@@ -14,12 +14,23 @@ from typing import Any
 from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
-from kafkatest.emulator.server.handlers import handles
-from kafkatest.emulator.server.handlers.broker_configs import alter_broker, describe_broker
+from kafkatest.emulator.server.handlers import config_checks, handles
+from kafkatest.emulator.server.handlers.broker_configs import (
+    alter_broker,
+    alter_loggers,
+    describe_broker,
+    describe_loggers,
+)
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
 from kafkatest.emulator.state import client_metrics, group_configs
 from kafkatest.emulator.state.broker_configs import broker_configs
-from kafkatest.emulator.state.errors import InvalidConfig, InvalidRequest, StateError
+from kafkatest.emulator.state.errors import (
+    InvalidConfig,
+    InvalidRequest,
+    InvalidTopic,
+    StateError,
+    UnknownTopicOrPartition,
+)
 from kafkatest.emulator.state.topic_configs import (
     TOPIC_CONFIGS,
     DescribedConfig,
@@ -28,9 +39,11 @@ from kafkatest.emulator.state.topic_configs import (
     describe_topic_configs,
     validate_topic_config,
 )
+from kafkatest.emulator.state.topics import detect_invalid_topic
 
 TOPIC_RESOURCE = 2
 BROKER_RESOURCE = 4
+BROKER_LOGGER_RESOURCE = 8
 CLIENT_METRICS_RESOURCE = 16
 GROUP_RESOURCE = 32
 _SOURCE_CLIENT_METRICS = 7
@@ -40,6 +53,11 @@ _SOURCE_DEFAULT = 5
 _CONFIG_TYPES = {"BOOLEAN": 1, "STRING": 2, "INT": 3, "LONG": 5, "DOUBLE": 6, "LIST": 7}
 
 _SET, _DELETE, _APPEND, _SUBTRACT = 0, 1, 2, 3
+#: Kafka's answer to a resource type it does not describe (INVALID_REQUEST's own text).
+MALFORMED = (
+    "This most likely occurs because of a request being malformed by the client library or "
+    "the message was sent to an incompatible broker. See the broker logs for more details."
+)
 
 
 @handles(32, 1, 4)
@@ -49,6 +67,9 @@ async def describe_configs(ctx: RequestContext, request: Any) -> Any:
     for resource in request.resources:
         if resource.resource_type == BROKER_RESOURCE:
             results.append(describe_broker(ctx, types, request, resource))
+            continue
+        if resource.resource_type == BROKER_LOGGER_RESOURCE:
+            results.append(describe_loggers(ctx, types, request, resource))
             continue
         try:
             entries = _describe(ctx, resource.resource_type, resource.resource_name)
@@ -123,14 +144,19 @@ def _describe(ctx: RequestContext, resource_type: int, name: str) -> list[Descri
             for key, config in sorted(client_metrics.CLIENT_METRICS_CONFIGS.items())
         ]
     if resource_type == TOPIC_RESOURCE:
-        topic = state.topics.get(name)
+        reason = detect_invalid_topic(name)
+        if reason is not None:
+            raise InvalidTopic(f"Topic name is invalid: {reason}")
+        topic = state.topics.find(name)
+        if topic is None:
+            raise UnknownTopicOrPartition("")  # Kafka describes a missing topic by code only
         entries = broker_configs(state.broker_configs.layers(ctx.broker_id))
         return describe_topic_configs(
             topic.overrides,
             {entry.name: entry.synonyms for entry in entries},
             topic.defaults.topic_default,
         )
-    raise InvalidRequest(f"unsupported resource type {resource_type}")
+    raise InvalidRequest(MALFORMED)
 
 
 def _broker_values(ctx: RequestContext) -> dict[str, str]:
@@ -149,16 +175,20 @@ async def incremental_alter_configs(ctx: RequestContext, request: Any) -> Any:
         return out
 
     def alter(resource: Any) -> Any:
-        if resource.resource_type == BROKER_RESOURCE:
-            code, message = alter_broker(ctx, resource, request.validate_only, incremental=True)
+        kind, validate_only = resource.resource_type, request.validate_only
+        if kind == BROKER_RESOURCE:
+            code, message = alter_broker(ctx, resource, validate_only, incremental=True)
             return _alter_result(response_types(ctx), resource, code, message)
-        if resource.resource_type == GROUP_RESOURCE:
-            return _alter_group(ctx, resource, request.validate_only)
-        if resource.resource_type == CLIENT_METRICS_RESOURCE:
-            return _alter_client_metrics(ctx, resource, request.validate_only, replace=False)
-        return _alter_topic(ctx, resource, updated, request.validate_only)
+        if kind == BROKER_LOGGER_RESOURCE:
+            code, message = alter_loggers(ctx, resource, validate_only)
+            return _alter_result(response_types(ctx), resource, code, message)
+        if kind == GROUP_RESOURCE:
+            return _alter_group(ctx, resource, validate_only, replace=False)
+        if kind == CLIENT_METRICS_RESOURCE:
+            return _alter_client_metrics(ctx, resource, validate_only, replace=False)
+        return _alter_topic(ctx, resource, updated, validate_only)
 
-    responses = tuple(alter(resource) for resource in request.resources)
+    responses = _answered(ctx, request.resources, alter, incremental=True)
     return make(
         response_types(ctx).IncrementalAlterConfigsResponse,
         throttle_time=NO_THROTTLE,
@@ -174,27 +204,46 @@ async def alter_configs(ctx: RequestContext, request: Any) -> Any:
         return {c.name: validate_topic_config(c.name, c.value) for c in resource.configs}
 
     def alter(resource: Any) -> Any:
-        if resource.resource_type == BROKER_RESOURCE:
-            code, message = alter_broker(ctx, resource, request.validate_only, incremental=False)
+        kind, validate_only = resource.resource_type, request.validate_only
+        if kind == BROKER_RESOURCE:
+            code, message = alter_broker(ctx, resource, validate_only, incremental=False)
             return _alter_result(response_types(ctx), resource, code, message)
-        if resource.resource_type == CLIENT_METRICS_RESOURCE:
-            return _alter_client_metrics(ctx, resource, request.validate_only, replace=True)
-        return _alter_topic(ctx, resource, updated, request.validate_only)
+        if kind == GROUP_RESOURCE:
+            return _alter_group(ctx, resource, validate_only, replace=True)
+        if kind == CLIENT_METRICS_RESOURCE:
+            return _alter_client_metrics(ctx, resource, validate_only, replace=True)
+        return _alter_topic(ctx, resource, updated, validate_only)
 
-    responses = tuple(alter(resource) for resource in request.resources)
+    responses = _answered(ctx, request.resources, alter, incremental=False)
     return make(
         response_types(ctx).AlterConfigsResponse, throttle_time=NO_THROTTLE, responses=responses
     )
 
 
-def _alter_group(ctx: RequestContext, resource: Any, validate_only: bool) -> Any:
-    """One group's configs: every change checked (`state.group_configs`), all or none kept."""
+def _answered(
+    ctx: RequestContext, resources: Any, alter: Callable[[Any], Any], incremental: bool
+) -> tuple[Any, ...]:
+    """Each resource's answer: Kafka's first refusal (`config_checks`), else `alter`'s."""
+    types = response_types(ctx)
+    return tuple(
+        alter(resource)
+        if refusal is None
+        else _alter_result(types, resource, error_code_of(refusal), str(refusal) or None)
+        for resource, refusal in zip(
+            resources, config_checks.refusals(resources, incremental), strict=True
+        )
+    )
+
+
+def _alter_group(ctx: RequestContext, resource: Any, validate_only: bool, replace: bool) -> Any:
+    """One group's configs: every change checked (`state.group_configs`), all or none
+    kept; the legacy AlterConfigs (`replace`) sets the group's whole set."""
     store = ctx.state.group_configs
     try:
         broker = _broker_values(ctx)
-        overrides = store.configs(resource.resource_name)
+        overrides = {} if replace else store.configs(resource.resource_name)
         for change in resource.configs:
-            if change.config_operation == _SET:
+            if getattr(change, "config_operation", _SET) == _SET:
                 overrides[change.name] = group_configs.validate(change.name, change.value, broker)
             elif change.config_operation == _DELETE:
                 group_configs.validate_name(change.name)
@@ -250,8 +299,9 @@ def _alter_topic(
     """Both alter APIs: compute the resource's new overrides and keep them unless
     validate_only; each resource is answered on its own (one bad config fails only it)."""
     try:
-        _check_topic_resource(resource)
-        topic = ctx.state.topics.get(resource.resource_name)
+        topic = ctx.state.topics.find(resource.resource_name)
+        if topic is None:
+            raise UnknownTopicOrPartition(f"The topic '{resource.resource_name}' does not exist.")
         overrides = check_topic_configs(updated(dict(topic.overrides), resource))
         if not validate_only:
             topic.overrides = overrides
@@ -259,13 +309,6 @@ def _alter_topic(
     except StateError as exc:
         code, message = error_code_of(exc), str(exc)
     return _alter_result(response_types(ctx), resource, code, message)
-
-
-def _check_topic_resource(resource: Any) -> None:
-    if resource.resource_type != TOPIC_RESOURCE:
-        raise InvalidRequest(
-            f"only topic configs can be altered (resource type {resource.resource_type})"
-        )
 
 
 def _apply(overrides: dict[str, str], name: str, operation: int, value: str | None) -> None:
