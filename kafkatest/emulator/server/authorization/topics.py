@@ -10,6 +10,7 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.authorization.core import (
     CLUSTER_DENIED,
+    GROUP_DENIED,
     RT,
     RULES,
     TOPIC_DENIED,
@@ -32,7 +33,8 @@ from kafkatest.emulator.state.acls import CLUSTER_NAME, AclOperation
 from kafkatest.faults.request_scope import topic_name
 
 #: DescribeConfigs / AlterConfigs resource types.
-_CONFIG_TOPIC = 2
+_CONFIG_TOPIC, _CONFIG_GROUP = 2, 32
+_DENIED_BY_TYPE = {_CONFIG_TOPIC: TOPIC_DENIED, _CONFIG_GROUP: GROUP_DENIED}
 #: Bit 4 of a v2 record batch's attributes (at byte 21 of the batch header).
 _TRANSACTIONAL_BATCH = 0x10
 
@@ -108,12 +110,15 @@ async def _create_topics(check: Check, ctx: RequestContext, request: Any, handle
 
 
 def _configsrule(operation: AclOperation) -> Rule:
-    """Topic resources need `operation` on the topic, broker ones on the cluster."""
+    """Topic and group resources need `operation` on the topic or group; broker,
+    logger and client-metrics ones on the cluster."""
 
     async def rule(check: Check, ctx: RequestContext, request: Any, handler: Handler) -> Any:
         def permitted(resource: Any) -> bool:
             if resource.resource_type == _CONFIG_TOPIC:
                 return check(operation, RT.TOPIC, resource.resource_name)
+            if resource.resource_type == _CONFIG_GROUP:
+                return check(operation, RT.GROUP, resource.resource_name)
             return check.cluster(operation)
 
         allowed = tuple(r for r in request.resources if permitted(r))
@@ -124,7 +129,7 @@ def _configsrule(operation: AclOperation) -> Rule:
         for resource in request.resources:
             if permitted(resource):
                 continue
-            code = TOPIC_DENIED if resource.resource_type == _CONFIG_TOPIC else CLUSTER_DENIED
+            code = _DENIED_BY_TYPE.get(resource.resource_type, CLUSTER_DENIED)
             one = error_response(ctx, dataclasses.replace(request, resources=(resource,)), code)
             injected.extend(getattr(one, results_field))
         if not allowed:
