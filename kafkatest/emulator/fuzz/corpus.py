@@ -271,8 +271,9 @@ def _broker_config_calls(client: Any) -> list[Callable[[], object]]:
 
 
 def _cluster_wide_config_requests(bootstrap: str) -> None:
-    """The cluster-wide level (resource ""), which librdkafka will not name: an
-    incremental change, a legacy replace and a describe, sent as Kafka's tools send them."""
+    """The cluster-wide level (resource ""), which librdkafka will not name (an
+    incremental change, a legacy replace and a describe), and the broker's loggers,
+    which it has no type for: sent as Kafka's tools send them."""
     import io
 
     from kio.schema.alter_configs.v2 import request as legacy
@@ -283,7 +284,7 @@ def _cluster_wide_config_requests(bootstrap: str) -> None:
 
     from kafkatest.emulator.protocol.framing import frame
 
-    broker = i8(4)
+    broker, logger = i8(4), i8(8)
     requests: list[tuple[int, int, Any]] = [
         (44, 1, incremental.IncrementalAlterConfigsRequest(
             resources=(incremental.AlterConfigsResource(
@@ -304,6 +305,19 @@ def _cluster_wide_config_requests(bootstrap: str) -> None:
                 resource_type=broker, resource_name="", configuration_keys=None),),
             include_synonyms=True,
             include_documentation=False,
+        )),
+        (44, 1, incremental.IncrementalAlterConfigsRequest(
+            resources=(incremental.AlterConfigsResource(
+                resource_type=logger, resource_name="1", configs=(incremental.AlterableConfig(
+                    name="kafka.log.LogCleaner", config_operation=i8(0), value="DEBUG"),),
+            ),),
+            validate_only=False,
+        )),
+        (32, 4, describe.DescribeConfigsRequest(
+            resources=(describe.DescribeConfigsResource(
+                resource_type=logger, resource_name="1", configuration_keys=None),),
+            include_synonyms=False,
+            include_documentation=True,
         )),
     ]  # fmt: skip
     host, port = bootstrap.rsplit(":", 1)
