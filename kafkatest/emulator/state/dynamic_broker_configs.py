@@ -83,9 +83,12 @@ class DynamicBrokerConfigs:
                 return values[name]
         return kafka_default(name)
 
-    def change(self, broker_id: int | None, props: dict[str, str], validate_only: bool) -> None:
+    def change(
+        self, broker_id: int | None, props: dict[str, str], validate_only: bool, receiver: int
+    ) -> None:
         """Make `props` the whole of a level's dynamic configs after Kafka's checks,
-        unless `validate_only`; raises the StateError Kafka answers with."""
+        unless `validate_only`; raises the StateError Kafka answers with. `receiver`
+        is the broker that checks the change against its current values."""
         rules.check_change(props, per_broker=broker_id is not None)
         cleaner_threads = int(
             props.get(rules.CLEANER_THREADS)
@@ -96,7 +99,7 @@ class DynamicBrokerConfigs:
             rules.check_requirements(name, value.strip(), cleaner_threads)
         for name in rules.THREAD_POOLS | {rules.CLEANER_THREADS}:
             if name in props:
-                old = int(self.current(broker_id or 1, name) or "0")
+                old = int(self.current(receiver, name) or "0")
                 rules.check_reconfiguration(name, old, int(props[name].strip()))
         refusal = rules.emulator_refusal(props)
         if refusal is not None:

@@ -94,7 +94,7 @@ def alter_broker(
                 )
         else:
             props = {change.name: change.value for change in resource.configs}
-        store.change(broker_id, props, validate_only)
+        store.change(broker_id, props, validate_only, receiver=ctx.broker_id)
     except StateError as exc:
         return error_code_of(exc), str(exc) or None
     return ErrorCode.none, None
