@@ -1,9 +1,9 @@
 """DescribeConfigs, IncrementalAlterConfigs and (legacy) AlterConfigs.
 
-Topic configs are fully supported, and group configs (`state.group_configs`) through
-DescribeConfigs and IncrementalAlterConfigs. Broker configs are described as Kafka
-4.1 describes its broker's, and the dynamic ones changed as it changes them
-(`broker_configs.py`).
+Topics, groups (`state.group_configs`) and client metrics subscriptions are
+described and altered here. Kafka's first checks of every resource of an alter,
+before any of its type's own, are in `config_checks.py`; the broker's configs and
+loggers in `broker_configs.py`.
 """
 
 from __future__ import annotations
