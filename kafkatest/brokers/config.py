@@ -131,7 +131,7 @@ def emulator_settings(config: Mapping[str, object] | None) -> BrokerSettings:
 
 def _topic_defaults(config: Mapping[str, object]) -> tuple[tuple[str, str], ...]:
     """Topic-default settings, each checked as Kafka checks its type and bounds."""
-    from kafkatest.emulator.state.broker_config_rules import check_value
+    from kafkatest.emulator.state.broker_config_rules import check_requirements, check_value
     from kafkatest.emulator.state.errors import StateError
 
     given = {
@@ -141,6 +141,7 @@ def _topic_defaults(config: Mapping[str, object]) -> tuple[tuple[str, str], ...]
     for name, value in given.items():
         try:
             check_value(name, value)
+            check_requirements(name, value, cleaner_threads=1)
         except StateError as exc:
             raise BrokerError(f"broker setting {name}={value!r}: {exc}") from None
     return tuple(given.items())

@@ -48,3 +48,5 @@ def test_a_topic_default_the_emulator_cannot_parse_is_refused_at_start() -> None
         "broker setting log.retention.hours='soon': Invalid value soon for configuration "
         "log.retention.hours: Not a number of type INT"
     )
+    with pytest.raises(BrokerError, match=r"requirement failed: log\.roll\.ms must be greater"):
+        start_broker("emulator", config={"log.roll.ms": 0})

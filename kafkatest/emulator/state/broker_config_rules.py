@@ -5,9 +5,10 @@ Kafka checks a change of broker configs (IncrementalAlterConfigs or AlterConfigs
 of a BROKER resource) on the broker that receives it, in this order: every key is
 dynamic (`read_only` false in Kafka's DescribeConfigs of a broker), security
 configs carry a listener prefix, every value parses as its type and passes its
-bounds, and a per-broker config is not set cluster-wide; then the components that
-would take the change check it (thread pools may at most halve or double). A key
-Kafka does not know is kept as a custom config, unchecked.
+bounds, and a per-broker config is not set cluster-wide; then its broker config's
+own requirements (`log.roll.ms` at least 1, ...) and the components that would take
+the change (thread pools may at most halve or double). A key Kafka does not know is
+kept as a custom config, unchecked.
 
 The emulator keeps what it cannot apply out: its listeners, their security and
 anything naming a Java class are refused after Kafka's own checks, with the reason.
