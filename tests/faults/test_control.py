@@ -61,21 +61,36 @@ class Standalone:
             return exc.code, json.loads(exc.read())
 
 
+def _start_two_brokers(attempts: int = 3) -> tuple[subprocess.Popen[str], int, str, str]:
+    """A standalone emulator of two brokers (ports P and P+1) and its control port.
+
+    A free port's neighbour may be taken, or taken between the choice and the start
+    (by a Kafka JVM of the same run, once): the emulator then refuses to start, saying
+    so, and another pair is tried."""
+    for _ in range(attempts):
+        port = free_port()
+        control = next(p for p in iter(free_port, None) if p not in (port, port + 1))
+        command = [
+            "emulator", "--port", str(port), "--brokers", "2", "--control-port", str(control),
+        ]  # fmt: skip
+        process = subprocess.Popen(
+            [sys.executable, "-m", "kafkatest.cli", *command],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        assert process.stdout is not None
+        bootstrap_line = process.stdout.readline()
+        if "bootstrap servers" in bootstrap_line:
+            return process, control, bootstrap_line, process.stdout.readline()
+        assert process.wait(20) != 0, bootstrap_line  # it said why on stderr
+    raise AssertionError(f"the standalone emulator did not start in {attempts} attempts")
+
+
 @pytest.fixture(scope="module")
 def standalone() -> Iterator[Standalone]:
-    port = free_port()
-    control = next(p for p in iter(free_port, None) if p not in (port, port + 1))
-    command = ["emulator", "--port", str(port), "--brokers", "2", "--control-port", str(control)]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "kafkatest.cli", *command],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
+    process, control, bootstrap_line, control_line = _start_two_brokers()
     try:
-        assert process.stdout is not None
-        bootstrap_line, control_line = process.stdout.readline(), process.stdout.readline()
-        assert "bootstrap servers" in bootstrap_line, bootstrap_line
         assert f"127.0.0.1:{control}" in control_line, control_line
         yield Standalone(bootstrap_line.split()[-1], f"127.0.0.1:{control}")
         process.send_signal(signal.SIGTERM)
