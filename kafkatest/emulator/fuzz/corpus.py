@@ -322,23 +322,15 @@ def _cluster_wide_config_requests(bootstrap: str) -> None:
     ]  # fmt: skip
     host, port = bootstrap.rsplit(":", 1)
     with socket.create_connection((host, int(port)), timeout=10) as sock:
+        answers = sock.makefile("rb")  # its read(n) waits for all n bytes
         for correlation, (api_key, version, request) in enumerate(requests):
             body = io.BytesIO()
             entity_writer(type(request))(body, request)
             header = struct.pack(">hhih", api_key, version, correlation, 4) + b"fuzz\x00"
             sock.sendall(frame(header + body.getvalue()))
-            size = _SIZE.unpack(_read(sock, 4))[0]
-            _read(sock, size)
-
-
-def _read(sock: socket.socket, count: int) -> bytes:
-    data = b""
-    while len(data) < count:
-        chunk = sock.recv(count - len(data))
-        if not chunk:
-            raise ConnectionError("the emulator closed the connection")
-        data += chunk
-    return data
+            size = answers.read(4)
+            if len(size) < 4 or not answers.read(_SIZE.unpack(size)[0]):
+                raise ConnectionError(f"the emulator closed the connection on API {api_key}")
 
 
 def random_header_frames(rng: random.Random, count: int) -> list[bytes]:

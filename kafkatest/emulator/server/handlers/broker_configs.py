@@ -68,12 +68,16 @@ def describe_broker(ctx: RequestContext, types: Any, request: Any, resource: Any
         for entry in entries
         if keys is None or entry.name in keys
     )
+    return _result(types, resource, code, message, configs)
+
+
+def _result(types: Any, resource: Any, code: ErrorCode, message: str, configs: Any) -> Any:
     return make(
         types.DescribeConfigsResult,
         error_code=code,
         error_message=message,
         resource_type=resource.resource_type,
-        resource_name=name,
+        resource_name=resource.resource_name,
         configs=configs,
     )
 
@@ -147,14 +151,7 @@ def describe_loggers(ctx: RequestContext, types: Any, request: Any, resource: An
         for logger, level in levels
         if keys is None or logger in keys
     )
-    return make(
-        types.DescribeConfigsResult,
-        error_code=code,
-        error_message=message,
-        resource_type=resource.resource_type,
-        resource_name=name,
-        configs=configs,
-    )
+    return _result(types, resource, code, message, configs)
 
 
 def alter_loggers(

@@ -175,18 +175,7 @@ async def incremental_alter_configs(ctx: RequestContext, request: Any) -> Any:
         return out
 
     def alter(resource: Any) -> Any:
-        kind, validate_only = resource.resource_type, request.validate_only
-        if kind == BROKER_RESOURCE:
-            code, message = alter_broker(ctx, resource, validate_only, incremental=True)
-            return _alter_result(response_types(ctx), resource, code, message)
-        if kind == BROKER_LOGGER_RESOURCE:
-            code, message = alter_loggers(ctx, resource, validate_only)
-            return _alter_result(response_types(ctx), resource, code, message)
-        if kind == GROUP_RESOURCE:
-            return _alter_group(ctx, resource, validate_only, replace=False)
-        if kind == CLIENT_METRICS_RESOURCE:
-            return _alter_client_metrics(ctx, resource, validate_only, replace=False)
-        return _alter_topic(ctx, resource, updated, validate_only)
+        return _alter_one(ctx, resource, request.validate_only, updated, incremental=True)
 
     responses = _answered(ctx, request.resources, alter, incremental=True)
     return make(
@@ -204,20 +193,36 @@ async def alter_configs(ctx: RequestContext, request: Any) -> Any:
         return {c.name: validate_topic_config(c.name, c.value) for c in resource.configs}
 
     def alter(resource: Any) -> Any:
-        kind, validate_only = resource.resource_type, request.validate_only
-        if kind == BROKER_RESOURCE:
-            code, message = alter_broker(ctx, resource, validate_only, incremental=False)
-            return _alter_result(response_types(ctx), resource, code, message)
-        if kind == GROUP_RESOURCE:
-            return _alter_group(ctx, resource, validate_only, replace=True)
-        if kind == CLIENT_METRICS_RESOURCE:
-            return _alter_client_metrics(ctx, resource, validate_only, replace=True)
-        return _alter_topic(ctx, resource, updated, validate_only)
+        return _alter_one(ctx, resource, request.validate_only, updated, incremental=False)
 
     responses = _answered(ctx, request.resources, alter, incremental=False)
     return make(
         response_types(ctx).AlterConfigsResponse, throttle_time=NO_THROTTLE, responses=responses
     )
+
+
+def _alter_one(
+    ctx: RequestContext,
+    resource: Any,
+    validate_only: bool,
+    updated: Callable[[dict[str, str], Any], dict[str, str]],
+    incremental: bool,
+) -> Any:
+    """One resource of either alter API, by its type; the legacy API (not
+    `incremental`) replaces the resource's whole set, and never takes loggers
+    (`config_checks` refused those)."""
+    kind = resource.resource_type
+    if kind in (BROKER_RESOURCE, BROKER_LOGGER_RESOURCE):
+        if kind == BROKER_RESOURCE:
+            code, message = alter_broker(ctx, resource, validate_only, incremental)
+        else:
+            code, message = alter_loggers(ctx, resource, validate_only)
+        return _alter_result(response_types(ctx), resource, code, message)
+    if kind == GROUP_RESOURCE:
+        return _alter_group(ctx, resource, validate_only, replace=not incremental)
+    if kind == CLIENT_METRICS_RESOURCE:
+        return _alter_client_metrics(ctx, resource, validate_only, replace=not incremental)
+    return _alter_topic(ctx, resource, updated, validate_only)
 
 
 def _answered(
