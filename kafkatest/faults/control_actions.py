@@ -60,6 +60,11 @@ class BadRequest(ValueError):
     """The request names an unknown action or carries wrong parameters."""
 
 
+class UnknownFault(LookupError):
+    """`remove` named an id no active fault has (never given, spent or removed):
+    the HTTP interface answers 404 with this message, the CLI exits 2 with it."""
+
+
 def checked_params(action: str, params: object) -> dict[str, Any]:
     """`params` validated against the action's signature (raises BadRequest)."""
     if action not in ACTIONS:
@@ -106,6 +111,15 @@ def perform(faults: Faults, action: str, params: Mapping[str, Any]) -> Any:
     """Run a checked action; the JSON-ready result."""
     if action == "list":
         return faults.active()
+    if action == "remove":
+        # The wire name is "id" (as `list` shows it); the method's is `fault_id`.
+        fault_id = params["id"]
+        if not faults.remove(fault_id):
+            raise UnknownFault(
+                f"remove: no active fault has id {fault_id} (it was never given, has "
+                "run out or was removed); GET /faults or `kafkatest fault list` lists them"
+            )
+        return True
     result = getattr(faults, action)(**params)
     if isinstance(result, dict):
         return {str(k): v for k, v in result.items()}

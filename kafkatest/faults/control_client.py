@@ -23,6 +23,8 @@ class ControlClient:
         if action == "clear":
             return self._send("DELETE", self.base)
         if action == "remove":
+            if not isinstance(params.get("id"), int):  # the URL has no place for anything else
+                raise BrokerError("remove: give the fault's id (--id N, as `list` shows it)")
             return self._send("DELETE", f"{self.base}/{params['id']}")
         return self._send("POST", f"{self.base}/{action}", params)
 

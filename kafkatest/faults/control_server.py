@@ -2,11 +2,12 @@
 
 CI suites outside pytest (or outside Python) inject the same faults as the
 `Faults` API by POSTing to ``/faults/<action>`` with a JSON object of
-parameters; ``GET /faults`` lists active faults, ``DELETE /faults`` clears them.
-Answers are ``{"ok": true, "result": ...}`` or ``{"ok": false, "error": ...}``
-with a 4xx status for a bad request or a fault that cannot fire (400, with the
-same message the `Faults` API raises), an unknown path (404) or a fault the
-backend cannot do (409); a failing fault never takes the emulator down.
+parameters; ``GET /faults`` lists active faults, ``DELETE /faults`` clears them
+and ``DELETE /faults/<id>`` removes the one with that id. Answers are ``{"ok":
+true, "result": ...}`` or ``{"ok": false, "error": ...}`` with a 4xx status for
+a bad request or a fault that cannot fire (400, with the same message the
+`Faults` API raises), an unknown path or fault id (404) or a fault the backend
+cannot do (409); a failing fault never takes the emulator down.
 
 A web page must not be able to drive it (a browser lets any site send requests
 to localhost): requests that change anything need ``Content-Type:
@@ -31,7 +32,7 @@ from typing import Any
 from kafkatest.emulator.exposure import is_loopback, is_wildcard
 from kafkatest.errors import BrokerError
 from kafkatest.faults.api import Faults
-from kafkatest.faults.control_actions import BadRequest, checked_params, perform
+from kafkatest.faults.control_actions import BadRequest, UnknownFault, checked_params, perform
 from kafkatest.faults.validation import InvalidFault
 
 log = logging.getLogger("kafkatest.faults")
@@ -175,6 +176,8 @@ class ControlServer:
                 result = perform(self.faults, action, checked)
         except (BadRequest, InvalidFault) as exc:
             return HTTPStatus.BAD_REQUEST, _error(str(exc))
+        except UnknownFault as exc:
+            return HTTPStatus.NOT_FOUND, _error(str(exc))
         except BrokerError as exc:
             return HTTPStatus.CONFLICT, _error(str(exc))
         except Exception as exc:

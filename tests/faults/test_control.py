@@ -302,3 +302,72 @@ def test_cli_options_it_cannot_parse_are_a_usage_error(
     assert done.returncode == 2
     assert says in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_http_removes_one_fault_by_id_and_it_no_longer_fires(standalone: Standalone) -> None:
+    topic = standalone.topic()
+    params = {"api": "Produce", "error": "TOPIC_AUTHORIZATION_FAILED", "times": 100}
+    status, added = standalone.http(
+        "POST", "/faults/inject_error", json.dumps({**params, "topic": topic}).encode()
+    )
+    assert status == 200, added
+    status, kept = standalone.http(
+        "POST", "/faults/add_latency", b'{"api": "Fetch", "delay_ms": 1, "times": 100}'
+    )
+    assert status == 200, kept
+
+    assert standalone.http("DELETE", f"/faults/{added['result']}") == (
+        200,
+        {"ok": True, "result": True},
+    )
+
+    listed = standalone.http("GET", "/faults")[1]["result"]
+    assert [fault["id"] for fault in listed] == [kept["result"]]
+    assert _produce(standalone, topic, [b"no longer refused"]) == [(None, 0)]
+    assert standalone.http("DELETE", "/faults")[0] == 200
+
+
+def test_http_removing_an_unknown_fault_id_is_a_404_with_a_reason(standalone: Standalone) -> None:
+    status, added = standalone.http(
+        "POST", "/faults/add_latency", b'{"api": "Fetch", "delay_ms": 1, "times": 100}'
+    )
+    assert standalone.http("DELETE", f"/faults/{added['result']}")[0] == 200
+
+    for fault_id in (added["result"], 999_999):  # removed already; never given
+        status, answer = standalone.http("DELETE", f"/faults/{fault_id}")
+        assert (status, answer["ok"]) == (404, False)
+        assert f"no active fault has id {fault_id}" in answer["error"]
+    assert standalone.http("GET", "/faults") == (200, {"ok": True, "result": []})
+
+
+def test_cli_removes_one_fault_by_id_and_it_no_longer_fires(standalone: Standalone) -> None:
+    topic = standalone.topic()
+    done = standalone.fault(
+        "inject_error", "--api", "Produce", "--error", "TOPIC_AUTHORIZATION_FAILED",
+        "--topic", topic, "--times", "100",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+    removed = standalone.fault("remove", "--id", done.stdout.strip())
+
+    assert (removed.returncode, json.loads(removed.stdout)) == (0, True), removed.stderr
+    assert json.loads(standalone.fault("list").stdout) == []
+    assert _produce(standalone, topic, [b"no longer refused"]) == [(None, 0)]
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--id", "999999"], "no active fault has id 999999"),
+        ([], "remove: give the fault's id (--id N"),
+        (["--id", "-1"], "expected a fault id"),
+    ],
+)
+def test_cli_removing_an_unknown_fault_exits_2_with_a_reason(
+    standalone: Standalone, args: list[str], says: str
+) -> None:
+    done = standalone.fault("remove", *args)
+
+    assert done.returncode == 2
+    assert says in done.stderr
+    assert "Traceback" not in done.stderr
