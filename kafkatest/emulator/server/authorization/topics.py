@@ -244,7 +244,35 @@ async def _alter_quotas(check: Check, ctx: RequestContext, request: Any, handler
 
 # ListConfigResources: DESCRIBE_CONFIGS on the cluster.
 RULES[74] = whole(Op.DESCRIBE_CONFIGS, RT.CLUSTER, lambda r: CLUSTER_NAME, CLUSTER_DENIED)
-RULES[50] = whole(Op.DESCRIBE, RT.CLUSTER, lambda r: CLUSTER_NAME, CLUSTER_DENIED)
+
+
+@rule(50)
+async def _describe_scram(check: Check, ctx: RequestContext, request: Any, handler: Handler) -> Any:
+    """DESCRIBE on the cluster, else Kafka 4.1's error answer: the error at the top, and
+    for each user named one result carrying it but no name (Kafka's request builds
+    them from the count of names alone), so clients read the refusal at the top.
+
+    The results are one shared entity, so a long list of names costs no more than
+    its own length. A null list is answered with no results (Kafka 4.1.1 never
+    answers it: its error answer walks the null list and fails).
+    """
+    if check.cluster(Op.DESCRIBE):
+        return await handler(ctx, request)
+    types = response_types(ctx)
+    denied = make(
+        types.DescribeUserScramCredentialsResult,
+        user="",
+        error_code=CLUSTER_DENIED,
+        error_message=None,
+        credential_infos=(),
+    )
+    return make(
+        types.DescribeUserScramCredentialsResponse,
+        throttle_time=NO_THROTTLE,
+        error_code=CLUSTER_DENIED,
+        error_message=None,
+        results=(denied,) * len(request.users or ()),
+    )
 
 
 @rule(51)
