@@ -26,6 +26,7 @@ from kafkatest import Broker
 from kafkatest.pytest_plugin import unique_topic_name
 
 PRODUCE, FETCH, METADATA, FIND_COORDINATOR, OFFSET_FETCH, API_VERSIONS = 0, 1, 3, 10, 9, 18
+INITIAL_EPOCH, FINAL_EPOCH = 0, -1
 DESCRIBE_CLUSTER = 60
 
 #: Kafka 4.1.1's ApiVersions v4 answer on a single KRaft node (broker+controller,
@@ -329,6 +330,95 @@ def test_fetch_v13_answers_an_unknown_topic_id_per_partition(kafka_broker: Broke
     response = fetch(kafka_broker, 18, [(unknown, [(0, 0)])])
     assert response.error_code == ErrorCode.none
     assert answered(response) == {(unknown, 0): (ErrorCode.unknown_topic_id, -1, 0)}
+
+
+ZERO_ID = uuid.UUID(int=0)
+
+
+def test_fetch_naming_the_zero_topic_id_fails_where_kafka_s_does(
+    kafka_broker: Broker, topic_with_id: tuple[str, uuid.UUID]
+) -> None:
+    """The zero id names no topic and has no name: Kafka 4.1 keys it by its (missing)
+    name in a new session, and compares the next partition of a response with it, and
+    throws, answering a top-level UNKNOWN_SERVER_ERROR with the request's session id."""
+    _, tid = topic_with_id
+    alone = fetch(kafka_broker, 16, [(ZERO_ID, [(0, 0)])])
+    assert (alone.error_code, answered(alone)) == (
+        ErrorCode.none,
+        {(None, 0): (ErrorCode.unknown_topic_id, -1, 0)},
+    )
+    # Kafka lists partitions it read before those it could not: last, nothing follows it.
+    first = fetch(kafka_broker, 16, [(ZERO_ID, [(0, 0)]), (tid, [(0, 0)])])
+    assert first.error_code == ErrorCode.none
+    assert set(answered(first)) == {(None, 0), (tid, 0)}
+    # Followed by another failing partition, or opening a session: the request fails.
+    for topics, epoch in (
+        ([(ZERO_ID, [(0, 0), (1, 0)])], FINAL_EPOCH),
+        ([(tid, [(7, 0)]), (ZERO_ID, [(0, 0)])], FINAL_EPOCH),
+        ([(ZERO_ID, [(0, 0)]), (uuid.uuid4(), [(0, 0)])], FINAL_EPOCH),
+        ([(ZERO_ID, [(0, 0)])], INITIAL_EPOCH),
+        ([(tid, [(0, 0)]), (ZERO_ID, [(0, 0)])], INITIAL_EPOCH),
+    ):
+        failed = fetch(kafka_broker, 16, topics, epoch=epoch)
+        assert (failed.error_code, failed.session_id, failed.responses) == (
+            ErrorCode.unknown_server_error,
+            0,
+            (),
+        ), (topics, epoch)
+    # A session the request closed is gone, though the request failed.
+    session = fetch(kafka_broker, 16, [(tid, [(0, 0)])], epoch=INITIAL_EPOCH).session_id
+    closing = fetch(kafka_broker, 16, [(ZERO_ID, [(0, 0)])], session_id=session, epoch=0)
+    assert (closing.error_code, closing.session_id) == (ErrorCode.unknown_server_error, session)
+    gone = fetch(kafka_broker, 16, [], session_id=session, epoch=1)
+    assert gone.error_code == ErrorCode.fetch_session_id_not_found
+
+
+def test_an_incremental_fetch_naming_the_zero_topic_id_fails_and_keeps_the_epoch(
+    kafka_broker: Broker, topic_with_id: tuple[str, uuid.UUID]
+) -> None:
+    _, tid = topic_with_id
+    # Kafka may still be starting the leader: an error would make the session resend it.
+    for _ in range(100):
+        if answered(fetch(kafka_broker, 16, [(tid, [(0, 0)])]))[(tid, 0)][0] == ErrorCode.none:
+            break
+        time.sleep(0.1)
+    session = fetch(kafka_broker, 16, [(tid, [(0, 0)])], epoch=INITIAL_EPOCH).session_id
+    assert session != 0
+
+    # What comes before the zero id in the request is applied (partition 5 joins the
+    # session), the rest is not, and the epoch does not move.
+    failed = fetch(
+        kafka_broker, 16, [(tid, [(5, 0)]), (ZERO_ID, [(0, 0)])], session_id=session, epoch=1
+    )
+    assert (failed.error_code, failed.session_id, failed.responses) == (
+        ErrorCode.unknown_server_error,
+        session,
+        (),
+    )
+    forgetting = fetch(
+        kafka_broker, 16, [], session_id=session, epoch=1, forgotten=[(ZERO_ID, [0])]
+    )
+    assert (forgetting.error_code, forgetting.session_id) == (
+        ErrorCode.unknown_server_error,
+        session,
+    )
+    retried = fetch(kafka_broker, 16, [], session_id=session, epoch=1)
+    assert (retried.error_code, retried.session_id) == (ErrorCode.none, session)
+    assert answered(retried) == {(tid, 5): (ErrorCode.unknown_topic_or_partition, -1, 0)}
+
+    # Forgetting every partition closes the session: the answer has none, and an empty
+    # session has nothing to look the zero id up in.
+    emptied = fetch(
+        kafka_broker,
+        16,
+        [],
+        session_id=session,
+        epoch=2,
+        forgotten=[(tid, [0, 5]), (ZERO_ID, [0])],
+    )
+    assert (emptied.error_code, emptied.session_id, emptied.responses) == (ErrorCode.none, 0, ())
+    gone = fetch(kafka_broker, 16, [], session_id=session, epoch=3)
+    assert gone.error_code == ErrorCode.fetch_session_id_not_found
 
 
 # -- batched coordinator lookups and offset fetches ------------------------------------

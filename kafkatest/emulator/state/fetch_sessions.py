@@ -26,6 +26,15 @@ EVICTION_IDLE_S = 120.0
 
 #: A partition in a session: (topic id or, before Fetch v13, topic name, index).
 PartitionKey = tuple[uuid.UUID | str, int]
+#: A forgotten partition as the request names it: None for the all-zero topic id.
+ForgottenKey = tuple[uuid.UUID | str | None, int]
+
+
+class UnnamedPartition(Exception):
+    """A partition named by the all-zero topic id: no topic has it, so it has neither
+    an id nor a name to be keyed by. Kafka 4.1's session cache hashes a partition by its
+    name when its id is zero and throws (a NullPointerException), failing the request
+    with UNKNOWN_SERVER_ERROR; the Fetch handler answers the same."""
 
 
 @dataclass(slots=True)
@@ -44,7 +53,8 @@ class SessionPartition:
     def key(self, uses_topic_ids: bool) -> PartitionKey:
         """Its key in a session: requests name it by id from Fetch v13, else by name."""
         topic = self.topic_id if uses_topic_ids else self.topic
-        assert topic is not None, "a requested partition always has the key it was named by"
+        if topic is None:  # only the zero id: a name is never null before v13
+            raise UnnamedPartition(f"partition {self.partition} of the zero topic id")
         return topic, self.partition
 
     def must_send(
@@ -77,9 +87,15 @@ class FetchSession:
     last_used: float = field(default_factory=time.monotonic)
 
     def update(
-        self, changed: Iterable[SessionPartition], forgotten: Iterable[PartitionKey]
+        self, changed: Iterable[SessionPartition], forgotten: Iterable[ForgottenKey]
     ) -> None:
-        """Apply an incremental request: new or changed partitions, then removals."""
+        """Apply an incremental request: new or changed partitions, then removals.
+
+        A partition of the zero topic id raises `UnnamedPartition` where Kafka's cache
+        throws, keeping what came before it in the request applied, as Kafka does: on
+        any changed one, and on a forgotten one unless the session is empty by then
+        (Kafka looks nothing up in an empty session, so it never hashes the key).
+        """
         for part in changed:
             key = part.key(self.uses_topic_ids)
             known = self.partitions.get(key)
@@ -89,8 +105,12 @@ class FetchSession:
                 known.fetch_offset = part.fetch_offset
                 known.max_bytes = part.max_bytes
                 known.current_leader_epoch = part.current_leader_epoch
-        for key in forgotten:
-            self.partitions.pop(key, None)
+        for topic, partition in forgotten:
+            if topic is None:
+                if self.partitions:
+                    raise UnnamedPartition(f"forgotten partition {partition} of the zero topic id")
+                continue
+            self.partitions.pop((topic, partition), None)
 
     def advance(self) -> None:
         self.epoch = 1 if self.epoch >= 2**31 - 1 else self.epoch + 1

@@ -10,6 +10,13 @@ opens one (a full response, with the new session id), later requests at the
 session's next epoch carry only changed partitions and forgotten ones and get
 only partitions with news; epoch -1 fetches without a session. The session
 logic lives in `state.fetch_sessions`; this module reads and answers.
+
+The all-zero topic id names no topic, and Kafka 4.1 fails some requests naming it
+with a top-level UNKNOWN_SERVER_ERROR, echoing the request's session id, instead of
+answering UNKNOWN_TOPIC_ID for the partition: its session cache and its response
+builder key a partition by name when its id is zero, and such a partition has none
+(see `_kafka_fails` and `FetchSession.update`). Clients never send the zero id; the
+emulator answers as Kafka does rather than fail in its own way.
 """
 
 from __future__ import annotations
@@ -31,8 +38,10 @@ from kafkatest.emulator.state.fetch_sessions import (
     INITIAL_EPOCH,
     NO_SESSION,
     FetchSession,
+    ForgottenKey,
     PartitionKey,
     SessionPartition,
+    UnnamedPartition,
 )
 from kafkatest.emulator.state.notify import wait_any
 
@@ -71,17 +80,27 @@ async def fetch(ctx: RequestContext, request: Any) -> Any:
         if error is not None:
             return _error_response(types, error)
         assert session is not None
-        session.update(_requested(ctx, request, uses_ids), _forgotten(request, uses_ids))
-        session.advance()
-        wanted = list(session.partitions.values())
+        try:
+            session.update(_requested(ctx, request, uses_ids), _forgotten(request, uses_ids))
+        except UnnamedPartition:  # the epoch stays: the client may retry it
+            return _error_response(types, ErrorCode.unknown_server_error, session_id)
+        if session.partitions:
+            session.advance()
+            wanted = list(session.partitions.values())
+        else:
+            # Kafka closes a session the request emptied and answers without one.
+            sessions.remove(session_id)
+            session = None
+            wanted = _requested(ctx, request, uses_ids)
     committed = getattr(request, "isolation_level", 0) == _READ_COMMITTED
     reads = await _read_until_ready(ctx, request, wanted, committed)
     if session is not None:
         reads = _incremental(session, reads, uses_ids)
+    elif _kafka_fails(reads, opens_session=epoch == INITIAL_EPOCH):
+        return _error_response(types, ErrorCode.unknown_server_error, session_id)
     elif epoch == INITIAL_EPOCH:
         session = sessions.create(uses_ids, _session_partitions(reads, uses_ids))
-    session_id = NO_SESSION if session is None else session.session_id
-    return _response(types, reads, committed, session_id)
+    return _response(types, reads, committed, NO_SESSION if session is None else session.session_id)
 
 
 def _session_error(session: FetchSession | None, epoch: int, uses_ids: bool) -> ErrorCode | None:
@@ -94,20 +113,50 @@ def _session_error(session: FetchSession | None, epoch: int, uses_ids: bool) -> 
     return None
 
 
-def _error_response(types: Any, error: ErrorCode) -> Any:
+def _error_response(types: Any, error: ErrorCode, session_id: int = NO_SESSION) -> Any:
+    """A top-level error without partitions: a session error names no session; a
+    failed request echoes the request's (Kafka's FetchRequest.getErrorResponse)."""
     return make(
         types.FetchResponse,
         throttle_time=NO_THROTTLE,
         error_code=error,
-        session_id=NO_SESSION,
+        session_id=session_id,
         responses=(),
         node_endpoints=(),
     )
 
 
+def _kafka_fails(reads: list[_PartitionRead], opens_session: bool) -> bool:
+    """Whether Kafka 4.1 fails this full fetch with UNKNOWN_SERVER_ERROR.
+
+    A partition of the zero topic id has neither id nor name. Opening a session,
+    Kafka keys every partition by one and throws on it. Otherwise it throws only when
+    building the response compares the next partition with it: the response lists the
+    partitions read, then those of unresolved ids, then those of unknown topics or
+    partitions (each in request order), so it fails unless that one is last.
+    """
+    if not any(_unnamed(read) for read in reads):
+        return False
+    if opens_session:
+        return True
+    tail = [r for r in reads if r.wanted.topic is None] + [
+        r
+        for r in reads
+        if r.wanted.topic is not None and r.error is ErrorCode.unknown_topic_or_partition
+    ]
+    return any(_unnamed(read) for read in tail[:-1])
+
+
+def _unnamed(read: _PartitionRead) -> bool:
+    return read.wanted.topic is None and read.wanted.topic_id is None
+
+
 def _requested(ctx: RequestContext, request: Any, uses_ids: bool) -> list[SessionPartition]:
-    """The request's partitions in order, each with its topic's name and id resolved."""
-    out: list[SessionPartition] = []
+    """The request's partitions in order, each with its topic's name and id resolved.
+
+    A partition named twice is fetched once, at its first place with its last
+    parameters, as Kafka's map of requested partitions keeps it."""
+    out: dict[tuple[Any, int], SessionPartition] = {}
     topics = ctx.state.topics
     for topic_request in request.topics:
         if uses_ids:
@@ -118,20 +167,18 @@ def _requested(ctx: RequestContext, request: Any, uses_ids: bool) -> list[Sessio
             name = topic_request.topic
             topic_id = None
         for p in topic_request.partitions:
-            out.append(
-                SessionPartition(
-                    topic=name,
-                    topic_id=topic_id,
-                    partition=p.partition,
-                    fetch_offset=p.fetch_offset,
-                    max_bytes=p.partition_max_bytes,
-                    current_leader_epoch=getattr(p, "current_leader_epoch", -1),
-                )
+            out[(topic_id if uses_ids else name, p.partition)] = SessionPartition(
+                topic=name,
+                topic_id=topic_id,
+                partition=p.partition,
+                fetch_offset=p.fetch_offset,
+                max_bytes=p.partition_max_bytes,
+                current_leader_epoch=getattr(p, "current_leader_epoch", -1),
             )
-    return out
+    return list(out.values())
 
 
-def _forgotten(request: Any, uses_ids: bool) -> list[PartitionKey]:
+def _forgotten(request: Any, uses_ids: bool) -> list[ForgottenKey]:
     return [
         (t.topic_id if uses_ids else t.topic, p)
         for t in getattr(request, "forgotten_topics_data", ())
