@@ -17,10 +17,12 @@ from kafkatest.plugin.options import xdist_worker
 def _save_delivery_report(
     item: pytest.Item, error: BaseException, report: pytest.TestReport
 ) -> None:
-    """A failed delivery assertion leaves its JSON and HTML report for the user to open."""
+    """A failed delivery assertion or oracle leaves its JSON and HTML report for the user
+    to open."""
     from kafkatest.assertions import DeliveryAssertionError
+    from kafkatest.oracles.report import OracleAssertionError
 
-    if not isinstance(error, DeliveryAssertionError):
+    if not isinstance(error, (DeliveryAssertionError, OracleAssertionError)):
         return
     root = Path(item.config.getoption("--kafkatest-reports") or "kafkatest-reports")
     # Relative to where pytest was invoked (the xdist controller's directory), and
@@ -33,7 +35,8 @@ def _save_delivery_report(
     with contextlib.suppress(OSError):
         paths = error.report.write(directory)
         listing = "\n".join(f"  {kind}: {path}" for kind, path in paths.items())
-        report.sections.append(("kafkatest delivery report", listing))
+        what = "delivery" if isinstance(error, DeliveryAssertionError) else "oracle"
+        report.sections.append((f"kafkatest {what} report", listing))
 
 
 @pytest.hookimpl(wrapper=True)

@@ -19,6 +19,8 @@ from kafkatest.records import Header, Record, to_bytes, to_headers
 Encoder = Callable[[Any], "bytes | None"]
 
 DEFAULT_ID_HEADER = "kafkatest.id"
+#: Whether seeded identities may repeat (see `prepare`).
+DUPLICATES = ("forbid", "allow")
 ENVELOPE_FIELDS = frozenset({"key", "value", "headers", "partition", "timestamp", "timestamp_ms"})
 
 
@@ -54,10 +56,17 @@ def prepare(
     id_prefix: str,
     value_encoder: Encoder | None = None,
     key_encoder: Encoder | None = None,
+    duplicates: str = "forbid",
 ) -> tuple[list[Record], list[str]]:
-    """Build the records to produce and their identities, in input order."""
+    """Build the records to produce and their identities, in input order.
+
+    ``duplicates="allow"`` accepts an identity that repeats: a record seeded again on
+    purpose (what a producer retry leaves, what a dedup job exists to remove).
+    """
     if id_header is None and id_field is None:
         raise ValueError("name an id_header or an id_field: seeded records need an identity")
+    if duplicates not in DUPLICATES:
+        raise ValueError(f"duplicates must be one of {DUPLICATES}, not {duplicates!r}")
     records: list[Record] = []
     ids: list[str] = []
     seen: set[str] = set()
@@ -73,10 +82,11 @@ def prepare(
             value_encoder,
             key_encoder,
         )
-        if record_id in seen:
+        if record_id in seen and duplicates == "forbid":
             raise ValueError(
                 f"item {index}: id {record_id!r} is used twice; identities must be unique "
-                "(set id_prefix when seeding a topic more than once)"
+                "(set id_prefix when seeding a topic more than once, or pass "
+                'duplicates="allow" when the repeat is intended)'
             )
         seen.add(record_id)
         records.append(record)

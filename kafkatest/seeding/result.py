@@ -44,6 +44,8 @@ class SeedResult:
     #: The broker the records went to: a failed assertion asks it where each partition's
     #: log starts now, to tell records the broker deleted from records the job lost.
     broker: LogRanges | None = field(default=None, repr=False, compare=False)
+    #: "allow" when identities may repeat: the assertions then expect each one once.
+    duplicates: str = "forbid"
     _index: dict[str, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -65,6 +65,7 @@ def seed(
     key_format: str = "json",
     key_schema: Any = None,
     schema_registry: Any = None,
+    duplicates: str = "forbid",
 ) -> SeedResult:
     """Produce `data` to `topic` and return what was placed, with identities.
 
@@ -81,6 +82,10 @@ def seed(
     message class for Protobuf), registered in `schema_registry` (its URL or the
     ``schema_registry`` fixture) under ``<topic>-value``; `key_format` and `key_schema`
     do the same for keys under ``<topic>-key``. Identities stay in the header.
+
+    Identities must be unique unless ``duplicates="allow"``: then records may repeat an
+    identity on purpose (the duplicates a dedup job removes), and the delivery
+    assertions expect each distinct identity once, naming the seeded copies.
     """
     if isinstance(data, (str, os.PathLike)):
         data = load_fixture(data)
@@ -95,6 +100,7 @@ def seed(
         id_prefix=id_prefix,
         value_encoder=value_encoder,
         key_encoder=key_encoder,
+        duplicates=duplicates,
     )
     if records:
         warn_if_auto_created(broker, topic, records)
@@ -109,4 +115,5 @@ def seed(
         id_header=id_header,
         id_field=id_field,
         broker=broker,
+        duplicates=duplicates,
     )

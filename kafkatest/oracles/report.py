@@ -1,0 +1,189 @@
+"""The oracle report: the runs, what differed between them, and the inputs behind it.
+
+A failed oracle must say which two runs disagree, the rows only one of them
+wrote, and which input records those rows come from (with the records the
+watermark made late in one run only), so that a reader can tell a job's bug from
+Spark's documented handling of late data. Written as JSON (tools) and HTML
+(people) under ``kafkatest-reports/`` beside the delivery reports.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kafkatest.assertions.report import jsonable, short
+from kafkatest.oracles.compare import Lateness, RowDifference
+from kafkatest.oracles.runs import RunResult
+
+SHOWN_ROWS = 5
+SHOWN_LATE = 8
+
+
+@dataclass
+class Comparison:
+    """One run against the baseline run: matched rows and rows only one of them wrote."""
+
+    baseline: str
+    other: str
+    duplicates: str
+    matched: int
+    only_in_baseline: list[RowDifference] = field(default_factory=list)
+    only_in_other: list[RowDifference] = field(default_factory=list)
+    late: list[Lateness] = field(default_factory=list)
+    allow_late: bool = False
+
+    @property
+    def differs(self) -> bool:
+        return bool(self.only_in_baseline or self.only_in_other)
+
+    @property
+    def explained_by_late_data(self) -> bool:
+        """Every differing row shares its key and window with a record late in one run only."""
+        rows = self.only_in_baseline + self.only_in_other
+        return bool(rows) and all(r.explained_by_late_data for r in rows)
+
+    @property
+    def ok(self) -> bool:
+        return not self.differs or (self.allow_late and self.explained_by_late_data)
+
+    def title(self) -> str:
+        return f"{self.baseline!r} vs {self.other!r}"
+
+    def verdict(self) -> str:
+        if not self.differs:
+            how = "the same distinct rows" if self.duplicates == "allow" else "the same rows"
+            return f"{self.title()}: {how} ({self.matched} matched)"
+        text = (
+            f"{self.title()}: {self.matched} rows match; {len(self.only_in_baseline)} only in "
+            f"{self.baseline!r}, {len(self.only_in_other)} only in {self.other!r}"
+        )
+        if self.explained_by_late_data:
+            text += (
+                "; every difference shares its key and window with records the watermark made "
+                "late in one run only (Spark drops records behind the watermark, and where a "
+                "batch boundary falls moves it)"
+                + (": allowed (allow_late=True)" if self.allow_late else "")
+            )
+        return text
+
+    def lines(self) -> list[str]:
+        lines = [self.verdict()]
+        for side, rows in (
+            (self.baseline, self.only_in_baseline),
+            (self.other, self.only_in_other),
+        ):
+            if not rows:
+                continue
+            lines.append(f"  only in {side!r}: {len(rows)} rows")
+            for diff in rows[:SHOWN_ROWS]:
+                lines.append(f"    - {short(diff.row)}")
+                if diff.related:
+                    more = diff.related_count - len(diff.related)
+                    lines.append(
+                        f"      inputs with {diff.how_related}: "
+                        + "; ".join(diff.related)
+                        + (f"; and {more} more" if more > 0 else "")
+                    )
+                elif diff.how_related:
+                    lines.append(f"      no input has {diff.how_related}")
+            if len(rows) > SHOWN_ROWS:
+                lines.append(f"    ... {len(rows) - SHOWN_ROWS} more (all in the JSON report)")
+        if self.late:
+            lines.append(
+                f"  records behind the watermark in one run only: {len(self.late)} "
+                "(event time at or below the watermark of the batch that read it)"
+            )
+            lines += [f"    - {late.line()}" for late in self.late[:SHOWN_LATE]]
+        return lines
+
+
+@dataclass
+class OracleReport:
+    """What an oracle ran and found; `ok` when every comparison held."""
+
+    oracle: str
+    job: str
+    inputs: int
+    partitions: int
+    runs: list[RunResult] = field(default_factory=list)
+    comparisons: list[Comparison] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.comparisons)
+
+    @property
+    def seconds(self) -> float:
+        """Time spent running the job, all runs together: what the oracle adds to a test."""
+        return sum(run.seconds for run in self.runs)
+
+    def message(self) -> str:
+        verdict = "held" if self.ok else "failed: the job's sink differs between runs"
+        runs = ", ".join(
+            f"{r.name!r} {r.seconds:.1f}s ({len(r.batches)} batches, {len(r.rows)} rows)"
+            for r in self.runs
+        )
+        lines = [
+            f"{self.oracle} {verdict}",
+            f"  job {self.job}; {self.inputs} input records in {self.partitions} partitions",
+            f"  runs: {runs}",
+        ]
+        for run in self.runs:
+            lines += [f"  {run.name!r}: {leg}" for leg in run.legs]
+        lines += [f"  note: {note}" for note in self.notes]
+        for comparison in self.comparisons:
+            lines += comparison.lines() if comparison.differs else [comparison.verdict()]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.message()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole report as JSON-ready data (every row, nothing cut)."""
+        return {
+            "oracle": self.oracle,
+            "ok": self.ok,
+            "job": self.job,
+            "inputs": self.inputs,
+            "partitions": self.partitions,
+            "seconds": round(self.seconds, 2),
+            "notes": self.notes,
+            "runs": [run.summary() for run in self.runs],
+            "comparisons": [
+                {
+                    "baseline": c.baseline,
+                    "other": c.other,
+                    "ok": c.ok,
+                    "duplicates": c.duplicates,
+                    "matched": c.matched,
+                    "explained_by_late_data": c.explained_by_late_data,
+                    "only_in_baseline": [jsonable(d.__dict__) for d in c.only_in_baseline],
+                    "only_in_other": [jsonable(d.__dict__) for d in c.only_in_other],
+                    "late": [jsonable(late.__dict__) for late in c.late],
+                }
+                for c in self.comparisons
+            ],
+        }
+
+    def write(self, directory: str | Path, name: str = "oracle-report") -> dict[str, Path]:
+        """Write ``<name>.json`` and ``<name>.html`` into `directory`; returns both paths."""
+        from kafkatest.oracles.html import render_html
+
+        folder = Path(directory)
+        folder.mkdir(parents=True, exist_ok=True)
+        paths = {"json": folder / f"{name}.json", "html": folder / f"{name}.html"}
+        paths["json"].write_text(json.dumps(self.to_dict(), indent=2), encoding="utf-8")
+        paths["html"].write_text(render_html(self), encoding="utf-8")
+        return paths
+
+
+class OracleAssertionError(AssertionError):
+    """An oracle found runs of one job that disagree; `.report` is the `OracleReport`."""
+
+    def __init__(self, report: OracleReport) -> None:
+        super().__init__(report.message())
+        self.report = report
