@@ -21,7 +21,7 @@ import uuid
 from typing import Any
 
 import pytest
-from batch_builder import RECENT_MS, build_batch
+from batch_builder import RECENT_MS, build_batch, encode_record
 from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import OffsetSpec
 from crc32c import crc32c
@@ -32,6 +32,7 @@ from kio.serial import entity_reader
 from raw_client import connect, encode, read_frame, request_frame
 
 from kafkatest import Broker
+from kafkatest.emulator.protocol.primitives import encode_uvarint
 from kafkatest.records import Record
 
 _HEADER_AFTER_CRC = ">hiqqqhii"
@@ -171,20 +172,86 @@ def test_record_timestamps_beyond_the_topics_limits_are_refused(kafka_broker: Br
     assert produce(kafka_broker, topic, build_batch([b"ok"])).error_code is ErrorCode.none
 
 
-def zstd_of_zeros(size: int) -> bytes:
-    """A zstd frame that inflates to `size` zero bytes from a few bytes per 128 KiB
-    (run-length blocks), so a test can send a decompression bomb without making one."""
+def zstd_frame(*parts: bytes | int) -> bytes:
+    """A zstd frame of `parts`, bytes stored as they are and ints as that many zeros
+    from a few bytes per 128 KiB (run-length blocks): a test can send a decompression
+    bomb without making one."""
     block = 128 * 1024
+    blocks: list[tuple[int, bytes | int]] = []
+    for part in parts:
+        if isinstance(part, bytes):
+            blocks += [(0, part[i : i + block]) for i in range(0, len(part), block)]
+        else:
+            blocks += [(1, min(block, part - i)) for i in range(0, part, block)]
     frame = bytearray(struct.pack("<I", 0xFD2FB528))
     frame += bytes([0x00, (17 - 10) << 3])  # no content size; a 128 KiB window
-    left = size
-    while left > 0:
-        n = min(block, left)
-        left -= n
-        last = 1 if left == 0 else 0
-        header = last | (1 << 1) | (n << 3)  # block type 1: run-length
-        frame += header.to_bytes(3, "little") + b"\x00"
+    for index, (kind, content) in enumerate(blocks):
+        last = 1 if index == len(blocks) - 1 else 0
+        size = len(content) if isinstance(content, bytes) else content
+        frame += (last | kind << 1 | size << 3).to_bytes(3, "little")
+        frame += content if isinstance(content, bytes) else b"\x00"
     return bytes(frame)
+
+
+def zstd_of_zeros(size: int) -> bytes:
+    return zstd_frame(size)
+
+
+def one_record_of_zeros(value_size: int, timestamp_delta: int = 0) -> tuple[bytes | int, ...]:
+    """The parts of a valid record whose value is `value_size` zeros (and no headers,
+    whose count, 0, is one zero more)."""
+    head = b"\x00" + _zigzag(timestamp_delta) + b"\x00" + _zigzag(-1) + _zigzag(value_size)
+    return _zigzag(len(head) + value_size + 1) + head, value_size + 1
+
+
+def _zigzag(value: int) -> bytes:
+    return encode_uvarint((value << 1) ^ (value >> 63))
+
+
+MIB_300 = 300 << 20
+ZSTD = 4
+#: 9.7 KB Produce requests that inflate to 300 MiB, and what Kafka 4.1 answers each:
+#: it reads records from the stream one by one and stops at the first wrong one (a
+#: record of length 0; a byte after the last declared record), and skips a valid
+#: record's 300 MiB value without holding it.
+BOMBS = {
+    "zeros": ((MIB_300,), ErrorCode.invalid_record, 0),
+    "a record, then zeros": (
+        (encode_record(0, 0, None, b"x"), MIB_300),
+        ErrorCode.invalid_record,
+        0,
+    ),
+    "one record with a 300 MiB value": (one_record_of_zeros(MIB_300), ErrorCode.none, 1),
+}
+
+
+@pytest.mark.parametrize("shape", list(BOMBS))
+def test_a_zstd_bomb_is_answered_as_kafka_answers_it(kafka_broker: Broker, shape: str) -> None:
+    parts, error, stored = BOMBS[shape]
+    topic = new_topic(kafka_broker)
+    bomb = build_batch([b"x"], attributes=ZSTD, compress=lambda _: zstd_frame(*parts))
+    assert len(bomb) < 10_000
+    answer = produce(kafka_broker, topic, bomb)
+    assert answer.error_code is error
+    assert kafka_broker.latest_offsets(topic) == {0: stored}
+
+
+def test_a_bombs_records_are_named_when_their_timestamps_are_refused(
+    kafka_broker: Broker,
+) -> None:
+    """The slow path that names each refused record reads the stream too."""
+    topic = new_topic(kafka_broker, **{"message.timestamp.after.max.ms": 3_600_000})
+    future = int(time.time() * 1000) + 2 * 3_600_000
+    parts = one_record_of_zeros(MIB_300)
+    bomb = build_batch(
+        [b"x"], base_timestamp=future, attributes=ZSTD, compress=lambda _: zstd_frame(*parts)
+    )
+    refused = produce(kafka_broker, topic, bomb)
+    assert refused.error_code is ErrorCode.invalid_timestamp
+    assert [e.batch_index for e in refused.record_errors] == [0]
+    message = refused.record_errors[0].batch_index_error_message
+    assert message.startswith(f"Timestamp {future} of message with offset 0 is out of range.")
+    assert kafka_broker.latest_offsets(topic) == {0: 0}
 
 
 @pytest.mark.parametrize("inflated", [1 << 20, 1 << 30], ids=["1MiB", "1GiB"])
@@ -192,11 +259,9 @@ def test_a_decompression_bomb_is_refused_without_inflating_it(
     kafka_broker: Broker, inflated: int
 ) -> None:
     """36 KB of zstd that inflate to 1 GiB of zeros, declared as one record: Kafka reads
-    records from the stream one at a time and finds the first corrupt; the emulator
-    holds a body whole, so it stops inflating at 128 MiB. Both refuse the batch, and
-    the broker serves the next producer."""
+    records from the stream one at a time and finds the first corrupt, and so does the
+    emulator. Both refuse the batch, and the broker serves the next producer."""
     topic = new_topic(kafka_broker)
-    ZSTD = 4
     bomb = build_batch([b"x"], attributes=ZSTD, compress=lambda _: zstd_of_zeros(inflated))
     assert len(bomb) < 40_000
     answer = produce(kafka_broker, topic, bomb)
