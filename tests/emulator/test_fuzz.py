@@ -98,3 +98,16 @@ def test_the_corpus_holds_real_frames_of_every_api_family() -> None:
     }
     missing = {name: sorted(want - keys) for name, want in families.items() if want - keys}
     assert missing == {}, f"frames captured for API keys {sorted(keys)}"
+
+
+def test_mutated_frames_at_a_sasl_listener_before_authentication_cause_no_crash_hang_or_traceback(
+    tmp_path: Path,
+) -> None:
+    """The same at a SASL_PLAINTEXT listener (PLAIN and both SCRAMs): requests before
+    the handshake, handshakes, SaslAuthenticate and raw tokens, intact and mutated."""
+    report = run_fuzz(frames=3_000, connections=8, seed=10, workdir=tmp_path, sasl=True)
+    assert report.frames_sent == 3_000
+    assert (report.crashes, report.hangs, report.handler_exceptions) == (0, 0, 0), "\n".join(
+        report.lines()
+    )
+    assert report.connections_closed > 0, "the mutations should break some exchanges"

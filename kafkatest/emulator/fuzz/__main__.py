@@ -1,4 +1,4 @@
-"""`python -m kafkatest.emulator.fuzz [--frames N] [--connections C] [--seed S] [--acls]`."""
+"""`python -m kafkatest.emulator.fuzz [--frames N] [--connections C] [--seed S] [--acls] [--sasl]`."""
 
 from __future__ import annotations
 
@@ -24,6 +24,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="fuzz an emulator that authorizes with ACLs (part of the corpus allowed)",
     )
+    parser.add_argument(
+        "--sasl",
+        action="store_true",
+        help="fuzz a SASL_PLAINTEXT listener before authentication (handshakes, tokens)",
+    )
     args = parser.parse_args(argv)
     report = run_fuzz(
         args.frames,
@@ -31,6 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         args.seed,
         max_seconds=args.max_seconds,
         acls=args.acls,
+        sasl=args.sasl,
         log=lambda text: print(text, file=sys.stderr, flush=True),
     )
     print("\n".join(report.lines()))

@@ -8,6 +8,12 @@ reply (or for the emulator to close the connection, which a malformed request
 earns); a probe sends ApiVersions on its own connection every quarter second and
 counts a hang whenever no answer comes within a second. Handler failures are the
 tracebacks in the emulator's log.
+
+With `sasl`, the emulator listens with SASL_PLAINTEXT (PLAIN and both SCRAMs) and
+the frames meet a connection before it is authenticated: the clients' frames
+(which such a connection refuses), SaslHandshake, SaslAuthenticate and raw tokens,
+intact and mutated; half the connections open with an intact handshake, so mutated
+tokens reach each mechanism's exchange too, and some log in and go on.
 """
 
 from __future__ import annotations
@@ -24,13 +30,29 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from kafkatest.brokers.process import free_port, spawn, terminate
-from kafkatest.emulator.fuzz.corpus import capture_client_frames, random_header_frames
+from kafkatest.emulator.fuzz.corpus import (
+    SASL_MECHANISMS,
+    SASL_PASSWORD,
+    SASL_USER,
+    capture_client_frames,
+    random_header_frames,
+    sasl_frames,
+    sasl_handshake_frame,
+)
 from kafkatest.emulator.fuzz.mutate import mutate
 
 #: ApiVersions v0 from client "probe": answered by any emulator that is alive.
 _PROBE = struct.pack(">ihhih", 15, 18, 0, 7, 5) + b"probe"
 PROBE_DEADLINE_S = 1.0
 REPLY_WAIT_S = 1.0
+#: What the emulator of a `sasl` run listens with.
+SASL_EMULATOR_ARGS = [
+    "--security-protocol",
+    "SASL_PLAINTEXT",
+    *(arg for mechanism in SASL_MECHANISMS for arg in ("--sasl-mechanism", mechanism)),
+    "--user",
+    f"{SASL_USER}:{SASL_PASSWORD}",
+]
 
 
 @dataclass
@@ -52,9 +74,10 @@ class FuzzReport:
 class _Emulator:
     """`kafkatest emulator` as a child, restarted after a crash; logs kept."""
 
-    def __init__(self, workdir: Path, acls: bool = False) -> None:
+    def __init__(self, workdir: Path, acls: bool = False, sasl: bool = False) -> None:
         self.workdir = workdir
         self.acls = acls
+        self.sasl = sasl
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
         self.logs: list[Path] = []
@@ -67,6 +90,8 @@ class _Emulator:
         command = [sys.executable, "-m", "kafkatest.emulator.fuzz.child", "--port", str(self.port)]
         if self.acls:
             command.append("--fuzz-acls")
+        if self.sasl:
+            command += SASL_EMULATOR_ARGS
         self.process = spawn(command, log, self.workdir)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -116,22 +141,28 @@ def run_fuzz(
     log: object = None,
     max_seconds: float = float("inf"),
     acls: bool = False,
+    sasl: bool = False,
 ) -> FuzzReport:
     """Send `frames` mutated frames over `connections` parallel connections.
 
     Stops early after `max_seconds` (the report says how many frames went out). With
     `acls`, the emulator authorizes every request and allows the corpus's client part
     of what it recorded (see `child`), so the authorization layer takes the frames too.
+    With `sasl`, the frames meet a SASL listener before authentication (see above).
     """
     report = FuzzReport()
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="kafkatest-fuzz-") as scratch:
-        emulator = _Emulator(workdir or Path(scratch), acls)
+        emulator = _Emulator(workdir or Path(scratch), acls, sasl)
         emulator.start()
         try:
             rng = random.Random(seed)
             corpus = capture_client_frames()
             corpus += random_header_frames(rng, max(200, len(corpus) // 2))
+            if sasl:
+                # As many SASL frames as all the others, so most connections reach it.
+                handshake = sasl_frames()
+                corpus += handshake * max(1, len(corpus) // len(handshake))
             report.rss_start_mb = emulator.rss_mb()
             _fire(emulator, corpus, frames, connections, seed, report, log, max_seconds)
             # Let the emulator settle (closed connections, freed buffers) before the figure.
@@ -189,6 +220,11 @@ def _fire(
                 if sock is None:
                     sock = socket.create_connection(("127.0.0.1", emulator.port), timeout=5)
                     sock.settimeout(REPLY_WAIT_S)
+                    if emulator.sasl and rng.random() < 0.5:
+                        mechanism = rng.choice(SASL_MECHANISMS)
+                        sock.sendall(sasl_handshake_frame(mechanism, rng.randint(0, 1)))
+                        if not sock.recv(65536):
+                            raise ConnectionResetError
                 sock.sendall(frame)
                 if not sock.recv(65536):
                     raise ConnectionResetError
