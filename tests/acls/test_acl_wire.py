@@ -324,6 +324,40 @@ def test_describe_and_delete_groups_need_describe_and_delete_on_the_group(
     assert raised.value.args[0].code() == KafkaError.GROUP_AUTHORIZATION_FAILED
 
 
+def test_delete_groups_refuses_a_group_named_twice_once(acl_broker: Broker) -> None:
+    """Kafka drops repeated group names before it authorizes them."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "emulator"))
+    from kio.schema.delete_groups.v2.request import DeleteGroupsRequest
+    from kio.schema.find_coordinator.v3.request import FindCoordinatorRequest
+    from raw_client import ask
+
+    denied, missing = _name("denied-group"), _name("missing-group")
+    acl_broker.allow(ANONYMOUS, "DESCRIBE", group=missing)
+    acl_broker.allow(ANONYMOUS, "DELETE", group=missing)
+    # Kafka creates and loads its group coordinator on a first FindCoordinator.
+    find = FindCoordinatorRequest(key=missing, key_type=0)
+    wait_until(
+        lambda: ask(acl_broker.bootstrap_servers, 10, 3, find).error_code == 0, 60, "a coordinator"
+    )
+    request = DeleteGroupsRequest(groups_names=(denied, missing, denied, missing))
+
+    def answered() -> list[tuple[str, int]]:
+        results = ask(acl_broker.bootstrap_servers, 42, 2, request).results
+        return sorted((r.group_id, r.error_code) for r in results)
+
+    loading = (KafkaError.NOT_COORDINATOR, KafkaError.COORDINATOR_LOAD_IN_PROGRESS)
+    wait_until(lambda: all(code not in loading for _, code in answered()), 60, "its loading")
+    assert answered() == sorted(
+        [
+            (denied, KafkaError.GROUP_AUTHORIZATION_FAILED),
+            (missing, KafkaError.GROUP_ID_NOT_FOUND),
+        ]
+    )
+
+
 def test_client_quotas_need_describe_configs_and_alter_configs_on_the_cluster(
     acl_broker: Broker,
 ) -> None:

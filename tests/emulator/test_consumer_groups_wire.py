@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from group_wire import (
+    COMMIT,
     DELETE_GROUPS,
     DESCRIBE,
     DESCRIBE_GROUPS,
@@ -449,3 +450,47 @@ def test_a_consumer_group_keeps_what_it_reads_until_it_is_empty(
     assert delete_group() == ErrorCode.none
     gone = session.call(DESCRIBE, 1, group_ids=(group,), include_authorized_operations=False)
     assert gone.groups[0].error_code == ErrorCode.group_id_not_found
+
+
+def test_delete_groups_answers_a_group_named_twice_once(
+    kafka_broker: Broker, kafka_topic, session: Session, group: str
+) -> None:
+    """Kafka drops repeated names before deleting: one result per group (in no set
+    order: Kafka answers by coordinator partition)."""
+    topic = kafka_topic(partitions=1)
+    assignable(session, topic)
+    member = new_member()
+    session.heartbeat(group, member, 0, subscribed_topic_names=(topic,))
+    session.heartbeat(group, member, -1)  # an empty consumer group
+    classic = session.sibling(f"{group}-classic")  # an empty classic group, by a commit
+    commit = load_payload_module(COMMIT, 2, EntityType.request)
+    committed = session.call(
+        COMMIT,
+        2,
+        group_id=classic,
+        generation_id_or_member_epoch=-1,
+        member_id="",
+        retention_time=millis(-1),
+        topics=(
+            commit.OffsetCommitRequestTopic(
+                name=topic,
+                partitions=(
+                    commit.OffsetCommitRequestPartition(
+                        partition_index=0, committed_offset=0, committed_metadata=""
+                    ),
+                ),
+            ),
+        ),
+    )
+    assert committed.topics[0].partitions[0].error_code == ErrorCode.none
+    missing = session.sibling(f"{group}-missing")
+
+    def delete(*names: str) -> list[tuple[str, ErrorCode]]:
+        results = session.call(DELETE_GROUPS, 2, groups_names=names).results
+        return sorted((r.group_id, ErrorCode(r.error_code)) for r in results)
+
+    assert delete(group, group) == [(group, ErrorCode.none)]
+    assert delete(classic, missing, classic, missing) == sorted(
+        [(classic, ErrorCode.none), (missing, ErrorCode.group_id_not_found)]
+    )
+    assert delete(group, group) == [(group, ErrorCode.group_id_not_found)]

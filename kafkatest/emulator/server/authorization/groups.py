@@ -133,11 +133,18 @@ async def _offset_fetch_groups(
     )
 
 
-def per_group(operation: AclOperation, request_field: str, response_field: str) -> Rule:
-    """Each listed group needs `operation`; denied ones get GROUP_AUTHORIZATION_FAILED."""
+def per_group(
+    operation: AclOperation, request_field: str, response_field: str, distinct: bool = False
+) -> Rule:
+    """Each listed group needs `operation`; denied ones get GROUP_AUTHORIZATION_FAILED.
+
+    `distinct`: the API answers a group named twice once (Kafka's DeleteGroups drops
+    repeats before it authorizes), so a denied one is refused once too."""
 
     async def rule(check: Check, ctx: RequestContext, request: Any, handler: Handler) -> Any:
         groups = getattr(request, request_field)
+        if distinct:
+            groups = tuple(dict.fromkeys(groups))
         denied = tuple(g for g in groups if not check(operation, RT.GROUP, g))
         if not denied:
             return await handler(ctx, request)
@@ -155,7 +162,7 @@ def per_group(operation: AclOperation, request_field: str, response_field: str) 
 
 
 RULES[15] = per_group(Op.DESCRIBE, "groups", "groups")  # DescribeGroups
-RULES[42] = per_group(Op.DELETE, "groups_names", "results")  # DeleteGroups
+RULES[42] = per_group(Op.DELETE, "groups_names", "results", distinct=True)  # DeleteGroups
 
 
 @rule(16)

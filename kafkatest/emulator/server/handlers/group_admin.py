@@ -126,8 +126,11 @@ def _describe(ctx: RequestContext, types: Any, group_id: str, operations: int) -
 
 @handles(42, 0, 2)
 async def delete_groups(ctx: RequestContext, request: Any) -> Any:
+    """Each group named is deleted, and answered, once: Kafka drops repeated names
+    before deleting (a second deletion of one group would find it gone)."""
     types = response_types(ctx)
-    coordinated = [g for g in request.groups_names if is_coordinator(ctx, g)]
+    names = tuple(dict.fromkeys(request.groups_names))
+    coordinated = [g for g in names if is_coordinator(ctx, g)]
     namespace = namespace_of(ctx.state)
     consumer = [g for g in coordinated if namespace.is_consumer_group(g)]
     outcomes = coordinator_of(ctx.state).delete_groups(
@@ -140,6 +143,6 @@ async def delete_groups(ctx: RequestContext, request: Any) -> Any:
             group_id=group_id,
             error_code=outcomes.get(group_id, ErrorCode.not_coordinator),
         )
-        for group_id in request.groups_names
+        for group_id in names
     )
     return make(types.DeleteGroupsResponse, throttle_time=NO_THROTTLE, results=results)
