@@ -189,6 +189,7 @@ def _entry(
         row=shown[0].row if detail else display_row(item),
         seen_at=tuple(s.where for s in shown) if sightings is not None else (),
         detail=detail,
+        copies=item.copies,
     )
 
 

@@ -33,10 +33,15 @@ class Entry:
     row: Any
     seen_at: tuple[str, ...] = ()
     detail: str = ""
+    #: The seeded copies of an identity seeded more than once on purpose: a sink row
+    #: with this identity came from one of them.
+    copies: tuple[Origin, ...] = ()
 
     def line(self) -> str:
         parts = [f"id {self.id}"]
-        if self.origin is not None:
+        if self.copies:
+            parts.append(f"seeded {len(self.copies)}x at {', '.join(map(str, self.copies))}")
+        elif self.origin is not None:
             parts.append(f"from {self.origin}")
         if self.seen_at:
             parts.append(f"seen {self.seen}x at {', '.join(self.seen_at[:4])}")

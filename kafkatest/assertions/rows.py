@@ -36,6 +36,9 @@ class ExpectedRow:
     source: dict[str, Any] | Record
     origin: Origin | None
     compare: bool
+    #: Where every seeded copy of this identity landed, when it was seeded more than once
+    #: on purpose (``seed(..., duplicates="allow")``): one expected row stands for them all.
+    copies: tuple[Origin, ...] = ()
 
     @cached_property
     def row(self) -> dict[str, Any]:
@@ -111,6 +114,8 @@ def expected_rows(
     """The expected side as rows with identities, and how to find them in actual rows."""
     if isinstance(expected, SeedResult):
         candidates = seed_candidates(expected.id_field, expected.id_header)
+        if on is None and expected.duplicates == "allow":
+            return _distinct_identities(expected), candidates
         if on is None:
             return [
                 ExpectedRow((rid,), rec, _origin(rec), False)
@@ -136,6 +141,21 @@ def expected_rows(
             raise ValueError(f"expected row {row!r} has no column among {list(columns)}")
         out.append(ExpectedRow(identity, row, None, on is not None))
     return out, [columns]
+
+
+def _distinct_identities(seeded: SeedResult) -> list[ExpectedRow]:
+    """One expected row per identity (its first copy), naming where all its copies are:
+    intended duplicates are one record to deliver, not several."""
+    copies: dict[str, list[Record]] = {}
+    for rid, rec in zip(seeded.ids, seeded.records, strict=True):
+        copies.setdefault(rid, []).append(rec)
+    out = []
+    for rid, recs in copies.items():
+        origins = tuple(o for o in (_origin(r) for r in recs) if o is not None)
+        out.append(
+            ExpectedRow((rid,), recs[0], _origin(recs[0]), False, origins if len(recs) > 1 else ())
+        )
+    return out
 
 
 def _keyed_records(records: list[Record], on: tuple[str, ...]) -> list[ExpectedRow]:

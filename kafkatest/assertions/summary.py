@@ -21,8 +21,9 @@ def partition_summaries(analysis: Analysis, report: DeliveryReport) -> list[Part
             status = "duplicated"
         else:
             status = "delivered"
-        place = (item.origin.topic, item.origin.partition)
-        status_by_partition.setdefault(place, {})[item.origin.offset] = status
+        for origin in item.copies or (item.origin,):
+            place = (origin.topic, origin.partition)
+            status_by_partition.setdefault(place, {})[origin.offset] = status
     logs = (
         _log_ranges(analysis, {topic for topic, _ in status_by_partition}) if report.missing else {}
     )

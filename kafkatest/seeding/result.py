@@ -51,7 +51,10 @@ class SeedResult:
     def __post_init__(self) -> None:
         if len(self.records) != len(self.ids):
             raise ValueError(f"{len(self.records)} records but {len(self.ids)} ids")
-        object.__setattr__(self, "_index", {rid: i for i, rid in enumerate(self.ids)})
+        index: dict[str, int] = {}
+        for i, rid in enumerate(self.ids):
+            index.setdefault(rid, i)  # a repeated identity (duplicates="allow"): its first copy
+        object.__setattr__(self, "_index", index)
 
     def __len__(self) -> int:
         return len(self.records)
