@@ -71,7 +71,6 @@ def test_cli_reports_setup_errors_without_traceback(capsys: pytest.CaptureFixtur
     assert "the demo job was not found" in capsys.readouterr().err
 
 
-@pytest.mark.real_kafka
 def test_real_kafka_restart_keeps_data_and_dies_with_its_parent(tmp_path) -> None:
     """The broker JVM keeps its log across restart, and never outlives a killed test run."""
     script = textwrap.dedent(

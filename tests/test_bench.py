@@ -8,10 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-pytestmark = pytest.mark.spark
-
 
 def test_bench_reports_every_figure(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"

@@ -6,9 +6,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-pytestmark = pytest.mark.spark
 JOBS = Path(__file__).resolve().parent.parent / "fixtures" / "jobs"
 
 

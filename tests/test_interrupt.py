@@ -18,8 +18,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.spark
-
 ROOT = Path(__file__).resolve().parent.parent
 PYTEST = (sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly")
 

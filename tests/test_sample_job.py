@@ -6,12 +6,9 @@ import json
 import time
 
 import orders_enrichment as job
-import pytest
 
 from kafkatest import Broker, Record
 from kafkatest.spark import wait_for_query
-
-pytestmark = pytest.mark.spark
 
 # Recent, explicit timestamps: older ones would be aged out by the default 7-day
 # retention (on real Kafka and, faithfully, on the emulator).

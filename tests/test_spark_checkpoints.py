@@ -19,8 +19,6 @@ from kafkatest.spark.checkpoints import (
 )
 from kafkatest.spark.connect import is_connect_session
 
-pytestmark = pytest.mark.spark
-
 
 def _jvm(spark: Any) -> Any:
     if is_connect_session(spark):

@@ -17,8 +17,6 @@ import pytest
 from kafkatest.spark import session as session_module
 from kafkatest.spark.session import _stop_queries, _unfinished_jvm_work
 
-pytestmark = pytest.mark.spark
-
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -11,13 +11,10 @@ from __future__ import annotations
 
 import uuid
 
-import pytest
 from confluent_kafka import Producer
 
 from kafkatest import Broker
 from kafkatest.spark import wait_for_query
-
-pytestmark = pytest.mark.spark
 
 TIMEOUT_S = 30
 

@@ -1,7 +1,8 @@
-"""A broker with ACLs on, per test module and backend (``--kafka-backend`` picks them).
+"""A broker with ACLs on, per backend (``--kafka-backend`` picks them), shared by the
+package's modules (each is a JVM on the kafka backend).
 
 Every test adds the ACLs it needs and `acl_broker` removes them all afterwards, so
-tests in a module share the broker without sharing permissions. PLAINTEXT clients
+tests share the broker without sharing permissions. PLAINTEXT clients
 are ``User:ANONYMOUS``; kafkatest's own helpers act as a super user.
 """
 
@@ -18,11 +19,11 @@ from kafkatest.pytest_plugin import selected_backends
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "acl_broker_session" in metafunc.fixturenames:
         metafunc.parametrize(
-            "acl_broker_session", selected_backends(metafunc.config), indirect=True, scope="module"
+            "acl_broker_session", selected_backends(metafunc.config), indirect=True, scope="session"
         )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def acl_broker_session(request: pytest.FixtureRequest) -> Iterator[Broker]:
     broker = start_broker(request.param, acls=True)
     try:

@@ -24,8 +24,6 @@ from kafkatest.sinks import (
     rows_of,
 )
 
-pytestmark = pytest.mark.spark
-
 ORDERS = [
     {"order_id": "o-1", "user": "ann", "total": 12.5},
     {"order_id": "o-2", "user": "bob", "total": 3.0},

@@ -24,7 +24,6 @@ def test_topic_rows_read_every_partition_decoded(kafka_broker, kafka_topic):
     assert raw[0]["key"].startswith(b"u") and raw[0]["value"].startswith('{"order_id"')
 
 
-@pytest.mark.spark
 def test_topic_frame_parses_json_values(spark, kafka_broker, kafka_topic):
     topic = kafka_topic(partitions=2)
     seed(kafka_broker, topic, ORDERS, key_field="user")
@@ -37,7 +36,6 @@ def test_topic_frame_parses_json_values(spark, kafka_broker, kafka_topic):
     assert typed.schema["value"].dataType.simpleString() == "struct<total:double>"
 
 
-@pytest.mark.spark
 def test_a_spark_copy_job_is_checked_end_to_end(spark, kafka_broker, kafka_topic):
     source, sink = kafka_topic(partitions=2), kafka_topic(partitions=2)
     seeded = seed(kafka_broker, source, ORDERS, key_field="user", id_field="order_id")

@@ -1,0 +1,356 @@
+"""The suite's tiers: a fast `python -m pytest`, and the rest, which CI runs too.
+
+Every test gets the markers `kafka` (it runs on the real Kafka backend), `spark` (it
+uses a Spark fixture, or starts Spark or pytest in a subprocess) and `slow` (JVM tools,
+Java clients, fuzzing, Maven, clusters, real-time waits) from one hook below, derived
+from the fixtures it uses and its backend parameter, plus the `DECLARED` table for
+what no fixture shows. The tiers are then selections over those markers:
+
+* ``--tier=fast`` (the default when pytest is given no paths, i.e. the README's
+  test command): every test without those markers, plus the `SMOKE` tests (the
+  README's example, on each backend);
+* ``--tier=rest``: everything else; ``fast`` + ``rest`` is the whole suite;
+* ``--tier=all`` (the default when paths or node ids are given): no selection.
+
+A test of the fast tier that starts a JVM, Maven, Go or npm (directly or through a
+child) fails with the name of what it started: a new slow test cannot slip into the
+fast tier unnoticed. With the `kafka` backend deselected, starting a Kafka broker
+JVM fails any test.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+TIERS = ("fast", "rest", "all")
+TIER_MARKERS = ("kafka", "spark", "slow")
+
+#: Fixtures whose use implies markers (the fixture closure is what counts, so a
+#: fixture built on `spark_session` implies `spark` too).
+FIXTURE_MARKERS: dict[str, tuple[str, ...]] = {
+    "spark_session": ("spark",),
+    "three_broker_cluster": ("slow",),
+    "schema_registry_spark": ("spark",),
+}
+
+#: What no fixture shows, by node-id prefix (a module, or one test), with the reason.
+DECLARED: dict[str, tuple[tuple[str, ...], str]] = {
+    # Spark or pytest in a subprocess.
+    "tests/test_xdist.py": (("spark", "slow", "kafka"), "pytest workers sharing one Kafka"),
+    "tests/test_backends.py::test_real_kafka_restart_keeps_data_and_dies_with_its_parent": (
+        ("kafka", "slow"),
+        "restarts a Kafka JVM",
+    ),
+    "tests/test_plugin.py::test_kafka_advertised_host_is_where_both_backends_listen": (
+        ("kafka",),
+        "a pytest run on both backends",
+    ),
+    "tests/test_plugin.py::test_kafka_brokers_option_runs_a_kafka_cluster": (
+        ("kafka",),
+        "a pytest run with a Kafka cluster",
+    ),
+    "tests/test_spark_masters.py": (("spark", "slow"), "Spark masters in their own JVMs"),
+    "tests/test_bench.py": (("spark", "slow"), "runs the bench, Spark and Kafka"),
+    "tests/test_bench_turns.py": (("slow",), "pauses and resumes broker processes"),
+    "tests/test_spark_server.py": (("spark", "slow"), "a warm Spark Connect server"),
+    "tests/test_spark_connect.py": (("spark", "slow"), "a Spark Connect server"),
+    "tests/test_demo.py": (("spark", "slow"), "`kafkatest demo` starts Spark"),
+    "tests/test_interrupt.py": (("spark", "slow"), "interrupts a run that started Spark"),
+    "tests/test_lost_interrupts.py": (("spark", "slow"), "interrupts a run with Spark"),
+    "tests/test_spark_lines.py": (("spark",), "reads the Spark test list"),
+    "tests/test_spark_stop.py": (("spark", "slow"), "interrupts Spark in a child process"),
+    "tests/test_lean_imports.py": (("slow",), "imports in fresh interpreters"),
+    "tests/test_doctor.py": (("slow",), "`kafkatest doctor` runs Java and Maven"),
+    "tests/test_jars.py": (("slow",), "Maven resolution into empty caches"),
+    "tests/test_plugin.py": (("slow",), "pytest runs in subprocesses"),
+    "tests/test_early_broker.py": (("spark", "slow"), "pytest runs with Spark"),
+    "tests/scenarios/test_repro_cli.py": (("spark", "slow"), "`kafkatest repro` runs a job"),
+    "tests/scenarios/test_scenario_files.py": (("slow",), "scenario files run in a child"),
+    # Java clients and Kafka's own tools (a JVM each).
+    "tests/compat": (("slow",), "Kafka's Java tools and kcat"),
+    "tests/conformance/test_consumer_group_protocol.py": (("slow",), "Java consumers"),
+    "tests/conformance/test_transactions.py": (("slow",), "Java transactional clients"),
+    "tests/conformance/test_client_metrics_configs.py": (("slow",), "Kafka's config tool"),
+    "tests/conformance/test_group_configs.py": (("slow",), "real session timeouts"),
+    "tests/emulator/test_consumer_groups_java.py": (("slow",), "Java consumers"),
+    "tests/emulator/test_groups_clients.py": (("slow",), "Java consumers"),
+    "tests/security/test_clients.py": (("slow",), "Java clients over TLS and SASL"),
+    "tests/security/test_scram_credentials.py": (("slow",), "Kafka's config tool"),
+    "tests/security/test_standalone_security.py": (("slow",), "Kafka's tools"),
+    "tests/acls/test_acl_tool.py": (("slow",), "Kafka's ACL tool"),
+    "tests/faults/test_compaction.py": (("slow",), "Kafka's tools and real cleaner waits"),
+    "tests/faults/test_control.py": (("slow",), "the control CLI in subprocesses"),
+    # Fuzzing and the clusters.
+    "tests/emulator/test_fuzz.py": (("slow",), "mutated frames at a child emulator"),
+    "tests/clusters": (("slow",), "three-broker clusters"),
+}
+
+#: The fast tier's end-to-end proof: the README's example, on each backend.
+SMOKE = ("tests/test_readme_example.py::test_every_order_is_enriched",)
+
+#: What a fast test may not start: (what it is, how to tell it from its command line).
+_SLOW_PROGRAMS = ("java", "mvn", "go", "npm", "spark-submit", "spark-class")
+_KAFKA_BROKER_MAINS = ("kafka.Kafka", "kafka.tools.StorageTool")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.getgroup("kafkatest-suite", "this repository's test tiers").addoption(
+        "--tier",
+        choices=TIERS,
+        default=None,
+        help="fast: the quick tier (default without paths); rest: everything the fast tier "
+        "leaves out; all: no selection (default with paths)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name, text in (
+        ("kafka", "runs on the real Apache Kafka backend"),
+        ("spark", "uses Spark, or starts Spark or pytest in a subprocess"),
+        ("slow", "JVM tools, Java clients, fuzzing, Maven, clusters or real-time waits"),
+        ("smoke", "the fast tier's end-to-end test of the real connector"),
+        ("tier_guard_exempt(why)", "the guard does not watch this test (it tests the guard)"),
+    ):
+        config.addinivalue_line("markers", f"{name}: {text}")
+
+
+def chosen_tier(config: pytest.Config) -> str:
+    """The tier a run selects: `--tier`, else fast for the suite and all for given paths."""
+    explicit: str | None = config.getoption("--tier")
+    if explicit:
+        return explicit
+    given_paths = config.args_source == pytest.Config.ArgsSource.ARGS
+    return "all" if given_paths else "fast"
+
+
+def implied_markers(item: pytest.Item) -> set[str]:
+    """The tier markers `item` must carry: from its fixtures, its backend and `DECLARED`."""
+    names: set[str] = set()
+    closure: Sequence[str] = getattr(item, "fixturenames", ())
+    for fixture, markers in FIXTURE_MARKERS.items():
+        if fixture in closure:
+            names.update(markers)
+    if any(_is_real_kafka(value) for value in _params(item)):
+        names.add("kafka")
+    node = item.nodeid
+    for prefix, (markers, _why) in DECLARED.items():
+        if node == prefix or node.startswith((prefix + "::", prefix + "/")):
+            names.update(markers)
+    return names
+
+
+def _params(item: pytest.Item) -> Iterable[object]:
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.values() if callspec is not None else ()
+
+
+def _is_real_kafka(value: object) -> bool:
+    backend = getattr(value, "backend", value)
+    return backend in ("kafka", "container", "external")
+
+
+def is_smoke(item: pytest.Item) -> bool:
+    return item.nodeid.split("[")[0] in SMOKE
+
+
+def in_fast_tier(item: pytest.Item) -> bool:
+    if is_smoke(item):
+        return True
+    return not any(item.get_closest_marker(name) for name in TIER_MARKERS)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for name in sorted(implied_markers(item)):
+            item.add_marker(name)
+        if is_smoke(item):
+            item.add_marker("smoke")
+    if "kafka" not in _selected_backends(config):
+        # A test that starts real Kafka itself, in a run that leaves the backend out.
+        skip = pytest.mark.skip(reason="needs the kafka backend, which --kafka-backend leaves out")
+        for item in items:
+            if item.get_closest_marker("kafka") is not None:
+                item.add_marker(skip)
+    tier = chosen_tier(config)
+    if tier == "all":
+        return
+    keep = [item for item in items if in_fast_tier(item) == (tier == "fast")]
+    dropped = [item for item in items if in_fast_tier(item) != (tier == "fast")]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    tier = chosen_tier(config)
+    rest = {"fast": "`--tier=rest` runs the rest", "rest": "`--tier=fast` runs the rest"}
+    return f"kafkatest suite tier: {tier}" + (f" ({rest[tier]})" if tier in rest else "")
+
+
+# --- the guard: what a fast test, or an emulator-only run, may not start ----------
+
+
+@dataclass
+class _Watch:
+    """Processes started while one test ran, seen by a launch hook and a poller."""
+
+    item: pytest.Item
+    known: set[int]
+    seen: dict[int, set[str]] = field(default_factory=dict)
+
+
+_current: _Watch | None = None
+_lock = threading.Lock()
+
+
+def _forbidden(command: str, item: pytest.Item, kafka_selected: bool) -> str | None:
+    """Why `item` may not start `command`, or None."""
+    if item.get_closest_marker("tier_guard_exempt") is not None:
+        return None
+    words = command.split()
+    if not kafka_selected and any(main in words for main in _KAFKA_BROKER_MAINS):
+        return "a Kafka broker JVM, in a run without the kafka backend"
+    if in_fast_tier(item) and not is_smoke(item):
+        # The program, or the script an interpreter runs (`/bin/sh .../mvn ...`).
+        for program in (os.path.basename(word) for word in words[:2]):
+            if program in _SLOW_PROGRAMS:
+                return f"{program}: mark it by adding it to DECLARED in tests/tiers.py"
+    return None
+
+
+def _record(pid: int, command: str) -> None:
+    with _lock:
+        if _current is not None and pid not in _current.known:
+            # A pid may exec another program (`sh -c 'java ...'`): keep every command.
+            _current.seen.setdefault(pid, set()).add(command)
+
+
+_original_execute_child = subprocess.Popen._execute_child  # type: ignore[attr-defined]
+
+
+def _watched_execute_child(self: subprocess.Popen[bytes], args: object, *rest: object) -> None:
+    _original_execute_child(self, args, *rest)
+    command = args if isinstance(args, str) else " ".join(map(str, args))  # type: ignore[call-overload]
+    _record(self.pid, command)
+
+
+def _descendants(root: int) -> dict[int, str]:
+    """Every live descendant of `root` with its command line, from /proc."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    children: dict[int, list[int]] = {}
+    for pid, parent in parents.items():
+        children.setdefault(parent, []).append(pid)
+    found: dict[int, str] = {}
+    stack = [root]
+    while stack:
+        for child in children.get(stack.pop(), ()):
+            try:
+                raw = Path(f"/proc/{child}/cmdline").read_bytes()
+            except OSError:
+                continue
+            found[child] = raw.replace(b"\0", b" ").decode(errors="replace").strip()
+            stack.append(child)
+    return found
+
+
+def _poll(stop: threading.Event) -> None:
+    while not stop.wait(0.25):
+        for pid, command in _descendants(os.getpid()).items():
+            _record(pid, command)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _tier_guard(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Watches process launches for the whole run (Linux: the poller reads /proc)."""
+    if not Path("/proc/self/stat").exists():
+        yield
+        return
+    subprocess.Popen._execute_child = _watched_execute_child  # type: ignore[attr-defined]
+    stop = threading.Event()
+    poller = threading.Thread(target=_poll, args=(stop,), name="kafkatest-tier-guard", daemon=True)
+    poller.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        poller.join(5)
+        subprocess.Popen._execute_child = _original_execute_child  # type: ignore[attr-defined]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    global _current
+    with _lock:
+        _current = _Watch(item, set(_descendants(os.getpid())))
+    try:
+        yield
+    finally:
+        with _lock:
+            _current = None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """Fails the phase (setup, call or teardown) in which a forbidden program started."""
+    outcome = yield
+    with _lock:
+        watch = _current
+        commands: set[str] = set()
+        if watch is not None and watch.item is item:
+            commands = set().union(*watch.seen.values())
+            watch.known.update(watch.seen)
+            watch.seen.clear()
+    kafka_selected = "kafka" in _selected_backends(item.config)
+    problems = sorted(
+        {
+            f"started {why}\n    {command[:300]}"
+            for command in commands
+            if (why := _forbidden(command, item, kafka_selected)) is not None
+        }
+    )
+    if problems:
+        report = outcome.get_result()
+        report.outcome = "failed"
+        report.longrepr = (
+            f"{item.nodeid} is in the fast tier (or an emulator-only run) but:\n  "
+            + "\n  ".join(problems)
+        )
+
+
+def _selected_backends(config: pytest.Config) -> list[str]:
+    from kafkatest.pytest_plugin import selected_backends
+
+    return list(selected_backends(config))
+
+
+def collected_counts(args: Sequence[str], cwd: Path) -> int:
+    """How many tests `pytest --collect-only` selects with `args` (for the count check)."""
+    import re
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    match = re.search(r"(\d+)(?:/\d+)? tests? (?:collected|selected)", done.stdout)
+    assert done.returncode in (0, 5) and match, done.stdout[-2000:] + done.stderr[-2000:]
+    return int(match.group(1))
