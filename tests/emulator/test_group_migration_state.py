@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import struct
 import time
+from dataclasses import replace
 
 import pytest
 from group_wire import assignment, subscription
@@ -29,7 +30,7 @@ from kafkatest.emulator.state.consumer_group_model import (
 from kafkatest.emulator.state.consumer_group_settings import ConsumerGroupConfig
 from kafkatest.emulator.state.consumer_groups import ConsumerGroupCoordinator
 from kafkatest.emulator.state.group_clock import ManualClock
-from kafkatest.emulator.state.group_membership import Group
+from kafkatest.emulator.state.group_membership import Group, NoCandidateProtocol
 from kafkatest.emulator.state.group_migration import GroupMigration, installed
 from kafkatest.emulator.state.group_model import GroupState, JoinRequest, Member, Protocol
 from kafkatest.emulator.state.groups import GroupCoordinator
@@ -253,3 +254,56 @@ def test_the_codec_refuses_malformed_bytes_without_trusting_their_counts(data: b
     with pytest.raises(MalformedConsumerProtocol):
         read_assignment(data)
     assert time.perf_counter() - started < 1
+
+
+def test_a_downgrade_kafka_cannot_vote_on_keeps_the_member_and_retries_its_timer() -> None:
+    """A classic member listing "range" twice makes the downgrade's vote fail (as Kafka's
+    throws): the expired consumer-protocol member stays, its fencing retried, not raised."""
+    clock = ManualClock(start_ms=1_000)
+    c = coordinator(clock)
+    group = ConsumerGroup("g")
+    modern_join(c, group, "m")
+    classic = ClassicMembers(c)
+    twice = JoinRequest(
+        group_id="g", member_id="c", group_instance_id=None, client_id="c",
+        client_host="/127.0.0.1", session_timeout_ms=60_000, rebalance_timeout_ms=60_000,
+        protocol_type="consumer",
+        protocols=(Protocol("range", subscription(["t"])),) * 2,
+    )  # fmt: skip
+    assert classic.join(group, twice).error == ErrorCode.none
+    installed(GroupCoordinator(clock), c)
+
+    with pytest.raises(NoCandidateProtocol):
+        c.fence(group, "m")
+    clock.advance(20_000)  # "m"'s 10 s session ran out: its fencing fails, again and again
+    assert set(group.members) == {"m", "c"} and c.groups["g"] is group
+
+
+def test_a_classic_group_whose_only_member_lists_a_protocol_twice_keeps_rebalancing() -> None:
+    """Kafka's vote throws when the join completes: the join is never answered and the
+    group stays rebalancing (no exception escapes the coordinator)."""
+    import asyncio
+
+    async def scenario() -> None:
+        clock = ManualClock(start_ms=1_000)
+        classic = GroupCoordinator(clock)
+        request = JoinRequest(
+            group_id="solo", member_id="", group_instance_id=None, client_id="c",
+            client_host="/127.0.0.1", session_timeout_ms=60_000, rebalance_timeout_ms=60_000,
+            protocol_type="consumer", protocols=(Protocol("range", b"sub"),) * 2,
+        )  # fmt: skip
+        first = await classic.join_group(request)
+        assert first.error == ErrorCode.member_id_required
+        known = replace(request, member_id=first.member_id)
+        waiting = asyncio.ensure_future(classic.join_group(known))
+        for _ in range(10):
+            await asyncio.sleep(0)
+        clock.advance(120_000)
+        for _ in range(10):
+            await asyncio.sleep(0)
+        assert not waiting.done()
+        described = classic.describe_group("solo")
+        assert described is not None and described.state == GroupState.PREPARING_REBALANCE
+        waiting.cancel()
+
+    asyncio.run(scenario())

@@ -53,6 +53,8 @@ class ClassicMember:
         self.session, self.group, self.topic = session, group, topic
         self.member_id = ""
         self.generation = -1
+        #: The assignors it offers, in its order of preference.
+        self.protocol_names: tuple[str, ...] = ("range",)
 
     def join(self, owned: dict[str, list[int]] | None = None) -> Any:
         types = load_payload_module(JOIN, 9, EntityType.request)
@@ -65,10 +67,11 @@ class ClassicMember:
             member_id=self.member_id,
             group_instance_id=None,
             protocol_type="consumer",
-            protocols=(
+            protocols=tuple(
                 types.JoinGroupRequestProtocol(
-                    name="range", metadata=subscription([self.topic], owned)
-                ),
+                    name=name, metadata=subscription([self.topic], owned)
+                )
+                for name in self.protocol_names
             ),
             reason=None,
         )
@@ -340,3 +343,48 @@ def test_a_group_whose_assignor_keeps_user_data_is_not_upgraded(
     # Nothing changed for the classic group.
     assert classic.heartbeat() == ErrorCode.none
     assert describe_classic(session, group).group_state == "Stable"
+
+
+def test_a_classic_member_listing_an_assignor_twice_blocks_the_downgrade_as_on_kafka(
+    kafka_broker: Broker, kafka_topic, session: Session, group: str
+) -> None:
+    """Kafka counts a protocol once per listing: `["range", "range"]` is accepted into a
+    consumer group, but turning the group classic again must then pick a protocol its
+    one member does not count as everyone's, and Kafka's vote throws. The leave fails
+    (UNKNOWN_SERVER_ERROR, no message), the group stays as it was, and the member,
+    counted twice for one member, is refused when it rejoins."""
+    topic = kafka_topic(partitions=2)
+    topic_id(session, topic)
+    modern = new_member()
+    joined = session.heartbeat(group, modern, 0, subscribed_topic_names=(topic,))
+    assert (joined.error_code, joined.member_epoch) == (ErrorCode.none, 1)
+    classic = ClassicMember(session, group, topic)
+    classic.protocol_names = ("range", "range")
+    entered = classic.join()
+    assert (entered.error_code, entered.generation_id, entered.protocol_name) == (
+        ErrorCode.none,
+        2,
+        "range",
+    )
+    assert classic.sync().error_code == ErrorCode.none
+
+    left = session.heartbeat(group, modern, -1)
+    assert (left.error_code, left.error_message, left.member_id, left.member_epoch) == (
+        ErrorCode.unknown_server_error,
+        None,
+        None,
+        0,
+    )
+    kept = describe(session, group)
+    assert (kept.error_code, kept.group_epoch) == (ErrorCode.none, 2)
+    assert {m.member_id: m.member_type for m in kept.members} == {
+        modern: 1,
+        classic.member_id: 0,
+    }
+    assert describe_classic(session, group).group_state == "Dead"
+
+    rejoined = classic.join()
+    assert (rejoined.error_code, rejoined.member_id) == (
+        ErrorCode.inconsistent_group_protocol,
+        "",
+    )

@@ -63,7 +63,8 @@ class ClassicMembers:
         try:
             return self._join(group, request)
         except HeartbeatError as refusal:
-            return JoinResult(refusal.error, request.member_id)
+            # Kafka answers a join its consumer group refuses with the error alone.
+            return JoinResult(refusal.error, UNKNOWN_MEMBER_ID)
 
     def _join(self, group: ConsumerGroup, request: JoinRequest) -> JoinResult:
         member_id = request.member_id or kafka_member_id()
@@ -271,7 +272,11 @@ class ClassicMembers:
         def expire() -> None:
             if group.members.get(member.member_id) is member and getattr(member, slot) is timer:
                 setattr(member, slot, None)
-                self.consumer.fence(group, member.member_id)
+                self.consumer.fence_from_timer(group, member.member_id, again)
+
+        def again() -> None:  # a fencing Kafka's conversion refused, tried again
+            if group.members.get(member.member_id) is member and getattr(member, slot) is None:
+                self.consumer.fence_from_timer(group, member.member_id, again)
 
         timer = clock.call_at(clock.now_ms() + max(member.rebalance_timeout_ms, 0), expire)
         return timer

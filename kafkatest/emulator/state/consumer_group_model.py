@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
@@ -221,15 +222,16 @@ class ConsumerGroup:
 
     def supports_classic(self, protocol_type: str, names: Iterable[str]) -> bool:
         """Kafka's supportsClassicProtocols: a classic joiner must share a protocol with
-        every classic member already in the group."""
+        every classic member already in the group. Kafka counts each member's listing of
+        a name (twice for ``["range", "range"]``) and wants a count equal to the number of
+        classic members, so a member listing a name twice is refused when it rejoins
+        alone (INCONSISTENT_GROUP_PROTOCOL, as on Kafka)."""
         offered = set(names)
         if protocol_type != "consumer" or not offered:
             return False
         classic = self.classic_members()
-        return not classic or any(
-            all(name in {p.name for p in m.classic.protocols} for m in classic if m.classic)
-            for name in offered
-        )
+        counts = Counter(p.name for m in classic if m.classic for p in m.classic.protocols)
+        return not classic or any(counts[name] == len(classic) for name in offered)
 
     def waiting_on_unreleased(self, member: ConsumerMember) -> bool:
         """Whether a partition of the member's target is still held by another member."""

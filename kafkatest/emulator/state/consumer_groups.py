@@ -40,10 +40,14 @@ from kafkatest.emulator.state.consumer_group_model import (
 from kafkatest.emulator.state.consumer_group_regex import compile_regex, validate_regex
 from kafkatest.emulator.state.consumer_group_settings import ConsumerGroupConfig, GroupIntervals
 from kafkatest.emulator.state.group_clock import Clock
+from kafkatest.emulator.state.group_membership import NoCandidateProtocol
 from kafkatest.emulator.state.topics import TopicRegistry
 
 #: Kafka's GroupMetadataManager.REGEX_BATCH_REFRESH_MIN_INTERVAL_MS.
 _REGEX_MIN_REFRESH_MS = 10_000
+#: Kafka's coordinator runs a failed timer operation that may be retried again after
+#: this long (CoordinatorTimer's default retry backoff).
+TIMER_RETRY_BACKOFF_MS = 500
 
 
 class ConsumerGroupCoordinator:
@@ -213,12 +217,20 @@ class ConsumerGroupCoordinator:
             member.pending_revocation = {}
             group.put_member(member)
             return HeartbeatResult(member_id=member.member_id, member_epoch=STATIC_LEAVE_EPOCH)
-        self.fence(group, member.member_id)
+        try:
+            self.fence(group, member.member_id)
+        except NoCandidateProtocol:
+            # Kafka's conversion to a classic group throws: the leave fails whole, the
+            # member stays, and the answer carries no message.
+            return HeartbeatResult(error=ErrorCode.unknown_server_error)
         return HeartbeatResult(member_id=request.member_id, member_epoch=request.member_epoch)
 
     def fence(self, group: ConsumerGroup, member_id: str) -> None:
         """Remove a member (left, session expired, revocation too slow): the epoch moves on,
-        unless only classic members are left and the group goes back to being classic."""
+        unless only classic members are left and the group goes back to being classic.
+
+        Raises NoCandidateProtocol, changing nothing, when those classic members cannot
+        agree on a protocol (Kafka's conversion throws there)."""
         if self.groups.get(group.group_id) is not group or member_id not in group.members:
             # A timer of a group since deleted, emptied or handed back to the classic
             # coordinator: that group object is no longer the id's.
@@ -226,6 +238,17 @@ class ConsumerGroupCoordinator:
         if self.downgrade is not None and self.downgrade(group, member_id):
             return
         self.remove_members(group, [member_id])
+
+    def fence_from_timer(
+        self, group: ConsumerGroup, member_id: str, retry: Callable[[], None]
+    ) -> None:
+        """A timer's fencing. Where it fails as Kafka's does (`fence`), Kafka's timer
+        runs again after its retry backoff, the member staying meanwhile: `retry` (which
+        checks again that the member is due) is called then."""
+        try:
+            self.fence(group, member_id)
+        except NoCandidateProtocol:
+            self._clock.call_at(self._clock.now_ms() + TIMER_RETRY_BACKOFF_MS, retry)
 
     def remove_members(self, group: ConsumerGroup, member_ids: Iterable[str]) -> None:
         """Remove members at once, moving the epoch once (a LeaveGroup of several)."""
@@ -326,7 +349,7 @@ class ConsumerGroupCoordinator:
             if self._clock.now_ms() < member.session_deadline_ms:
                 self._clock.call_at(member.session_deadline_ms, check)
             else:
-                self.fence(group, member.member_id)
+                self.fence_from_timer(group, member.member_id, check)
 
         self._clock.call_at(member.session_deadline_ms, check)
 
@@ -345,7 +368,7 @@ class ConsumerGroupCoordinator:
                 and member.state is MemberState.UNREVOKED_PARTITIONS
                 and member.member_epoch == epoch
             ):
-                self.fence(group, member.member_id)
+                self.fence_from_timer(group, member.member_id, expire)
 
         deadline = self._clock.now_ms() + max(member.rebalance_timeout_ms, 0)
         member.rebalance_timer = self._clock.call_at(deadline, expire)

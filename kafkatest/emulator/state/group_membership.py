@@ -8,6 +8,7 @@ protocol wins, what does the leader see), so each rule lives in one place.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from kio.schema.errors import ErrorCode
@@ -24,6 +25,16 @@ from kafkatest.emulator.state.group_model import (
     Protocol,
 )
 from kafkatest.emulator.state.group_records import GroupMetadataRecord, MemberRecord
+
+
+class NoCandidateProtocol(Exception):
+    """A member offers none of the protocols counted as every member's.
+
+    Kafka counts a protocol once per time a member lists it, and a candidate is one
+    counted as often as there are members: a member listing one name twice (``["range",
+    "range"]``) can make its only name no candidate. Kafka's vote then throws
+    (IllegalArgumentException) and the operation choosing the protocol fails, leaving
+    the group as it was; the emulator's callers do the same."""
 
 
 @dataclass
@@ -97,10 +108,13 @@ class Group:
     def all_members_rejoined(self) -> bool:
         return not self.pending_members and all(m.awaiting_join for m in self.members.values())
 
-    def candidate_protocols(self) -> set[str]:
-        """Protocols every current member supports."""
-        counts = Counter(p.name for m in self.members.values() for p in m.protocols)
-        return {name for name, count in counts.items() if count == len(self.members)}
+    def candidate_protocols(self, members: Mapping[str, Member] | None = None) -> set[str]:
+        """Protocols every current member (or every one of `members`) supports: as
+        Kafka counts them, once per listing, so a name one member lists twice may be
+        no candidate."""
+        members = self.members if members is None else members
+        counts = Counter(p.name for m in members.values() for p in m.protocols)
+        return {name for name, count in counts.items() if count == len(members)}
 
     def supports(self, protocol_type: str, protocols: tuple[Protocol, ...]) -> bool:
         if not protocol_type or not protocols:
@@ -110,12 +124,21 @@ class Group:
         offered = {p.name for p in protocols}
         return protocol_type == self.protocol_type and bool(offered & self.candidate_protocols())
 
-    def select_protocol(self) -> str:
-        """Each member votes for its most preferred candidate; most votes wins."""
-        candidates = self.candidate_protocols()
+    def select_protocol(self, members: Mapping[str, Member] | None = None) -> str:
+        """Each member (of `members`, default all) votes for its most preferred
+        candidate; most votes wins.
+
+        Raises NoCandidateProtocol where Kafka's vote throws."""
+        members = self.members if members is None else members
+        candidates = self.candidate_protocols(members)
         votes: Counter[str] = Counter()
-        for member in self.members.values():
-            votes[next(p.name for p in member.protocols if p.name in candidates)] += 1
+        for member in members.values():
+            vote = next((p.name for p in member.protocols if p.name in candidates), None)
+            if vote is None:
+                raise NoCandidateProtocol(
+                    f"member {member.member_id} supports none of the candidate protocols"
+                )
+            votes[vote] += 1
         return max(sorted(votes), key=lambda name: votes[name])
 
     def join_result_for(self, member_id: str, skip_assignment: bool = False) -> JoinResult:

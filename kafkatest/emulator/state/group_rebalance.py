@@ -11,7 +11,7 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.state.group_clock import Clock
 from kafkatest.emulator.state.group_lookups import RecentLookups
-from kafkatest.emulator.state.group_membership import Group
+from kafkatest.emulator.state.group_membership import Group, NoCandidateProtocol
 from kafkatest.emulator.state.group_model import (
     UNKNOWN_MEMBER_ID,
     GroupState,
@@ -157,6 +157,13 @@ class Rebalancer:
         if not group.is_(PREPARING) or self._groups.get(group.group_id) is not group:
             return
         self.cancel_join_timer(group)
+        staying = {i: m for i, m in group.members.items() if m.awaiting_join}
+        try:
+            protocol = group.select_protocol(staying) if staying else None
+        except NoCandidateProtocol:
+            # Kafka's vote throws and its completion is undone, the join timer dropped:
+            # the group stays rebalancing and its joins wait, until clients give up.
+            return
         group.initial_delay_active = False
         for member in [m for m in group.members.values() if not m.awaiting_join]:
             self.drop_member(group, member, ErrorCode.unknown_member_id)
@@ -167,7 +174,7 @@ class Rebalancer:
             group.leader_id = None
             self.record(group)
             return
-        group.protocol_name = group.select_protocol()
+        group.protocol_name = protocol
         if group.leader_id not in group.members:
             group.leader_id = next(iter(group.members))
         group.state = COMPLETING
