@@ -11,11 +11,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from functools import cache
-from typing import Any, cast
+from typing import Any
 
 from kio._kio_native import compact_array_reader, get_field_reader, legacy_array_reader
 from kio.index import KioIndexError, load_request_schema, load_response_schema
-from kio.serial import entity_reader, entity_writer
+from kio.serial import entity_reader
 from kio.serial._introspect import (
     EntityField,
     EntityTupleField,
@@ -27,7 +27,7 @@ from kio.static.protocol import Entity, RequestPayload, ResponsePayload
 
 from kafkatest.emulator.protocol.guard import checked_frame
 from kafkatest.emulator.protocol.primitives import DecodeError, read_uvarint
-from kafkatest.emulator.protocol.replies import ScatterWriter
+from kafkatest.emulator.protocol.replies import ScatterWriter, write_entity
 
 #: kio's reader shape: (buffer, offset) -> (value, bytes consumed).
 Reader = Callable[[Any, int], tuple[Any, int]]
@@ -83,7 +83,7 @@ def encode_response(response: Any) -> bytes:
     """Encode a kio response entity's body (no header) as one byte string (a Fetch
     response's `StoredRecords` included; the server sends `replies.encode_reply`)."""
     writer = ScatterWriter()
-    entity_writer(type(response))(cast(Any, writer), response)  # a duck-typed Writable
+    write_entity(writer, response)
     return b"".join(writer.parts())
 
 

@@ -13,9 +13,11 @@ import logging
 import time
 
 from kafkatest.emulator.protocol.framing import FrameDecoder, FrameError
+from kafkatest.emulator.protocol.replies import Reply
 from kafkatest.emulator.server.context import ANONYMOUS
 from kafkatest.emulator.server.dispatch import CloseConnection, Dispatcher
 from kafkatest.emulator.server.inbox import ClientInbox, NotifyingStreamReader
+from kafkatest.emulator.server.pacing import Pacer
 from kafkatest.emulator.server.sasl import (
     SASL_MAX_RECEIVE_BYTES,
     AuthenticationFailed,
@@ -27,6 +29,31 @@ from kafkatest.emulator.server.timings import RequestTimings
 log = logging.getLogger("kafkatest.emulator")
 
 _READ_SIZE = 1 << 18
+#: Replies larger than this are written piece by piece (`send_reply`).
+STREAMED_REPLY_BYTES = 1 << 20
+
+
+async def send_reply(writer: asyncio.StreamWriter, reply: Reply) -> None:
+    """Write one reply and wait until the transport has room again.
+
+    Python 3.11's `writelines` joins its buffers into one, so a large reply would be
+    copied whole into one allocation (270 MB for a DescribeConfigs naming a broker
+    10,000 times, its pieces all one shared encoding) before the first byte leaves;
+    a large reply is therefore handed to the transport a piece at a time, each
+    after the client has taken most of the ones before, which bounds what is
+    buffered. A client that reads as fast as the reply is written never makes
+    `drain` wait, so the loop is also given back every slice (`Pacer`): other
+    connections' requests are answered while the reply goes out.
+    """
+    if len(reply) == 1 or sum(len(piece) for piece in reply) <= STREAMED_REPLY_BYTES:
+        writer.writelines(reply)
+        await writer.drain()
+        return
+    pacer = Pacer()
+    for piece in reply:
+        writer.write(piece)
+        await writer.drain()
+        await pacer.breathe()
 
 
 async def serve_connection(
@@ -57,8 +84,7 @@ async def serve_connection(
                     request_frame, peer, connection_id, principal, inbox
                 )
                 if response is not None:
-                    writer.writelines(response)
-                    await writer.drain()
+                    await send_reply(writer, response)
         if timings is not None:
             await _serve_timed(
                 reader, writer, dispatcher, connection_id, principal, peer, inbox, timings
@@ -76,8 +102,7 @@ async def serve_connection(
                     request_frame, peer, connection_id, principal, inbox
                 )
                 if response is not None:
-                    writer.writelines(response)
-                    await writer.drain()
+                    await send_reply(writer, response)
     except AuthenticationFailed as exc:
         log.info("authentication of %s failed: %s", peer, exc)
     except FrameError as exc:
@@ -128,8 +153,7 @@ async def _serve_timed(
             response = await dispatcher.handle(request_frame, peer, connection_id, principal, inbox)
             handled = time.perf_counter()
             if response is not None:
-                writer.writelines(response)
-                await writer.drain()
+                await send_reply(writer, response)
             answered = time.perf_counter()
             api_key = int.from_bytes(request_frame[:2], "big", signed=True)
             timings.record(api_key, arrived, started, handled, answered, idle)
@@ -156,7 +180,7 @@ async def _authenticate(
         return tls_principal(writer), []
     authenticator = SaslAuthenticator(
         security.advertised_mechanisms,
-        dispatcher.state.credentials,
+        dispatcher.credentials,
         dispatcher,
         peer,
         connection_id,

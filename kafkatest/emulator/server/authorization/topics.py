@@ -114,24 +114,38 @@ def _configsrule(operation: AclOperation) -> Rule:
     logger and client-metrics ones on the cluster."""
 
     async def rule(check: Check, ctx: RequestContext, request: Any, handler: Handler) -> Any:
+        # A resource may be named many times (DescribeConfigs answers each naming):
+        # each distinct one is checked, and its refusal built, once.
+        decisions: dict[tuple[int, str], bool] = {}
+
         def permitted(resource: Any) -> bool:
-            if resource.resource_type == _CONFIG_TOPIC:
-                return check(operation, RT.TOPIC, resource.resource_name)
-            if resource.resource_type == _CONFIG_GROUP:
-                return check(operation, RT.GROUP, resource.resource_name)
-            return check.cluster(operation)
+            key = (resource.resource_type, resource.resource_name)
+            decision = decisions.get(key)
+            if decision is None:
+                if resource.resource_type == _CONFIG_TOPIC:
+                    decision = check(operation, RT.TOPIC, resource.resource_name)
+                elif resource.resource_type == _CONFIG_GROUP:
+                    decision = check(operation, RT.GROUP, resource.resource_name)
+                else:
+                    decision = check.cluster(operation)
+                decisions[key] = decision
+            return decision
 
         allowed = tuple(r for r in request.resources if permitted(r))
         if len(allowed) == len(request.resources):
             return await handler(ctx, request)
         results_field = "results" if ctx.api_key == 32 else "responses"
+        refusals: dict[tuple[int, str], tuple[Any, ...]] = {}
         injected: list[Any] = []
         for resource in request.resources:
             if permitted(resource):
                 continue
-            code = _DENIED_BY_TYPE.get(resource.resource_type, CLUSTER_DENIED)
-            one = error_response(ctx, dataclasses.replace(request, resources=(resource,)), code)
-            injected.extend(getattr(one, results_field))
+            key = (resource.resource_type, resource.resource_name)
+            if key not in refusals:
+                code = _DENIED_BY_TYPE.get(resource.resource_type, CLUSTER_DENIED)
+                one = error_response(ctx, dataclasses.replace(request, resources=(resource,)), code)
+                refusals[key] = getattr(one, results_field)
+            injected.extend(refusals[key])
         if not allowed:
             served = error_response(ctx, dataclasses.replace(request, resources=()), ErrorCode.none)
         else:

@@ -44,7 +44,7 @@ def describe_broker(ctx: RequestContext, types: Any, request: Any, resource: Any
         message = (
             f"Unexpected broker id, expected {ctx.broker_id} or empty string, but received {name}"
         )
-    keys = resource.configuration_keys
+    keys = wanted_keys(resource)
     synonyms_asked = getattr(request, "include_synonyms", False)
     documentation_asked = getattr(request, "include_documentation", False)
     configs = tuple(
@@ -68,10 +68,18 @@ def describe_broker(ctx: RequestContext, types: Any, request: Any, resource: Any
         for entry in entries
         if keys is None or entry.name in keys
     )
-    return _result(types, resource, code, message, configs)
+    return described_result(types, resource, code, message, configs)
 
 
-def _result(types: Any, resource: Any, code: ErrorCode, message: str, configs: Any) -> Any:
+def wanted_keys(resource: Any) -> frozenset[str] | None:
+    """The config names a DescribeConfigs resource asks for (None: all of them), as a
+    set: the list is the client's, and each config is looked up in it."""
+    keys = resource.configuration_keys
+    return None if keys is None else frozenset(keys)
+
+
+def described_result(types: Any, resource: Any, code: ErrorCode, message: str, configs: Any) -> Any:
+    """One resource's DescribeConfigsResult, whatever its type."""
     return make(
         types.DescribeConfigsResult,
         error_code=code,
@@ -133,7 +141,7 @@ def describe_loggers(ctx: RequestContext, types: Any, request: Any, resource: An
         message = f"Unexpected broker id, expected {ctx.broker_id} but received {name}"
     else:
         levels = ctx.state.loggers.levels()
-    keys = resource.configuration_keys
+    keys = wanted_keys(resource)
     documentation_asked = getattr(request, "include_documentation", False)
     configs = tuple(
         make(
@@ -151,7 +159,7 @@ def describe_loggers(ctx: RequestContext, types: Any, request: Any, resource: An
         for logger, level in levels
         if keys is None or logger in keys
     )
-    return _result(types, resource, code, message, configs)
+    return described_result(types, resource, code, message, configs)
 
 
 def alter_loggers(

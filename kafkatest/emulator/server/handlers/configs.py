@@ -9,10 +9,13 @@ loggers in `broker_configs.py`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property
 from typing import Any
 
 from kio.schema.errors import ErrorCode
 
+from kafkatest.emulator.protocol.messages import encode_entity
+from kafkatest.emulator.protocol.replies import EncodedItems
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import config_checks, handles
 from kafkatest.emulator.server.handlers.broker_configs import (
@@ -20,10 +23,13 @@ from kafkatest.emulator.server.handlers.broker_configs import (
     alter_loggers,
     describe_broker,
     describe_loggers,
+    described_result,
+    wanted_keys,
 )
+from kafkatest.emulator.server.pacing import Pacer
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
 from kafkatest.emulator.state import client_metrics, group_configs
-from kafkatest.emulator.state.broker_configs import broker_configs
+from kafkatest.emulator.state.broker_configs import BrokerConfig, broker_configs
 from kafkatest.emulator.state.errors import (
     InvalidConfig,
     InvalidRequest,
@@ -62,62 +68,104 @@ MALFORMED = (
 
 @handles(32, 1, 4)
 async def describe_configs(ctx: RequestContext, request: Any) -> Any:
+    """Every resource named is answered, each naming alike, as Kafka 4.1 answers a
+    resource named twice or 10,000 times (its request size limit bounds the work).
+
+    Here each distinct resource (type, name and keys asked) is described and
+    encoded once per request and the answer refers to that encoding wherever the
+    resource was named (`EncodedItems`), and the loop every client shares is given
+    back between resources (`Pacer`): a broker's description is 27 KB and took
+    7.5 ms to build, so 10,000 namings once held every other client for over a
+    minute.
+    """
     types = response_types(ctx)
-    results = []
+    pacer = Pacer()
+    broker = _BrokerConfigs(ctx)
+    described: dict[tuple[int, str, frozenset[str] | None], tuple[Any, bytes]] = {}
+    results: list[Any] = []
+    encodings: list[bytes] = []
     for resource in request.resources:
-        if resource.resource_type == BROKER_RESOURCE:
-            results.append(describe_broker(ctx, types, request, resource))
-            continue
-        if resource.resource_type == BROKER_LOGGER_RESOURCE:
-            results.append(describe_loggers(ctx, types, request, resource))
-            continue
-        try:
-            entries = _describe(ctx, resource.resource_type, resource.resource_name)
-            code, message = ErrorCode.none, ""  # Kafka's text where it succeeded
-        except StateError as exc:
-            entries, code, message = [], error_code_of(exc), str(exc)
-        keys = resource.configuration_keys
-        configs = tuple(
-            make(
-                types.DescribeConfigsResourceResult,
-                name=entry.name,
-                value=entry.value,
-                read_only=False,
-                config_source=entry.source,
-                is_default=entry.source == _SOURCE_DEFAULT,
-                is_sensitive=False,
-                synonyms=tuple(
-                    make(types.DescribeConfigsSynonym, name=n, value=v, source=source)
-                    for n, v, source in entry.synonyms
-                )
-                if request.include_synonyms
-                else (),
-                config_type=_CONFIG_TYPES.get(entry.kind, 2),
-                documentation=entry.documentation
-                if getattr(request, "include_documentation", False)
-                else None,
-            )
-            for entry in entries
-            if keys is None or entry.name in keys
-        )
-        results.append(
-            make(
-                types.DescribeConfigsResult,
-                error_code=code,
-                error_message=message,
-                resource_type=resource.resource_type,
-                resource_name=resource.resource_name,
-                configs=configs,
-            )
-        )
-    return make(types.DescribeConfigsResponse, throttle_time=NO_THROTTLE, results=tuple(results))
+        identity = (resource.resource_type, resource.resource_name, wanted_keys(resource))
+        known = described.get(identity)
+        if known is None:
+            result = _describe_resource(ctx, types, request, resource, broker)
+            known = described[identity] = (result, encode_entity(result))
+        results.append(known[0])
+        encodings.append(known[1])
+        await pacer.breathe()
+    return make(
+        types.DescribeConfigsResponse,
+        throttle_time=NO_THROTTLE,
+        results=EncodedItems(results, encodings),
+    )
 
 
-def _describe(ctx: RequestContext, resource_type: int, name: str) -> list[DescribedConfig]:
+class _BrokerConfigs:
+    """The receiving broker's configs, which every topic and group is described from,
+    computed once per request (they take milliseconds, a topic's own part far less)."""
+
+    def __init__(self, ctx: RequestContext) -> None:
+        self._ctx = ctx
+
+    @cached_property
+    def entries(self) -> list[BrokerConfig]:
+        return broker_configs(self._ctx.state.broker_configs.layers(self._ctx.broker_id))
+
+    @cached_property
+    def synonyms(self) -> dict[str, tuple[Synonym, ...]]:
+        return {entry.name: entry.synonyms for entry in self.entries}
+
+    @cached_property
+    def values(self) -> dict[str, str]:
+        return {entry.name: entry.value for entry in self.entries if entry.value is not None}
+
+
+def _describe_resource(
+    ctx: RequestContext, types: Any, request: Any, resource: Any, broker: _BrokerConfigs
+) -> Any:
+    """One resource's DescribeConfigsResult, by its type."""
+    if resource.resource_type == BROKER_RESOURCE:
+        return describe_broker(ctx, types, request, resource)
+    if resource.resource_type == BROKER_LOGGER_RESOURCE:
+        return describe_loggers(ctx, types, request, resource)
+    try:
+        entries = _describe(ctx, resource.resource_type, resource.resource_name, broker)
+        code, message = ErrorCode.none, ""  # Kafka's text where it succeeded
+    except StateError as exc:
+        entries, code, message = [], error_code_of(exc), str(exc)
+    keys = wanted_keys(resource)
+    configs = tuple(
+        make(
+            types.DescribeConfigsResourceResult,
+            name=entry.name,
+            value=entry.value,
+            read_only=False,
+            config_source=entry.source,
+            is_default=entry.source == _SOURCE_DEFAULT,
+            is_sensitive=False,
+            synonyms=tuple(
+                make(types.DescribeConfigsSynonym, name=n, value=v, source=source)
+                for n, v, source in entry.synonyms
+            )
+            if request.include_synonyms
+            else (),
+            config_type=_CONFIG_TYPES.get(entry.kind, 2),
+            documentation=entry.documentation
+            if getattr(request, "include_documentation", False)
+            else None,
+        )
+        for entry in entries
+        if keys is None or entry.name in keys
+    )
+    return described_result(types, resource, code, message, configs)
+
+
+def _describe(
+    ctx: RequestContext, resource_type: int, name: str, broker: _BrokerConfigs
+) -> list[DescribedConfig]:
     """Every config of the resource, with its source and synonyms."""
     state = ctx.state
     if resource_type == GROUP_RESOURCE:
-        broker = _broker_values(ctx)
         overrides = state.group_configs.configs(name)
         described = []
         for key, config in sorted(group_configs.GROUP_CONFIGS.items()):
@@ -125,7 +173,7 @@ def _describe(ctx: RequestContext, resource_type: int, name: str) -> list[Descri
             if key in overrides:
                 value, source = overrides[key], _SOURCE_GROUP
             else:
-                value, source = group_configs.default_of(config, broker), _SOURCE_DEFAULT
+                value, source = group_configs.default_of(config, broker.values), _SOURCE_DEFAULT
             synonyms: tuple[Synonym, ...] = ((key, value, source),)
             described.append(DescribedConfig(key, value, source, config.kind, synonyms))
         return described
@@ -150,10 +198,9 @@ def _describe(ctx: RequestContext, resource_type: int, name: str) -> list[Descri
         topic = state.topics.find(name)
         if topic is None:
             raise UnknownTopicOrPartition("")  # Kafka describes a missing topic by code only
-        entries = broker_configs(state.broker_configs.layers(ctx.broker_id))
         return describe_topic_configs(
             topic.overrides,
-            {entry.name: entry.synonyms for entry in entries},
+            broker.synonyms,
             topic.defaults.topic_default,
         )
     raise InvalidRequest(MALFORMED)
