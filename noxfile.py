@@ -1,6 +1,6 @@
-"""Developer sessions: `nox -s tests`, `nox -s demo`, `nox -s lint`, `nox -s conformance`, `nox -s fuzz`,
-`nox -s spark35`, `nox -s spark40`,
-`nox -s kafka39`, `nox -s client_suites`."""
+"""Developer sessions: `nox -s tests` (the fast tier), `nox -s rest`, `nox -s all`,
+`nox -s demo`, `nox -s lint`, `nox -s conformance`, `nox -s fuzz`, `nox -s spark35`,
+`nox -s spark40`, `nox -s kafka39`, `nox -s client_suites`."""
 
 import nox
 
@@ -12,16 +12,30 @@ INSTALL = ("-c", "constraints.txt", "-e", ".[test]")
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The test suite on the default backend (what CI runs)."""
+    """The fast tier on both backends: the README's test command (see tests/tiers.py)."""
     session.install(*INSTALL)
     session.run("pytest", *session.posargs)
+
+
+@nox.session
+def rest(session: nox.Session) -> None:
+    """Everything the fast tier leaves out, on both backends: with `tests`, the suite."""
+    session.install(*INSTALL)
+    session.run("pytest", "--tier=rest", *session.posargs)
+
+
+@nox.session(name="all")
+def all_tests(session: nox.Session) -> None:
+    """The whole suite in one run, on both backends."""
+    session.install(*INSTALL)
+    session.run("pytest", "--tier=all", *session.posargs)
 
 
 @nox.session
 def conformance(session: nox.Session) -> None:
     """The same suite against real Apache Kafka, run from Maven Central jars."""
     session.install(*INSTALL)
-    session.run("pytest", "--kafka-backend=kafka", *session.posargs)
+    session.run("pytest", "--tier=all", "--kafka-backend=kafka", *session.posargs)
 
 
 #: Apache Kafka release line the `kafka39` session runs the conformance suite on.
@@ -40,44 +54,27 @@ def kafka39(session: nox.Session) -> None:
     )
 
 
-#: What `spark35` and `spark40` run on the emulator: every test that drives Spark (kept
-#: complete by tests/test_spark_lines.py), and the connector's resolution (Scala 2.12
-#: coordinates for 3.5).
-SPARK_LINE_TESTS = (
-    "tests/test_jars.py",
-    "tests/test_sample_job.py",
-    "tests/test_readme_example.py",
-    "tests/test_readme_sinks_example.py",
-    "tests/test_readme_scenario_example.py",
-    "tests/test_demo.py",
-    "tests/test_interrupt.py",
-    "tests/test_spark_clients_released.py",
-    "tests/test_spark_logs.py",
-    "tests/test_spark_stop.py",
-    "tests/test_spark_checkpoints.py",
-    "tests/test_spark_transactions.py",
-    "tests/test_early_broker.py",
-    "tests/assertions/test_query_failure.py",
-    "tests/acls/test_spark_acls.py",
-    "tests/security/test_spark_security.py",
-    "tests/conformance/test_compaction_spark.py",
-    "tests/sinks",
-    "tests/scenarios",
-    "tests/clusters/test_cluster_scenarios.py",
-    "tests/emulator/test_spark_connector.py",
-    "tests/schema_registry/test_spark_extras.py",
-)
-#: ... and on real Kafka: the Spark scenarios (data loss, topic deletion, partitions).
-SPARK_LINE_KAFKA_TESTS = ("tests/scenarios", "tests/test_readme_scenario_example.py")
+#: Spark tests that run on the default PySpark line only, and why; every other test
+#: marked `spark` (tests/tiers.py derives the marker) runs on the older lines too.
+DEFAULT_LINE_ONLY = {
+    "tests/test_spark_connect.py": "Spark Connect (--spark-remote) is tested on PySpark 4.2",
+    "tests/test_spark_masters.py": "local-cluster (--spark-master) is tested on PySpark 4.2",
+    "tests/test_spark_server.py": "warm mode is a Spark Connect server: tested on PySpark 4.2",
+    "tests/test_xdist.py": "pytest-xdist workers (a SparkSession each) are tested on PySpark 4.2",
+    "tests/test_bench.py": "the bench's figures are taken on PySpark 4.2",
+    "tests/schema_registry/test_spark_avro.py": (
+        "what from_avro does with poison pills is measured on PySpark 4.2 (README table)"
+    ),
+}
 #: Delta publishes no release for PySpark 4.2.1 here; the older lines run its sink test.
 DELTA_TESTS = "tests/sinks/test_delta_sink.py"
 
 
 @nox.session
 def spark35(session: nox.Session) -> None:
-    """The Spark-facing tests on PySpark 3.5 (Scala 2.12 connector), in their own venv.
+    """The Spark tests on PySpark 3.5 (Scala 2.12 connector), in their own venv.
 
-    Arguments replace the default test list: `nox -s spark35 -- tests/sinks -x`.
+    Arguments replace the default selection: `nox -s spark35 -- tests/sinks -x`.
     """
     session.install("-c", "constraints-spark35.txt", "-e", ".[test,delta]")
     _spark_line_tests(session)
@@ -85,21 +82,21 @@ def spark35(session: nox.Session) -> None:
 
 @nox.session
 def spark40(session: nox.Session) -> None:
-    """The Spark-facing tests on PySpark 4.0 (the previous 4.x line), in their own venv."""
+    """The Spark tests on PySpark 4.0 (the previous 4.x line), in their own venv."""
     session.install("-c", "constraints-spark40.txt", "-e", ".[test,delta]")
     _spark_line_tests(session)
 
 
 def _spark_line_tests(session: nox.Session) -> None:
-    """The Spark-facing tests on the emulator, the Spark scenarios on real Kafka, then the
-    Delta sink's in a process of its own (Delta's jars must be there when the JVM
-    starts) on both brokers."""
+    """Every `spark` test on the emulator (the connector's line is what differs; the
+    default line runs them on real Kafka too), then the Delta sink's in a process of
+    its own (Delta's jars must be there when the JVM starts)."""
     if session.posargs:
         session.run("pytest", "--kafka-backend=emulator", *session.posargs)
         return
-    session.run("pytest", "--kafka-backend=emulator", f"--ignore={DELTA_TESTS}", *SPARK_LINE_TESTS)
-    session.run("pytest", "--kafka-backend=kafka", *SPARK_LINE_KAFKA_TESTS)
-    session.run("pytest", "--kafka-backend=emulator,kafka", DELTA_TESTS)
+    ignored = [f"--ignore={path}" for path in (*DEFAULT_LINE_ONLY, DELTA_TESTS)]
+    session.run("pytest", "--tier=all", "-m", "spark", "--kafka-backend=emulator", *ignored)
+    session.run("pytest", "--tier=all", "--kafka-backend=emulator", DELTA_TESTS)
 
 
 @nox.session

@@ -64,7 +64,6 @@ DECLARED: dict[str, tuple[tuple[str, ...], str]] = {
     "tests/test_demo.py": (("spark", "slow"), "`kafkatest demo` starts Spark"),
     "tests/test_interrupt.py": (("spark", "slow"), "interrupts a run that started Spark"),
     "tests/test_lost_interrupts.py": (("spark", "slow"), "interrupts a run with Spark"),
-    "tests/test_spark_lines.py": (("spark",), "reads the Spark test list"),
     "tests/test_spark_stop.py": (("spark", "slow"), "interrupts Spark in a child process"),
     "tests/test_lean_imports.py": (("slow",), "imports in fresh interpreters"),
     "tests/test_doctor.py": (("slow",), "`kafkatest doctor` runs Java and Maven"),
@@ -137,7 +136,12 @@ def implied_markers(item: pytest.Item) -> set[str]:
     for fixture, markers in FIXTURE_MARKERS.items():
         if fixture in closure:
             names.update(markers)
-    if any(_is_real_kafka(value) for value in _params(item)):
+    params = dict(_params(item))
+    if any(_is_real_kafka(value) for value in params.values()):
+        names.add("kafka")
+    # One backend selected: `kafka_broker` is not parametrized, the run's backend is it.
+    unparametrized = "kafka_broker" in closure and "kafka_broker" not in params
+    if unparametrized and _is_real_kafka(_selected_backends(item.config)[0]):
         names.add("kafka")
     node = item.nodeid
     for prefix, (markers, _why) in DECLARED.items():
@@ -146,9 +150,9 @@ def implied_markers(item: pytest.Item) -> set[str]:
     return names
 
 
-def _params(item: pytest.Item) -> Iterable[object]:
+def _params(item: pytest.Item) -> Iterable[tuple[str, object]]:
     callspec = getattr(item, "callspec", None)
-    return callspec.params.values() if callspec is not None else ()
+    return callspec.params.items() if callspec is not None else ()
 
 
 def _is_real_kafka(value: object) -> bool:
@@ -166,7 +170,7 @@ def in_fast_tier(item: pytest.Item) -> bool:
     return not any(item.get_closest_marker(name) for name in TIER_MARKERS)
 
 
-@pytest.hookimpl(trylast=True)
+@pytest.hookimpl(tryfirst=True)  # before `-m` reads the markers
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         for name in sorted(implied_markers(item)):

@@ -66,6 +66,7 @@ class FuzzReport:
     rss_start_mb: float = 0.0
     rss_end_mb: float = 0.0
     seconds: float = 0.0
+    slowest_probe_s: float = 0.0
 
     def lines(self) -> list[str]:
         return [f"{name}: {value}" for name, value in asdict(self).items()]
@@ -123,10 +124,10 @@ class _Emulator:
             terminate(self.process)
 
 
-def _probe(port: int) -> bool:
-    """Whether ApiVersions is answered within PROBE_DEADLINE_S."""
+def _probe(port: int, deadline_s: float = PROBE_DEADLINE_S) -> bool:
+    """Whether ApiVersions is answered within `deadline_s`."""
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=PROBE_DEADLINE_S) as sock:
+        with socket.create_connection(("127.0.0.1", port), timeout=deadline_s) as sock:
             sock.sendall(_PROBE)
             return len(sock.recv(8)) >= 8
     except OSError:
@@ -142,6 +143,7 @@ def run_fuzz(
     max_seconds: float = float("inf"),
     acls: bool = False,
     sasl: bool = False,
+    probe_deadline_s: float = PROBE_DEADLINE_S,
 ) -> FuzzReport:
     """Send `frames` mutated frames over `connections` parallel connections.
 
@@ -149,6 +151,9 @@ def run_fuzz(
     `acls`, the emulator authorizes every request and allows the corpus's client part
     of what it recorded (see `child`), so the authorization layer takes the frames too.
     With `sasl`, the frames meet a SASL listener before authentication (see above).
+    A hang is a probe unanswered within `probe_deadline_s`: a test on a machine busy
+    with other work gives it seconds (a stuck loop still misses any deadline), and the
+    report's `slowest_probe_s` shows how close the answers came.
     """
     report = FuzzReport()
     started = time.monotonic()
@@ -164,7 +169,17 @@ def run_fuzz(
                 handshake = sasl_frames()
                 corpus += handshake * max(1, len(corpus) // len(handshake))
             report.rss_start_mb = emulator.rss_mb()
-            _fire(emulator, corpus, frames, connections, seed, report, log, max_seconds)
+            _fire(
+                emulator,
+                corpus,
+                frames,
+                connections,
+                seed,
+                report,
+                log,
+                max_seconds,
+                probe_deadline_s,
+            )
             # Let the emulator settle (closed connections, freed buffers) before the figure.
             time.sleep(1.0)
             report.rss_end_mb = emulator.rss_mb() if emulator.alive else float("nan")
@@ -184,6 +199,7 @@ def _fire(
     report: FuzzReport,
     log: object,
     max_seconds: float,
+    probe_deadline_s: float = PROBE_DEADLINE_S,
 ) -> None:
     lock = threading.Lock()
     remaining = [frames]
@@ -245,7 +261,13 @@ def _fire(
             if not emulator.alive:
                 ensure_alive()
                 continue
-            if not _probe(emulator.port) and emulator.alive:
+            asked = time.monotonic()
+            answered = _probe(emulator.port, probe_deadline_s)
+            with lock:
+                report.slowest_probe_s = max(
+                    report.slowest_probe_s, round(time.monotonic() - asked, 3)
+                )
+            if not answered and emulator.alive:
                 count("hangs")
 
     def progress() -> None:
