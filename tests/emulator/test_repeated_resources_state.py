@@ -152,3 +152,26 @@ def test_a_large_reply_is_written_a_piece_at_a_time() -> None:
     transport = _Transport()
     asyncio.run(send_reply(transport, small))  # type: ignore[arg-type]
     assert transport.calls == [("writelines", small), ("drain", None)]
+
+
+def test_the_broker_s_configs_are_walked_once_per_set_of_levels(monkeypatch: Any) -> None:
+    """Each topic a CreateTopics creates and each group an alter changes starts from
+    the broker's 318 configs: 2,500 topics once took 17 s, 10,000 groups 41 s."""
+    from kafkatest.emulator.state import broker_configs as module
+
+    walked: list[str] = []
+    real = module._described
+
+    def counting(entry: Any, *args: Any, **kwargs: Any) -> Any:
+        walked.append(entry.name)
+        return real(entry, *args, **kwargs)
+
+    monkeypatch.setattr(module, "_described", counting)
+    marker = f"test-{id(walked)}"  # levels no other test has asked about
+    first = module.broker_configs([(module.STATIC_BROKER_CONFIG, {"broker.rack": marker})])
+    again = module.broker_configs([(module.STATIC_BROKER_CONFIG, {"broker.rack": marker})])
+    assert again == first
+    assert len(walked) == len(module.kafka_defaults())
+    changed = module.broker_configs([(module.STATIC_BROKER_CONFIG, {"broker.rack": marker + "!"})])
+    assert len(walked) == 2 * len(module.kafka_defaults())
+    assert {c.name: c.value for c in changed}["broker.rack"] == marker + "!"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
@@ -170,7 +170,23 @@ Layers = list[tuple[int, Mapping[str, str]]]
 def broker_configs(layers: Layers) -> list[BrokerConfig]:
     """Every config of a broker, as Kafka 4.1 describes it: each key's value at the
     most specific level that sets it (per broker, cluster-wide, static), Kafka's
-    default otherwise; custom keys set dynamically come last."""
+    default otherwise; custom keys set dynamically come last.
+
+    Walking Kafka's 318 keys through the levels takes milliseconds, and requests
+    ask for it once per resource they name (each topic a CreateTopics creates, each
+    group an IncrementalAlterConfigs changes), so a request naming thousands held
+    the event loop for tens of seconds: the answer is kept for the last few sets
+    of levels, which change only when a broker config does.
+    """
+    key = tuple((source, tuple(values.items())) for source, values in layers)
+    return list(_broker_configs_of(key))
+
+
+@lru_cache(maxsize=8)
+def _broker_configs_of(
+    key: tuple[tuple[int, tuple[tuple[str, str], ...]], ...],
+) -> tuple[BrokerConfig, ...]:
+    layers: Layers = [(source, dict(values)) for source, values in key]
     described = [_described(entry, layers) for entry in kafka_defaults()]
     known = _defaults_by_name()
     custom = [
@@ -180,7 +196,7 @@ def broker_configs(layers: Layers) -> list[BrokerConfig]:
         for name in values
         if name not in known
     ]
-    return described + [_custom(name, layers) for name in dict.fromkeys(custom)]
+    return (*described, *(_custom(name, layers) for name in dict.fromkeys(custom)))
 
 
 def cluster_default_configs(cluster_default: Mapping[str, str]) -> list[BrokerConfig]:
