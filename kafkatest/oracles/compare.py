@@ -82,7 +82,8 @@ def multiset_difference(
         else:
             pending_r.pop(twin)
     if duplicates == "allow":
-        matched = len(right) - sum(1 for r in right if canonical(r) in set(pending_r))
+        unmatched = set(pending_r)
+        matched = sum(1 for r in right if canonical(r) not in unmatched)
     else:
         matched = len(right) - len(pending_r)
     return [left_rows[k] for k in unmatched_l], [right_rows[k] for k in pending_r], matched
