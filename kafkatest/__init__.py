@@ -21,6 +21,13 @@ if TYPE_CHECKING:
     from kafkatest.brokers.base import Broker
     from kafkatest.brokers.registry import start_broker
     from kafkatest.errors import BrokerError, KafkaTestError, SetupError, UnsupportedOperation
+    from kafkatest.oracles import (
+        OracleAssertionError,
+        OracleReport,
+        assert_redelivery_invariant,
+        assert_restart_invariant,
+        assert_split_invariant,
+    )
     from kafkatest.records import Record
     from kafkatest.seeding import SeedResult, fake_values
     from kafkatest.seeding.seed import seed
@@ -47,6 +54,16 @@ _EXPORTS = {
     **dict.fromkeys(
         ("BrokerError", "KafkaTestError", "SetupError", "UnsupportedOperation"), "kafkatest.errors"
     ),
+    **dict.fromkeys(
+        (
+            "OracleAssertionError",
+            "OracleReport",
+            "assert_redelivery_invariant",
+            "assert_restart_invariant",
+            "assert_split_invariant",
+        ),
+        "kafkatest.oracles",
+    ),
     "Record": "kafkatest.records",
     **dict.fromkeys(("SeedResult", "fake_values", "seed"), "kafkatest.seeding"),
     "topic_rows": "kafkatest.sinks",
@@ -72,6 +89,8 @@ __all__ = [
     "DeliveryAssertionError",
     "DeliveryReport",
     "KafkaTestError",
+    "OracleAssertionError",
+    "OracleReport",
     "Record",
     "SeedResult",
     "SetupError",
@@ -81,6 +100,9 @@ __all__ = [
     "assert_expected_loss",
     "assert_no_loss",
     "assert_order_per_key",
+    "assert_redelivery_invariant",
+    "assert_restart_invariant",
+    "assert_split_invariant",
     "fake_values",
     "seed",
     "start_broker",
