@@ -7,8 +7,9 @@ same call sets up real Kafka and the emulator alike.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 from confluent_kafka.admin import (
     AclBinding,
@@ -30,6 +31,29 @@ ANONYMOUS = "User:ANONYMOUS"
 #: kafkatest's own clients (seeding, sink readers, faults, these ACL calls) act as
 #: this principal, a super user, on a broker with ACLs.
 ADMIN_PRINCIPAL = "User:kafkatest"
+#: The user kafkatest logs in as on its own listener: ADMIN_PRINCIPAL's name.
+ADMIN_LOGIN = ADMIN_PRINCIPAL.split(":", 1)[1]
+
+
+def harness_listener_config(
+    bootstrap_servers: str, password: str, base: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The settings of kafkatest's own clients on a broker with ACLs: `base` (their
+    client id and logger) on the harness's SASL/PLAIN listener, logged in as
+    ADMIN_PRINCIPAL, a super user.
+
+    A login, as Kafka needs it: a value every request carries in clear (the client
+    id) must not be what makes a client the harness. Both backends use these.
+    """
+    return {
+        "client.id": base["client.id"],
+        "logger": base["logger"],
+        "bootstrap.servers": bootstrap_servers,
+        "security.protocol": "SASL_PLAINTEXT",
+        "sasl.mechanisms": "PLAIN",
+        "sasl.username": ADMIN_LOGIN,
+        "sasl.password": password,
+    }
 
 
 @dataclass(frozen=True, order=True)

@@ -12,12 +12,13 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from kafkatest.brokers.acl_client import ADMIN_PRINCIPAL
+from kafkatest.brokers.acl_client import ADMIN_LOGIN, ADMIN_PRINCIPAL, harness_listener_config
 from kafkatest.brokers.base import Broker
 from kafkatest.brokers.security import BrokerSecurity, tls_hosts
 from kafkatest.emulator.exposure import ExposedEmulatorWarning, exposure_warning
 from kafkatest.emulator.runner import EmulatorRunner
 from kafkatest.emulator.server.faults import FaultHook
+from kafkatest.emulator.server.server import HarnessListener
 from kafkatest.emulator.server.timings import RequestTimings
 from kafkatest.emulator.state import BrokerSettings, EmulatorState
 from kafkatest.emulator.state.acls import Authorizer
@@ -47,24 +48,30 @@ class EmulatorBroker(Broker):
         if security is not None and security.secured:
             self.security_runtime = BrokerSecurity(security, tls_hosts(host))
             listener = self.security_runtime.listener_security()
-        self._runner = EmulatorRunner(brokers, host, port, settings, security=listener)
+        #: With ACLs, kafkatest's own listener: its clients log in there as
+        #: ADMIN_PRINCIPAL, a super user, with a password made up for this broker.
+        self._harness: HarnessListener | None = None
+        if acls:
+            self._harness = HarnessListener(ADMIN_LOGIN, secrets.token_urlsafe(24))
+        self._runner = EmulatorRunner(
+            brokers, host, port, settings, security=listener, harness=self._harness
+        )
         if security is not None and security.sasl:
             for user, password in security.users.items():
                 self.state.credentials.add_user(user, password, security.mechanisms)
-        #: kafkatest's own clients send this client id to act as ADMIN_PRINCIPAL.
-        self._admin_client_id: str | None = None
         if acls:
-            self._admin_client_id = f"kafkatest-admin-{secrets.token_hex(8)}"
-            authorizer = Authorizer(super_users={ADMIN_PRINCIPAL, *super_users})
-            authorizer.trusted_clients[self._admin_client_id] = ADMIN_PRINCIPAL
-            self.state.acls = authorizer
+            self.state.acls = Authorizer(super_users={ADMIN_PRINCIPAL, *super_users})
 
     def client_config(
         self, user: str | None = None, mechanism: str | None = None
     ) -> dict[str, Any]:
+        """With ACLs, kafkatest's own clients (no `user`) log in as the super user
+        User:kafkatest on the harness listener, as on the `kafka` backend."""
         config = super().client_config(user, mechanism)
-        if user is None and self._admin_client_id is not None:
-            config["client.id"] = self._admin_client_id
+        if user is None and self._harness is not None:
+            config = harness_listener_config(
+                self._runner.server.harness_bootstrap_servers, self._harness.password, config
+            )
         return config
 
     def add_user(self, name: str, password: str, mechanism: str | None = None) -> None:

@@ -289,8 +289,7 @@ class KafkaProcessBroker(Broker):
         User:kafkatest on the KAFKATEST listener."""
         config = super().client_config(user, mechanism)
         if user is None and self.acls_enabled and self._admin_port is not None:
-            client_id = config.get("client.id", "kafkatest")
-            config = admin_listener_config(self._admin_port, client_id, config["logger"])
+            config = admin_listener_config(self._admin_port, config)
         return config
 
     def _java_command(self, java: str, main: str, *args: str) -> list[str]:

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from kafkatest.brokers.acl_client import ADMIN_PRINCIPAL
+from kafkatest.brokers.acl_client import ADMIN_PRINCIPAL, harness_listener_config
 from kafkatest.brokers.security import BrokerSecurity
 from kafkatest.security import ADMIN_USER, jaas_config
 
@@ -228,15 +228,7 @@ def _acl_properties(
     }
 
 
-def admin_listener_config(admin_port: int, client_id: str, logger: Any) -> dict[str, Any]:
+def admin_listener_config(admin_port: int, base: Mapping[str, Any]) -> dict[str, Any]:
     """Client settings for kafkatest's own clients: the super user User:kafkatest on
     the KAFKATEST listener that `_acl_properties` sets up."""
-    return {
-        "bootstrap.servers": f"127.0.0.1:{admin_port}",
-        "client.id": client_id,
-        "logger": logger,
-        "security.protocol": "SASL_PLAINTEXT",
-        "sasl.mechanisms": "PLAIN",
-        "sasl.username": ADMIN_PRINCIPAL.split(":")[1],
-        "sasl.password": _ADMIN_SECRET,
-    }
+    return harness_listener_config(f"127.0.0.1:{admin_port}", _ADMIN_SECRET, base)

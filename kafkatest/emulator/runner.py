@@ -17,6 +17,7 @@ from kafkatest.emulator.server import EmulatorServer
 from kafkatest.emulator.server.faults import FaultHook
 from kafkatest.emulator.server.handlers import load_handlers
 from kafkatest.emulator.server.security import ListenerSecurity
+from kafkatest.emulator.server.server import HarnessListener
 from kafkatest.emulator.state import BrokerSettings, EmulatorState
 
 T = TypeVar("T")
@@ -37,9 +38,12 @@ class EmulatorRunner:
         settings: BrokerSettings | None = None,
         faults: FaultHook | None = None,
         security: ListenerSecurity | None = None,
+        harness: HarnessListener | None = None,
     ) -> None:
         self.state = EmulatorState(brokers, settings)
-        self.server = EmulatorServer(self.state, host, first_port, faults, security=security)
+        self.server = EmulatorServer(
+            self.state, host, first_port, faults, security=security, harness=harness
+        )
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kafkatest.emulator.state import EmulatorState
+from kafkatest.emulator.state.cluster import CLIENT_LISTENER
 from kafkatest.emulator.state.fetch_sessions import FetchSessionCache
 
 if TYPE_CHECKING:
@@ -35,6 +36,9 @@ class RequestContext:
     principal: str = ANONYMOUS
     #: The listener's security.protocol (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL).
     security_protocol: str = "PLAINTEXT"
+    #: The name of the listener the request came in on: addresses in the answer
+    #: (Metadata, DescribeCluster, FindCoordinator) are that listener's.
+    listener: str = CLIENT_LISTENER
     #: The receiving broker's fetch sessions (KIP-227); each broker has its own.
     fetch_sessions: FetchSessionCache = field(default_factory=FetchSessionCache)
     #: What the client sent behind this request (None outside a client connection):

@@ -34,12 +34,11 @@ from kafkatest.emulator.server.handlers import load_handlers
 from kafkatest.emulator.server.inbox import ClientInbox
 from kafkatest.emulator.state import EmulatorState
 from kafkatest.emulator.state.acls import Authorizer
+from kafkatest.emulator.state.cluster import CLIENT_LISTENER
+from kafkatest.emulator.state.credentials import CredentialStore
 from kafkatest.emulator.state.fetch_sessions import FetchSessionCache
 
 log = logging.getLogger("kafkatest.emulator")
-
-#: The client id kafkatest's own clients send to the `kafka` backend.
-HARNESS_CLIENT_ID = "kafkatest"
 
 
 class CloseConnection(Exception):
@@ -53,13 +52,27 @@ class Dispatcher:
         broker_id: int,
         faults: FaultHook,
         security_protocol: str = "PLAINTEXT",
+        listener: str = CLIENT_LISTENER,
+        credentials: CredentialStore | None = None,
     ) -> None:
         self.state = state
         self.broker_id = broker_id
         self.security_protocol = security_protocol
+        #: The listener's name: its answers give the brokers' addresses on it.
+        self.listener = listener
+        self._credentials = credentials
         self.faults = faults
         self.handlers = load_handlers()
         self.fetch_sessions = FetchSessionCache()
+
+    @property
+    def credentials(self) -> CredentialStore:
+        """Who may log in on this listener. Kafka keeps PLAIN users in each listener's
+        JAAS entry: kafkatest's own listener has its login alone, which the clients'
+        listener does not accept; the others share the cluster's users."""
+        if self._credentials is not None:
+            return self._credentials
+        return self.state.credentials
 
     async def handle(
         self,
@@ -96,24 +109,18 @@ class Dispatcher:
         if refusal is not None:
             raise CloseConnection(f"invalid request (API {api_key} v{version}): {refusal}")
         acls = self.state.acls
-        client_id = header.client_id
-        if acls is not None and client_id in acls.trusted_clients:
-            principal = acls.trusted_clients[client_id]
-            # The secret id makes its sender a super user, and group describes show
-            # members' ids to any client allowed to describe the group: past this
-            # point kafkatest's own clients go by the name they have on `kafka`.
-            client_id = HARNESS_CLIENT_ID
         ctx = RequestContext(
             state=self.state,
             broker_id=self.broker_id,
             api_key=api_key,
             api_version=version,
             correlation_id=correlation_id,
-            client_id=client_id,
+            client_id=header.client_id,
             peer=peer,
             connection_id=connection_id,
             principal=principal,
             security_protocol=self.security_protocol,
+            listener=self.listener,
             fetch_sessions=self.fetch_sessions,
             inbox=inbox,
         )

@@ -3,8 +3,13 @@
 Stopping closes listeners and every open connection but keeps the state, so a
 restart looks to clients like a broker outage with no data loss. Ports are kept
 across restarts so that clients reconnect to the addresses they know. One broker
-of several can be stopped alone (`stop_broker`): its listener and connections go,
+of several can be stopped alone (`stop_broker`): its listeners and connections go,
 as a broker process would.
+
+With a `HarnessListener`, every broker also listens on loopback for kafkatest's own
+clients, who log in there over SASL/PLAIN as a super user: the same way in as the
+`kafka` backend's KAFKATEST listener, so nothing a client sends in clear (its
+client id, say) can make it the harness.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import itertools
 import logging
 import ssl as ssl_module
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from kafkatest.emulator.protocol.framing import DEFAULT_MAX_FRAME_BYTES
@@ -26,8 +32,36 @@ from kafkatest.emulator.server.inbox import NotifyingStreamReader
 from kafkatest.emulator.server.security import ListenerSecurity
 from kafkatest.emulator.server.timings import RequestTimings
 from kafkatest.emulator.state import EmulatorState
+from kafkatest.emulator.state.cluster import CLIENT_LISTENER
+from kafkatest.emulator.state.credentials import CredentialStore
 
 log = logging.getLogger("kafkatest.emulator")
+
+
+#: The harness listener's name, as the `kafka` backend names its own.
+HARNESS_LISTENER = "KAFKATEST"
+_HARNESS_SECURITY = ListenerSecurity("SASL_PLAINTEXT", ("PLAIN",))
+
+
+@dataclass(frozen=True)
+class HarnessListener:
+    """kafkatest's own listener on every broker: SASL/PLAIN on loopback, where only
+    `user` may log in, with `password` (the broker's owner makes it up and keeps it).
+
+    Loopback whatever the clients' host is: only the process running the emulator
+    ever connects here, and a standalone emulator served on a public address does
+    not offer its super user's door to the network.
+    """
+
+    user: str
+    password: str = field(repr=False)
+    host: str = "127.0.0.1"
+
+    def credentials(self) -> CredentialStore:
+        """The listener's JAAS list: its one user, for PLAIN only."""
+        store = CredentialStore()
+        store.set_plain(self.user, self.password)
+        return store
 
 
 class EmulatorServer:
@@ -39,6 +73,7 @@ class EmulatorServer:
         faults: FaultHook | None = None,
         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
         security: ListenerSecurity | None = None,
+        harness: HarnessListener | None = None,
     ) -> None:
         self.state = state
         #: None (PLAINTEXT) keeps the request loop free of any security step.
@@ -53,9 +88,13 @@ class EmulatorServer:
             broker_id: (first_port + i if first_port else 0)
             for i, broker_id in enumerate(state.cluster.broker_ids)
         }
+        self.harness = harness
+        #: The harness listener's port per broker id; chosen by the OS, then kept.
+        self.harness_ports: dict[int, int] = dict.fromkeys(self.ports, 0) if harness else {}
         #: Per-request phase timings, when asked for (`RequestTimings`); None costs nothing.
         self.timings: RequestTimings | None = None
-        self._servers: dict[int, asyncio.Server] = {}
+        #: Each running broker's listeners: the clients' first, then the harness's.
+        self._servers: dict[int, list[asyncio.Server]] = {}
         #: Open connections per broker id.
         self._connections: dict[int, set[asyncio.Task[None]]] = {}
         self._connection_ids = itertools.count(1)
@@ -67,6 +106,13 @@ class EmulatorServer:
     @property
     def bootstrap_servers(self) -> str:
         return ",".join(f"{self.host}:{port}" for port in self.ports.values())
+
+    @property
+    def harness_bootstrap_servers(self) -> str:
+        """Where kafkatest's own clients connect: every broker's harness listener."""
+        if self.harness is None:
+            raise ValueError("this emulator has no harness listener")
+        return ",".join(f"{self.harness.host}:{port}" for port in self.harness_ports.values())
 
     async def start(self) -> None:
         if self._servers:
@@ -80,19 +126,55 @@ class EmulatorServer:
             raise
 
     async def start_broker(self, broker_id: int) -> None:
-        """Listen for one broker id (on its earlier port, if it had one)."""
+        """Listen for one broker id (on its earlier ports, if it had them).
+
+        Every listener is bound before any address is published, so no answer names
+        a listener of this broker that is not yet there."""
         if broker_id in self._servers:
             return
+        servers: list[asyncio.Server] = []
+        try:
+            await self._listen(broker_id, servers)
+        except BaseException:
+            for server in servers:
+                server.close()
+            raise
+        self._servers[broker_id] = servers
+
+    async def _listen(self, broker_id: int, servers: list[asyncio.Server]) -> None:
+        """Bind the broker's listeners into `servers`, then publish their addresses."""
+        protocol = self.security.protocol if self.security is not None else "PLAINTEXT"
+        client = Dispatcher(self.state, broker_id, self, protocol)
         server = await _start_server(
-            self._connection_handler(broker_id),
+            self._connection_handler(broker_id, client, self.security),
             self.host,
             self.ports[broker_id],
             ssl=self.security.ssl_context if self.security is not None else None,
         )
-        self._servers[broker_id] = server
-        bound = server.sockets[0].getsockname()[1]
-        self.ports[broker_id] = bound
-        self.state.cluster.set_address(broker_id, self.host, bound)
+        servers.append(server)
+        self.ports[broker_id] = server.sockets[0].getsockname()[1]
+        if self.harness is not None:
+            harness = Dispatcher(
+                self.state,
+                broker_id,
+                self,
+                _HARNESS_SECURITY.protocol,
+                HARNESS_LISTENER,
+                self.harness.credentials(),
+            )
+            # One broker, one fetch session cache, whichever listener a session uses.
+            harness.fetch_sessions = client.fetch_sessions
+            server = await _start_server(
+                self._connection_handler(broker_id, harness, _HARNESS_SECURITY),
+                self.harness.host,
+                self.harness_ports[broker_id],
+                ssl=None,
+            )
+            servers.append(server)
+            port = server.sockets[0].getsockname()[1]
+            self.harness_ports[broker_id] = port
+            self.state.cluster.set_address(broker_id, self.harness.host, port, HARNESS_LISTENER)
+        self.state.cluster.set_address(broker_id, self.host, self.ports[broker_id], CLIENT_LISTENER)
 
     async def stop(self) -> None:
         """Close listeners and every client connection; the state is kept."""
@@ -100,9 +182,9 @@ class EmulatorServer:
             await self.stop_broker(broker_id)
 
     async def stop_broker(self, broker_id: int) -> None:
-        """Close one broker id's listener and its client connections."""
-        server = self._servers.pop(broker_id, None)
-        if server is not None:
+        """Close one broker id's listeners and its client connections."""
+        servers = self._servers.pop(broker_id, [])
+        for server in servers:
             server.close()
         connections = list(self._connections.pop(broker_id, ()))
         for task in connections:
@@ -110,15 +192,12 @@ class EmulatorServer:
         for task in connections:
             with contextlib.suppress(BaseException):
                 await task
-        if server is not None:
+        for server in servers:
             await server.wait_closed()
 
     def _connection_handler(
-        self, broker_id: int
+        self, broker_id: int, dispatcher: Dispatcher, security: ListenerSecurity | None
     ) -> Callable[[NotifyingStreamReader, asyncio.StreamWriter], Awaitable[None]]:
-        protocol = self.security.protocol if self.security is not None else "PLAINTEXT"
-        dispatcher = Dispatcher(self.state, broker_id, self, protocol)
-
         async def on_connect(reader: NotifyingStreamReader, writer: asyncio.StreamWriter) -> None:
             task = asyncio.current_task()
             assert task is not None
@@ -131,7 +210,7 @@ class EmulatorServer:
                     dispatcher,
                     next(self._connection_ids),
                     self.max_frame_bytes,
-                    self.security,
+                    security,
                     self.timings,
                 )
             except asyncio.CancelledError:

@@ -234,10 +234,6 @@ class Authorizer:
     ) -> None:
         self.super_users = frozenset(super_users)
         self.allow_everyone_if_no_acl_found = allow_everyone_if_no_acl_found
-        #: Client ids that stand for a principal: kafkatest's own clients (seeding, sink
-        #: readers, admin calls) send a secret one and act as a super user, as they
-        #: would through an admin listener on a real cluster.
-        self.trusted_clients: dict[str, str] = {}
         #: Bindings per resource type, in creation order (a dict used as an ordered set).
         self._bindings: dict[ResourceType, dict[AclBinding, None]] = {}
 

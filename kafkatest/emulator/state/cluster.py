@@ -4,12 +4,19 @@ All emulated brokers share one state; each broker id only decides which
 partitions it leads, so clients route requests as they would on a real cluster.
 A stopped broker (a fault) is still a replica of its partitions but is not
 registered: Metadata leaves it out and no partition or coordinator lands on it.
+
+A broker may listen on more than one listener (with ACLs, kafkatest's own clients
+log in on a listener of their own); as on Kafka, a request is answered with the
+addresses of the listener it came in on, so a client never leaves its listener.
 """
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+
+#: The listener the brokers' bootstrap servers name, that every client is given.
+CLIENT_LISTENER = "CLIENT"
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +34,8 @@ class Cluster:
         #: The controller's metadata log directory id (KIP-853), shown once kraft.version is 1.
         self.controller_directory_id = uuid.uuid4()
         self.broker_ids: list[int] = list(range(first_id, first_id + broker_count))
-        self._addresses: dict[int, tuple[str, int]] = {}
+        #: Address per broker id, per listener name.
+        self._addresses: dict[str, dict[int, tuple[str, int]]] = {}
         self._next_leader_start = 0
         #: Brokers taken down one at a time (`replicas.stop_broker`).
         self.stopped: set[int] = set()
@@ -36,19 +44,27 @@ class Cluster:
     def live_broker_ids(self) -> list[int]:
         return [b for b in self.broker_ids if b not in self.stopped]
 
-    def set_address(self, broker_id: int, host: str, port: int) -> None:
-        self._addresses[broker_id] = (host, port)
+    def set_address(
+        self, broker_id: int, host: str, port: int, listener: str = CLIENT_LISTENER
+    ) -> None:
+        self._addresses.setdefault(listener, {})[broker_id] = (host, port)
 
-    def address(self, broker_id: int) -> tuple[str, int]:
-        return self._addresses[broker_id]
+    def address(self, broker_id: int, listener: str = CLIENT_LISTENER) -> tuple[str, int]:
+        return self._addresses[listener][broker_id]
 
     @property
     def nodes(self) -> list[BrokerNode]:
         """Registered brokers (up, with a known listener address), in id order."""
+        return self.listener_nodes(CLIENT_LISTENER)
+
+    def listener_nodes(self, listener: str) -> list[BrokerNode]:
+        """The registered brokers as a client of `listener` reaches them: Kafka leaves
+        out a broker without that listener rather than give another listener's address."""
+        addresses = self._addresses.get(listener, {})
         return [
-            BrokerNode(broker_id, *self._addresses[broker_id])
+            BrokerNode(broker_id, *addresses[broker_id])
             for broker_id in self.live_broker_ids
-            if broker_id in self._addresses
+            if broker_id in addresses
         ]
 
     @property

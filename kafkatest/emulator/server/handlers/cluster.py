@@ -48,7 +48,7 @@ async def describe_cluster(ctx: RequestContext, request: Any) -> Any:
                 rack=None,
                 is_fenced=False,
             )
-            for n in cluster.nodes
+            for n in cluster.listener_nodes(ctx.listener)
         ),
         cluster_authorized_operations=unrestricted_operations(
             ResourceType.CLUSTER, request.include_cluster_authorized_operations

@@ -61,7 +61,7 @@ def _coordinator(ctx: RequestContext, key_type: int, key: str) -> dict[str, Any]
         node_id = cluster.coordinator_for(key)
     if node_id not in cluster.live_broker_ids:
         return unavailable  # its offsets partition has no leader (every replica down)
-    host, port = cluster.address(node_id)
+    host, port = cluster.address(node_id, ctx.listener)
     # Kafka's Errors.NONE.message() is its name.
     return {
         "error_code": ErrorCode.none,

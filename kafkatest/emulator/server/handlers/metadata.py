@@ -52,7 +52,7 @@ async def metadata(ctx: RequestContext, request: Any) -> Any:
             topics.append(_lookup(ctx, types, wanted, allow_create, operations))
     brokers = tuple(
         make(types.MetadataResponseBroker, node_id=n.node_id, host=n.host, port=n.port, rack=None)
-        for n in state.cluster.nodes
+        for n in state.cluster.listener_nodes(ctx.listener)
     )
     return make(
         types.MetadataResponse,
