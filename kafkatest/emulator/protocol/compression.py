@@ -185,7 +185,14 @@ def _lz4(data: bytes) -> Iterator[bytes]:
             raise DecompressionError(f"LZ4 block of {size} bytes does not fit")
         block = data[offset : offset + size]
         offset += size + block_checksum
-        yield block if stored else bytes(cramjam.lz4.decompress_block(block, output_len=block_size))
+        if stored:
+            yield block
+            continue
+        # Into a buffer of the frame's block size: `decompress_block(output_len=...)`
+        # would hand back the whole buffer, its unused tail as zeros after the records.
+        out = bytearray(block_size)
+        written = cramjam.lz4.decompress_block_into(block, out)
+        yield bytes(memoryview(out)[:written])
 
 
 def _snappy(data: bytes) -> Iterator[bytes]:
