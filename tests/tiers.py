@@ -80,6 +80,14 @@ DECLARED: dict[str, tuple[tuple[str, ...], str]] = {
     "tests/conformance/test_group_configs.py": (("slow",), "real session timeouts"),
     "tests/emulator/test_consumer_groups_java.py": (("slow",), "Java consumers"),
     "tests/emulator/test_groups_clients.py": (("slow",), "Java consumers"),
+    "tests/emulator/test_broker_configs_wire.py::test_kafka_configs_describes_all_broker_configs": (
+        ("slow",),
+        "Kafka's kafka-configs tool",
+    ),
+    "tests/emulator/test_dynamic_broker_configs_wire.py::test_kafka_configs_alters_the_cluster_default": (
+        ("slow",),
+        "Kafka's kafka-configs tool",
+    ),
     "tests/security/test_clients.py": (("slow",), "Java clients over TLS and SASL"),
     "tests/security/test_scram_credentials.py": (("slow",), "Kafka's config tool"),
     "tests/security/test_standalone_security.py": (("slow",), "Kafka's tools"),
@@ -145,7 +153,7 @@ def implied_markers(item: pytest.Item) -> set[str]:
         names.add("kafka")
     node = item.nodeid
     for prefix, (markers, _why) in DECLARED.items():
-        if node == prefix or node.startswith((prefix + "::", prefix + "/")):
+        if node == prefix or node.startswith((prefix + "::", prefix + "/", prefix + "[")):
             names.update(markers)
     return names
 
