@@ -39,7 +39,5 @@ def test_dedup_within_each_batch_lets_the_later_copies_through(
     (comparison,) = caught.value.report.comparisons
     assert comparison.other == "copies=2" and comparison.only_in_baseline == []
     # Every payment again: the copies came in the batch after their originals.
-    assert sorted(d.row["key"] for d in comparison.only_in_other) == [
-        f"p{n}" for n in range(1, 9)
-    ]
+    assert sorted(d.row["key"] for d in comparison.only_in_other) == [f"p{n}" for n in range(1, 9)]
     assert "only in 'copies=2': 8 rows" in str(caught.value)
