@@ -70,3 +70,20 @@ def import_spark_connect_client() -> None:
         return
     with hidden_from_this_thread("IPython"):
         import pyspark.sql.connect.session  # noqa: F401
+
+
+def import_schema_registry_client() -> None:
+    """Import confluent-kafka's Schema Registry client without authlib's warning.
+
+    The client imports authlib, whose httpx integration warns on import that it is
+    deprecated, and authlib first sets its warnings to "always", so no filter of the
+    user's can hide it: a test that decodes a framed value would print a warning the
+    user did not cause. Imported here first, under a recording context that is undone
+    afterwards (authlib's "always" with it); later imports find the module loaded.
+    """
+    if "confluent_kafka.schema_registry" in sys.modules:
+        return
+    import warnings
+
+    with warnings.catch_warnings(record=True):
+        import confluent_kafka.schema_registry  # noqa: F401

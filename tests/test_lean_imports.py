@@ -100,3 +100,30 @@ def test_a_plaintext_broker_does_not_load_the_certificate_code(tmp_path: Path) -
     """cryptography is 50 ms of every run's start; only a TLS broker needs it (the TLS
     tests cover that it is still found there)."""
     assert output_lines(_PLAINTEXT_BROKER, tmp_path) == ["cryptography imported False"]
+
+
+def test_the_schema_registry_client_loads_without_authlib_s_warning(tmp_path: Path) -> None:
+    """authlib warns on import past any filter; kafkatest's decoders load it quietly,
+    and a user's own import afterwards finds it loaded (no warning they did not cause)."""
+    import subprocess
+    import sys
+
+    code = (
+        "from kafkatest.sinks.framed import framed_decoder\n"
+        "try:\n"
+        "    framed_decoder('avro', None, 't')\n"
+        "except ValueError:\n"
+        "    pass\n"
+        "import confluent_kafka.schema_registry.avro\n"
+        "print('loaded')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-W", "default", "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.stdout.strip() == "loaded", done.stderr
+    assert "Warning" not in done.stderr, done.stderr

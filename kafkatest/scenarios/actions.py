@@ -85,6 +85,9 @@ def register_schema(ctx: RunContext, args: dict[str, Any], evolve: bool = False)
     """
     import json
 
+    from kafkatest.lean_imports import import_schema_registry_client
+
+    import_schema_registry_client()
     from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
 
     from kafkatest.seeding.wire import registry_url
