@@ -36,6 +36,7 @@ TIER_MARKERS = ("kafka", "spark", "slow")
 #: fixture built on `spark_session` implies `spark` too).
 FIXTURE_MARKERS: dict[str, tuple[str, ...]] = {
     "spark_session": ("spark",),
+    "delta_spark": ("spark",),  # tests/sinks/test_delta_sink.py's own session
     "three_broker_cluster": ("slow",),
     "schema_registry_spark": ("spark",),
 }
