@@ -14,6 +14,7 @@ import random
 import socket
 import struct
 import threading
+import warnings
 from collections.abc import Callable
 from contextlib import suppress
 from typing import Any
@@ -262,10 +263,17 @@ def _broker_config_calls(client: Any) -> list[Callable[[], object]]:
         return client.incremental_alter_configs([resource])[resource].result(30)
 
     legacy = ConfigResource("broker", "1", set_config={"message.max.bytes": "1048588"})
+
+    def legacy_alter() -> object:
+        # The legacy API on purpose (its frames belong in the corpus): no warning.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return client.alter_configs([legacy])[legacy].result(30)
+
     return [
         lambda: incremental("1", AlterConfigOpType.SET, "604800000"),
         lambda: incremental("1", AlterConfigOpType.DELETE, None),
-        lambda: client.alter_configs([legacy])[legacy].result(30),
+        legacy_alter,
         lambda: client.describe_configs([ConfigResource("broker", "1")])[
             ConfigResource("broker", "1")
         ].result(30),
