@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import (
     AlterConfigOpType,
     ConfigEntry,
@@ -21,6 +22,10 @@ from confluent_kafka.admin import (
 from kafkatest.brokers.client_connections import ClientConnections
 from kafkatest.brokers.client_waits import DEFAULT_TIMEOUT_S, admin_result, wait_until
 from kafkatest.errors import BrokerError
+
+#: librdkafka's own errors for a request it dropped without an answer (safe to repeat
+#: for an idempotent call).
+_DROPPED_BY_THE_CLIENT = frozenset({KafkaError._DESTROY_BROKER, KafkaError._TRANSPORT})
 
 
 class TopicOperations(ClientConnections):
@@ -78,9 +83,24 @@ class TopicOperations(ClientConnections):
         return all(p.leader >= 0 for p in info.partitions.values())
 
     def delete_topic(self, topic: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
-        """Delete `topic` and wait until metadata no longer lists it."""
-        futures = self.admin().delete_topics([topic], operation_timeout=timeout_s)
-        admin_result(futures[topic], f"deleting topic {topic!r}", timeout_s)
+        """Delete `topic` and wait until metadata no longer lists it.
+
+        Asked again once when the admin client dropped the request itself (its broker
+        handle went away while a restarted broker came back): deleting is idempotent,
+        and a topic the first attempt deleted is then simply not found.
+        """
+        for attempt in (1, 2):
+            futures = self.admin().delete_topics([topic], operation_timeout=timeout_s)
+            try:
+                futures[topic].result(timeout=timeout_s)
+                break
+            except KafkaException as exc:
+                code = exc.args[0].code() if exc.args and hasattr(exc.args[0], "code") else None
+                if attempt == 1 and code in _DROPPED_BY_THE_CLIENT:
+                    continue
+                if attempt == 2 and code == KafkaError.UNKNOWN_TOPIC_OR_PART:
+                    break
+                admin_result(futures[topic], f"deleting topic {topic!r}", timeout_s)
         wait_until(lambda: not self.topic_exists(topic), timeout_s, f"topic {topic!r} is gone")
 
     def add_partitions(self, topic: str, total: int, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
