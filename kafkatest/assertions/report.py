@@ -190,12 +190,20 @@ class DeliveryReport:
         """Write ``<name>.json`` and ``<name>.html`` into `directory`; returns both paths."""
         from kafkatest.assertions.html import render_html
 
-        folder = Path(directory)
-        folder.mkdir(parents=True, exist_ok=True)
-        paths = {"json": folder / f"{name}.json", "html": folder / f"{name}.html"}
-        paths["json"].write_text(json.dumps(self.to_dict(), indent=2), encoding="utf-8")
-        paths["html"].write_text(render_html(self), encoding="utf-8")
-        return paths
+        return write_report_files(directory, name, self.to_dict(), render_html(self))
+
+
+def write_report_files(
+    directory: str | Path, name: str, data: dict[str, Any], html: str
+) -> dict[str, Path]:
+    """``<name>.json`` and ``<name>.html`` written into `directory` (made if missing):
+    the one shape every kafkatest report takes on disk."""
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {"json": folder / f"{name}.json", "html": folder / f"{name}.html"}
+    paths["json"].write_text(json.dumps(data, indent=2), encoding="utf-8")
+    paths["html"].write_text(html, encoding="utf-8")
+    return paths
 
 
 class DeliveryAssertionError(AssertionError):

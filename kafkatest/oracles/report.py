@@ -9,7 +9,6 @@ Spark's documented handling of late data. Written as JSON (tools) and HTML
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -171,14 +170,10 @@ class OracleReport:
 
     def write(self, directory: str | Path, name: str = "oracle-report") -> dict[str, Path]:
         """Write ``<name>.json`` and ``<name>.html`` into `directory`; returns both paths."""
+        from kafkatest.assertions.report import write_report_files
         from kafkatest.oracles.html import render_html
 
-        folder = Path(directory)
-        folder.mkdir(parents=True, exist_ok=True)
-        paths = {"json": folder / f"{name}.json", "html": folder / f"{name}.html"}
-        paths["json"].write_text(json.dumps(self.to_dict(), indent=2), encoding="utf-8")
-        paths["html"].write_text(render_html(self), encoding="utf-8")
-        return paths
+        return write_report_files(directory, name, self.to_dict(), render_html(self))
 
 
 class OracleAssertionError(AssertionError):
