@@ -110,22 +110,22 @@ def test_every_test_carries_the_markers_its_fixtures_imply(tmp_path: Path) -> No
     assert sorted(str(i["params"].get("kafka_broker")) for i in smoke) == ["emulator", "kafka"]  # type: ignore[attr-defined]
 
 
-def _fake_program(folder: Path, name: str) -> None:
-    """A stand-in `name` on PATH that sleeps a moment (so the poller sees it) and exits."""
-    path = folder / name
-    path.write_text("#!/bin/sh\nsleep 0.6\nexit 0\n")
-    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+@pytest.fixture
+def stand_in_java(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `java` on PATH that sleeps a moment (so the poller sees it) and exits, and
+    this folder importable, for pytest runs of the tiers plugin."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    java = bin_dir / "java"
+    java.write_text("#!/bin/sh\nsleep 0.6\nexit 0\n")
+    java.chmod(java.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent))
 
 
 @pytest.mark.tier_guard_exempt("its pytest runs start a stand-in `java`")
-def test_a_fast_test_that_starts_a_jvm_fails_with_its_name(
-    pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    _fake_program(bin_dir, "java")
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent))
+@pytest.mark.usefixtures("stand_in_java")
+def test_a_fast_test_that_starts_a_jvm_fails_with_its_name(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_sneaky="""
         import subprocess
@@ -150,14 +150,8 @@ def test_a_fast_test_that_starts_a_jvm_fails_with_its_name(
 
 
 @pytest.mark.tier_guard_exempt("its pytest runs start a stand-in `java`")
-def test_an_emulator_only_run_refuses_a_kafka_broker_jvm(
-    pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    _fake_program(bin_dir, "java")
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent))
+@pytest.mark.usefixtures("stand_in_java")
+def test_an_emulator_only_run_refuses_a_kafka_broker_jvm(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_broker="""
         import subprocess
