@@ -1,12 +1,15 @@
 """kafkatest: test PySpark jobs that read from and write to Kafka.
 
-The public API is small on purpose; see README.md for runnable examples. Brokers
+The public API is small on purpose; see docs/ for runnable examples. Brokers
 come from `start_broker`, data goes in with `seed`, comes out with `topic_rows`,
 and the `assert_*` functions check what a job delivered.
 """
 
 import importlib
 from typing import TYPE_CHECKING, Any
+
+#: The release; pyproject.toml reads it from here (the one place it is written).
+__version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from kafkatest.assertions import (

@@ -1,4 +1,10 @@
-"""The README's examples are the tested code, not a copy that can drift."""
+"""Every code example a user reads is code the tests run, not a copy that can drift.
+
+The README and every page under docs/ are checked the same way: a ```python block is
+either the whole of a tested file (a test module under tests/ or a job under
+fixtures/), or a snippet this module executes, or marked just above it with
+``<!-- not-run: reason -->`` for a reason a reader would accept; such marks stay rare.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +14,38 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+BLOCK = re.compile(r"(?:<!-- not-run: (?P<reason>[^>]+?) -->\n)?```python\n(?P<code>.*?)```", re.S)
+#: At most this many blocks may be shown without being run.
+MOST_NOT_RUN = 3
 
 
-def fenced_blocks(language: str) -> list[str]:
-    text = (ROOT / "README.md").read_text()
-    return re.findall(rf"```{language}\n(.*?)```", text, flags=re.S)
+def blocks(page: Path) -> list[tuple[str, str | None]]:
+    """(code, reason it is not run) of each python block of a page."""
+    found = BLOCK.finditer(page.read_text())
+    return [(match["code"], match["reason"]) for match in found]
+
+
+def files_shown_whole() -> dict[str, Path]:
+    """The text of each test module and sample job, which a block may show whole."""
+    paths = [*ROOT.glob("tests/**/*.py"), *ROOT.glob("fixtures/**/*.py")]
+    return {path.read_text(): path for path in paths}
+
+
+def every_block() -> list[tuple[Path, str, str | None]]:
+    return [(page, code, reason) for page in PAGES for code, reason in blocks(page)]
+
+
+def _id(entry: tuple[Path, str, str | None]) -> str:
+    page, code, _ = entry
+    return f"{page.relative_to(ROOT)}:{code.splitlines()[0][:40]}"
+
+
+SNIPPETS = [
+    entry
+    for entry in every_block()
+    if entry[2] is None and entry[1] not in files_shown_whole() and "def test_" not in entry[1]
+]
 
 
 @pytest.mark.parametrize(
@@ -24,18 +57,30 @@ def fenced_blocks(language: str) -> list[str]:
         "test_readme_schemas_example.py",
     ],
 )
-def test_readme_examples_are_the_tested_files(name: str) -> None:
+def test_the_tested_examples_are_shown(name: str) -> None:
     example = (ROOT / "tests" / name).read_text()
-    assert example in fenced_blocks("python")
+    assert any(example == code for _, code, _ in every_block()), f"{name} is in no page"
 
 
-@pytest.mark.parametrize(
-    "block",
-    [b for b in fenced_blocks("python") if "def test_" not in b],
-    ids=lambda b: b.splitlines()[0][:40],
-)
-def test_readme_snippets_run(block: str) -> None:
-    exec(compile(block, "README.md", "exec"), {"__name__": "readme"})
+def test_a_block_defining_tests_is_a_tested_file() -> None:
+    files = files_shown_whole()
+    untested = [
+        _id(entry)
+        for entry in every_block()
+        if "def test_" in entry[1] and entry[1] not in files and entry[2] is None
+    ]
+    assert not untested, f"test code that no test module holds: {untested}"
+
+
+def test_few_blocks_are_left_unrun() -> None:
+    unrun = [_id(entry) for entry in every_block() if entry[2] is not None]
+    assert len(unrun) <= MOST_NOT_RUN, unrun
+
+
+@pytest.mark.parametrize("entry", SNIPPETS, ids=_id)
+def test_snippets_run(entry: tuple[Path, str, str | None]) -> None:
+    page, code, _ = entry
+    exec(compile(code, str(page.relative_to(ROOT)), "exec"), {"__name__": "docs_snippet"})
 
 
 def test_ci_runs_the_readme_test_command() -> None:
@@ -45,3 +90,7 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert "kafkatest demo" in shell[0]
     test_command = shell[1].strip()
     assert test_command in (ROOT / ".ci" / "run").read_text()
+
+
+def test_the_readme_is_short() -> None:
+    assert len((ROOT / "README.md").read_text().splitlines()) <= 250

@@ -127,6 +127,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+#: The markers the plugin declares, as pytest's `markers` ini lines (the reference page of
+#: the docs is made from them).
+MARKERS = (
+    "kafka_backends(*names): run this test only on these broker backends",
+    "kafka_broker_config(settings): run this test on a broker started with these Kafka "
+    "broker properties (shared by the tests that ask for the same ones)",
+    "kafka_min_version(version, why): skip on the kafka backend when it runs an older "
+    "Apache Kafka (KAFKATEST_KAFKA_VERSION)",
+)
+
 #: More emulated brokers than this is a typo, not a cluster (each takes a port).
 MAX_EMULATOR_BROKERS = 64
 
@@ -136,13 +146,7 @@ def pytest_configure(config: pytest.Config) -> None:
     _check_options(config)
     _check_security(config)
     _set_log_level(config)
-    for marker in (
-        "kafka_backends(*names): run this test only on these broker backends",
-        "kafka_broker_config(settings): run this test on a broker started with these Kafka "
-        "broker properties (shared by the tests that ask for the same ones)",
-        "kafka_min_version(version, why): skip on the kafka backend when it runs an older "
-        "Apache Kafka (KAFKATEST_KAFKA_VERSION)",
-    ):
+    for marker in MARKERS:
         config.addinivalue_line("markers", marker)
 
 
