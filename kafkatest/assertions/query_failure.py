@@ -210,5 +210,6 @@ def _data_loss(text: str, causes: list[str], conditions: list[str]) -> list[str]
                 for reason, wording in wordings.items()
                 if len(stem := wording.message.split("{", 1)[0].strip()) > 8 and stem in said
             ]
-        reasons += [reason for reason in found if reason not in reasons]
+        # A reason named and worded in one text (3.5 does both) is one reason.
+        reasons += [reason for reason in dict.fromkeys(found) if reason not in reasons]
     return reasons

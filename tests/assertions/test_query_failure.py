@@ -110,3 +110,16 @@ def test_a_real_kafka_client_error_is_named_by_its_exception(spark, kafka_broker
         )
     failure = assert_query_failed(raised.value, "RecordTooLargeException")
     assert any("RecordTooLargeException" in cause for cause in failure.causes)
+
+
+def test_a_reason_both_named_and_worded_is_listed_once():
+    """Spark 3.5's text for deleted partitions matches the reason twice (its name, and its
+    message stem); with two partitions gone it used to read
+    ['PARTITIONS_DELETED', 'PARTITIONS_DELETED']."""
+    text = (
+        "java.lang.IllegalStateException: Set(t-0, t-1) are gone. Some data may have been "
+        f"missed. {DATA_LOSS}; either the data was aged out by Kafka or the topic may have "
+        "been deleted before all the data in the topic was processed."
+    )
+    failure = assert_query_failed(RuntimeError(text), "PARTITIONS_DELETED")
+    assert failure.data_loss == ["PARTITIONS_DELETED"]
