@@ -130,4 +130,4 @@ def fuzz(session: nox.Session) -> None:
     """10^6 mutated client frames at an emulator in a child process (kafkatest installed
     in the current environment); prints frames sent, connections closed, crashes,
     hangs, handler exceptions and RSS. Arguments go to the fuzzer: `-- --frames 20000`."""
-    session.run("python", "-m", "kafkatest.emulator.fuzz", *session.posargs)
+    session.run("python", "-m", "kafkatest.apps.fuzz", *session.posargs)

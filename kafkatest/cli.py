@@ -26,19 +26,9 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _emulator(args: argparse.Namespace) -> int:
-    from kafkatest.emulator.standalone import run_standalone, security_from_args
+    from kafkatest.apps.standalone import run_from_args
 
-    return run_standalone(
-        args.host,
-        args.port,
-        args.brokers,
-        args.control_port,
-        args.control_host,
-        security_from_args(args),
-        args.timings,
-        args.acls,
-        args.super_user,
-    )
+    return run_from_args(args)
 
 
 def _schema_registry(args: argparse.Namespace) -> int:
@@ -168,18 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
     jars.set_defaults(run=_jars)
 
     emulator = commands.add_parser("emulator", help="run the Kafka emulator until interrupted")
-    emulator.add_argument("--host", default="127.0.0.1")
-    emulator.add_argument("--port", type=int, default=9092)
-    emulator.add_argument("--brokers", type=int, default=1)
-    from kafkatest.emulator.standalone import (
-        add_control_options,
-        add_security_options,
-        add_timing_option,
-    )
+    from kafkatest.apps.standalone import add_emulator_arguments
 
-    add_control_options(emulator)
-    add_security_options(emulator)
-    add_timing_option(emulator)
+    add_emulator_arguments(emulator)
     emulator.set_defaults(run=_emulator)
 
     registry = commands.add_parser(

@@ -10,10 +10,12 @@ started, stopped and reached.
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Mapping
 
 from kafkatest.brokers.acl_client import AclClientOperations
+from kafkatest.brokers.topic_client import parse_topic_config
 from kafkatest.errors import UnsupportedOperation
+
+__all__ = ["Broker", "parse_topic_config"]
 
 
 class Broker(AclClientOperations):
@@ -58,13 +60,3 @@ class Broker(AclClientOperations):
             return self.bootstrap_servers
         except Exception:
             return "(not started)"
-
-
-def parse_topic_config(config: Mapping[str, object] | None) -> dict[str, str]:
-    """Kafka topic configs are strings on the wire; accept ints and bools too."""
-    if not config:
-        return {}
-    out: dict[str, str] = {}
-    for key, value in config.items():
-        out[key] = str(value).lower() if isinstance(value, bool) else str(value)
-    return out

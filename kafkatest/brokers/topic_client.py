@@ -60,8 +60,6 @@ class TopicOperations(ClientConnections):
         `replication_factor` (default: the broker's ``default.replication.factor``)
         above 1 needs a cluster (brokers=N); with it,
         ``config={"min.insync.replicas": 2}`` makes acks=all writes need 2 in sync."""
-        from kafkatest.brokers.base import parse_topic_config
-
         new = NewTopic(
             topic,
             num_partitions=partitions,
@@ -115,8 +113,6 @@ class TopicOperations(ClientConnections):
 
     def alter_topic_config(self, topic: str, config: Mapping[str, object]) -> None:
         """Set topic configs (retention.ms, ...) incrementally."""
-        from kafkatest.brokers.base import parse_topic_config
-
         entries = [
             ConfigEntry(name, value, incremental_operation=AlterConfigOpType.SET)
             for name, value in parse_topic_config(config).items()
@@ -155,3 +151,13 @@ class TopicOperations(ClientConnections):
         futures = self.admin().describe_configs([resource])
         entries = admin_result(futures[resource], f"describing config of {topic!r}")
         return {name: entry.value for name, entry in entries.items()}
+
+
+def parse_topic_config(config: Mapping[str, object] | None) -> dict[str, str]:
+    """Kafka topic configs are strings on the wire; accept ints and bools too."""
+    if not config:
+        return {}
+    out: dict[str, str] = {}
+    for key, value in config.items():
+        out[key] = str(value).lower() if isinstance(value, bool) else str(value)
+    return out

@@ -1,6 +1,11 @@
-"""An in-memory, wire-compatible Kafka broker for tests.
+"""An in-memory, wire-compatible Kafka broker for tests: a library of its own.
 
-Three layers, each in its own package: `protocol` turns bytes into requests and
-responses (no sockets), `state` is the broker's memory (no wire), and `server`
-joins them over asyncio TCP listeners, one per emulated broker id.
+Its layers, each a package, from the bottom: `protocol` turns bytes into requests
+and responses (no sockets, no state), `state` is the broker's memory (no wire),
+`server` joins them over asyncio TCP listeners, one per emulated broker id, and
+`control` intercepts requests on their way to a handler (fault rules, the pause
+gate: kfake's ControlKey). `runner` starts it all on a thread. The emulator imports
+nothing of kafkatest but the codec (`kafkatest.kio_codec`) and `kafkatest.errors`;
+the harness, the standalone server and the fuzzer sit above it (ARCHITECTURE.md,
+enforced by the import contracts in pyproject.toml).
 """

@@ -1,5 +1,10 @@
-"""`python -m kafkatest.emulator`: the standalone emulator."""
+"""`python -m kafkatest.emulator`: the standalone emulator (`kafkatest emulator`).
 
-from kafkatest.emulator.standalone import main
+The standalone server is an application built on the emulator, not part of it
+(`kafkatest.apps.standalone`): this doorway runs it by name, so the emulator
+library itself imports nothing above it.
+"""
 
-raise SystemExit(main())
+import runpy
+
+runpy.run_module("kafkatest.apps.standalone", run_name="__main__", alter_sys=True)

@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kafkatest.brokers.emulator import EmulatorBroker
+from kafkatest.emulator.control.hook import InjectedFaults
 from kafkatest.emulator.server.faults import NoFaults
 from kafkatest.emulator.state.errors import StateError
 from kafkatest.errors import BrokerError
 from kafkatest.faults.compaction import check_compacted, targets
-from kafkatest.faults.hook import InjectedFaults
 
 
 class EmulatorControl:

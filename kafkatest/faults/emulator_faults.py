@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from kafkatest.brokers.base import Broker
+from kafkatest.emulator.control.rules import Rule
 from kafkatest.errors import UnsupportedOperation
 from kafkatest.faults import validation as check
-from kafkatest.faults.rules import Rule
 
 #: Timestamps are milliseconds in an int64; a century is plenty for any test.
 MAX_CLOCK_STEP_MS = 100 * 365 * 24 * 3600 * 1000

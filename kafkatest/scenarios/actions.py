@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from kafkatest.brokers.base import Broker
 from kafkatest.faults import faults_for
-from kafkatest.scenarios.spec import SeedSpec
+from kafkatest.scenarios.parts import SeedSpec
 from kafkatest.seeding import SeedResult, seed
 
 

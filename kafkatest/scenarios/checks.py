@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import difflib
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kafkatest.errors import KafkaTestError
-
-if TYPE_CHECKING:
-    from kafkatest.scenarios.spec import Step
+from kafkatest.scenarios.parts import Step
 
 #: Trigger kinds a step's ``when`` may name (besides the string ``before_start``).
 TRIGGERS = (

@@ -23,40 +23,9 @@ from kafkatest.scenarios.checks import (
     check_fields,
     step_problems,
 )
+from kafkatest.scenarios.parts import SeedSpec, Step
 
 MODES = ("stream", "batch", "process")
-
-
-@dataclass
-class SeedSpec:
-    """`count` records ``{"label", "n"}`` to one partition, identities ``<label>-<n>``."""
-
-    label: str
-    topic: str
-    count: int
-    partition: int = 0
-
-    @classmethod
-    def parse(cls, data: dict[str, Any]) -> SeedSpec:
-        return cls(
-            str(data["label"]),
-            str(data["topic"]),
-            int(data["count"]),
-            int(data.get("partition", 0)),
-        )
-
-
-@dataclass
-class Step:
-    """When (a trigger) and what (actions, each ``{name: {args}}``)."""
-
-    when: str | dict[str, Any]
-    do: list[dict[str, Any]]
-
-    @classmethod
-    def parse(cls, data: dict[str, Any]) -> Step:
-        actions = [a if isinstance(a, dict) else {str(a): {}} for a in data["do"]]
-        return cls(data.get("when", "before_start"), actions)
 
 
 @dataclass

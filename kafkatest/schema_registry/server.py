@@ -1,7 +1,7 @@
 """HTTP for the registry on the stdlib, loopback by default, from a daemon thread.
 
 The same browser hardening as the fault control interface (see
-`kafkatest.faults.control_server`): a web page may not drive a server on localhost, so
+`kafkatest.loopback_http`): a web page may not drive a server on localhost, so
 the ``Host`` must name this server, a foreign ``Origin`` is refused, bodies need an
 exact, bounded ``Content-Length`` and changes need a JSON content type (Confluent's
 ``application/vnd.schemaregistry.v1+json`` or plain ``application/json``), which a page
@@ -19,7 +19,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from kafkatest.faults.control_server import browser_refusal, send_answer
+from kafkatest.loopback_http import browser_refusal, send_answer
 from kafkatest.schema_registry.rest import RestApi, encode
 from kafkatest.schema_registry.state import SchemaRegistry
 

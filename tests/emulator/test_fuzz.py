@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kafkatest.emulator.fuzz import run_fuzz
+from kafkatest.apps.fuzz import run_fuzz
 
 #: What a hang is here: no answer in 5 s (the fuzz session's own default is 1 s).
 PROBE_DEADLINE_S = 5.0
@@ -63,7 +63,7 @@ def test_the_acl_fuzz_child_allows_part_of_the_corpus_and_refuses_the_rest() -> 
     from kafkatest.brokers.process import free_port, terminate
 
     port = free_port()
-    command = [sys.executable, "-m", "kafkatest.emulator.fuzz.child", "--port", str(port)]
+    command = [sys.executable, "-m", "kafkatest.apps.fuzz.child", "--port", str(port)]
     child = subprocess.Popen(
         [*command, "--fuzz-acls"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
     )
@@ -97,7 +97,7 @@ def test_the_corpus_holds_real_frames_of_every_api_family() -> None:
     emulator advertises it), so the corpus is the clients' whole conversation."""
     import struct
 
-    from kafkatest.emulator.fuzz.corpus import capture_client_frames
+    from kafkatest.apps.fuzz.corpus import capture_client_frames
 
     keys = {struct.unpack_from(">h", frame, 4)[0] for frame in capture_client_frames()}
     families = {

@@ -21,12 +21,13 @@ from typing import Any
 
 import pytest
 
+from kafkatest.apps.control_server import MAX_BODY_BYTES, ControlServer
 from kafkatest.brokers.emulator import EmulatorBroker
 from kafkatest.brokers.process import free_port
 from kafkatest.emulator.exposure import ExposedEmulatorWarning, is_loopback
 from kafkatest.faults import faults_for
-from kafkatest.faults.control_server import MAX_BODY_BYTES, ControlServer, host_allowed
 from kafkatest.faults.validation import InvalidFault
+from kafkatest.loopback_http import host_allowed
 from tests.faults.test_control import Standalone, standalone  # noqa: F401
 
 INJECT = b'{"api": "Produce", "error": "NOT_LEADER_OR_FOLLOWER"}'

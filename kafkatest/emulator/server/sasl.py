@@ -150,7 +150,7 @@ class SaslAuthenticator:
             raise CloseConnection(f"malformed request during SASL authentication: {exc}") from exc
         ctx, request = self._decode(frame, api_key, version, correlation_id)
         if api_key != SASL_AUTHENTICATE_KEY:
-            from kafkatest.faults.error_responses import error_response
+            from kafkatest.emulator.protocol.error_responses import error_response
 
             reason = (
                 f"Unexpected Kafka request of type {_api_name(api_key)} during SASL authentication."

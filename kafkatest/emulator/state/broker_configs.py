@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from kafkatest.emulator.state.cluster import Cluster
 
 if TYPE_CHECKING:
-    from kafkatest.emulator.state.broker_state import BrokerSettings
+    from kafkatest.emulator.state.broker_settings import BrokerSettings
 
 #: DescribeConfigs config sources.
 DYNAMIC_DEFAULT_BROKER_CONFIG = 3

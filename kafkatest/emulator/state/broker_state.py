@@ -12,7 +12,6 @@ transaction timeouts (log_maintenance.py) are its bases, each in its own module.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from kafkatest.emulator.state import replicas
 from kafkatest.emulator.state.acls import Authorizer
@@ -27,6 +26,8 @@ from kafkatest.emulator.state.client_quotas import ClientQuotaStore
 from kafkatest.emulator.state.clock import Clock
 from kafkatest.emulator.state.cluster import Cluster
 from kafkatest.emulator.state.config_store import NamedConfigs
+from kafkatest.emulator.state.consumer_group_settings import ConsumerGroupConfig, GroupIntervals
+from kafkatest.emulator.state.consumer_groups import ConsumerGroupCoordinator
 from kafkatest.emulator.state.credentials import CredentialStore
 from kafkatest.emulator.state.dynamic_broker_configs import DynamicBrokerConfigs
 from kafkatest.emulator.state.errors import (
@@ -35,7 +36,11 @@ from kafkatest.emulator.state.errors import (
     TopicDeletionDisabled,
 )
 from kafkatest.emulator.state.features import FeatureLevels
+from kafkatest.emulator.state.group_clock import PolledClock
+from kafkatest.emulator.state.group_migration import installed as install_migration
+from kafkatest.emulator.state.group_rebalance import NEW_GROUP_JOIN_WINDOW_MS
 from kafkatest.emulator.state.group_records import GroupRecords
+from kafkatest.emulator.state.groups import GroupCoordinator, GroupCoordinatorConfig
 from kafkatest.emulator.state.log import PartitionLog
 from kafkatest.emulator.state.log_maintenance import LogMaintenance
 from kafkatest.emulator.state.notify import AppendSignal
@@ -79,11 +84,7 @@ class EmulatorState(LogMaintenance):
         self.appends = AppendSignal()
         #: PLAIN users and SCRAM credentials (used only by SASL listeners).
         self.credentials = CredentialStore()
-        #: Slot for the group coordinator (see `state.groups`), set by its handlers.
-        self.groups: Any = None
         self.transactions = TransactionCoordinator(self)
-        #: Slot for the KIP-848 consumer group coordinator (`state.consumer_groups`).
-        self.consumer_groups: Any = None
         #: The ACLs and their decisions; None while ACLs are off (nothing is checked).
         self.acls: Authorizer | None = None
         #: Per-group config overrides (ConfigResource type GROUP).
@@ -94,6 +95,29 @@ class EmulatorState(LogMaintenance):
         self.client_metrics = NamedConfigs()
         #: Finalized feature levels (ApiVersions, UpdateFeatures).
         self.features = FeatureLevels(lambda: self.cluster.controller_id)
+        #: The classic group coordinator (JoinGroup, SyncGroup...), its timers on
+        #: this cluster's clock so that advancing the clock expires sessions too.
+        self.groups = GroupCoordinator(
+            PolledClock(self.clock.now_ms),
+            GroupCoordinatorConfig(
+                initial_rebalance_delay_ms=self.settings.group_initial_rebalance_delay_ms,
+                new_group_join_window_ms=NEW_GROUP_JOIN_WINDOW_MS,
+            ),
+            offsets=self.offsets,
+        )
+        #: The KIP-848 consumer group coordinator (ConsumerGroupHeartbeat), with
+        #: classic groups migrating to it and back (`group_migration`).
+        consumer_config = ConsumerGroupConfig(
+            heartbeat_interval_ms=self.settings.group_consumer_heartbeat_interval_ms,
+            session_timeout_ms=self.settings.group_consumer_session_timeout_ms,
+        )
+        self.consumer_groups = ConsumerGroupCoordinator(
+            PolledClock(self.clock.now_ms),
+            self.topics,
+            consumer_config,
+            GroupIntervals(consumer_config, self.group_configs.configs),
+        )
+        install_migration(self.groups, self.consumer_groups)
         #: When this cluster started, on its clock (DescribeQuorum's idle metadata log).
         self.started_ms = self.clock.now_ms()
         self._last_retention_check_ms = self.started_ms

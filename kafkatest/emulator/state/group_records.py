@@ -24,15 +24,27 @@ import logging
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from kafkatest.emulator.protocol.batches import read_header
+from kafkatest.emulator.protocol.batches import BatchHeader, read_header
 from kafkatest.emulator.protocol.record_rewrite import single_record_batch
+from kafkatest.emulator.state.clock import Clock
 from kafkatest.emulator.state.internal_topics import OFFSETS_TOPIC, partition_for
+from kafkatest.emulator.state.offsets import CommittedOffset
+from kafkatest.emulator.state.topics import Topic, TopicRegistry
 
-if TYPE_CHECKING:
-    from kafkatest.emulator.state.broker_state import EmulatorState
-    from kafkatest.emulator.state.offsets import CommittedOffset
+
+class RecordsHost(Protocol):
+    """What writing group records needs of the broker state (`EmulatorState` is
+    one): its topics and clock, and appending a batch to a partition."""
+
+    @property
+    def topics(self) -> TopicRegistry: ...
+    @property
+    def clock(self) -> Clock: ...
+
+    def append(self, topic: Topic, partition: int, header: BatchHeader, batch: bytes) -> object: ...
+
 
 log = logging.getLogger("kafkatest.emulator")
 
@@ -140,7 +152,7 @@ class GroupRecords:
     """Appends the coordinator's records to the group's offsets partition, once the
     offsets topic exists (clients create it with their first coordinator lookup)."""
 
-    def __init__(self, state: EmulatorState) -> None:
+    def __init__(self, state: RecordsHost) -> None:
         self._state = state
 
     def offset_committed(

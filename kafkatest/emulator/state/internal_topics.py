@@ -12,11 +12,34 @@ see what they see on Kafka.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from kafkatest.emulator.state.broker_state import EmulatorState
-    from kafkatest.emulator.state.topics import Topic
+from kafkatest.emulator.state.broker_settings import BrokerSettings
+from kafkatest.emulator.state.cluster import Cluster
+from kafkatest.emulator.state.topics import Topic, TopicRegistry
+
+
+class OffsetsTopicHost(Protocol):
+    """What placing groups needs of the broker state (`EmulatorState` is one): its
+    topics, settings and cluster, and creating a topic. Named here, not imported,
+    so this module stays below the state object that uses it."""
+
+    @property
+    def topics(self) -> TopicRegistry: ...
+    @property
+    def settings(self) -> BrokerSettings: ...
+    @property
+    def cluster(self) -> Cluster: ...
+
+    def create_topic(
+        self,
+        name: str,
+        partitions: int = -1,
+        replication_factor: int = -1,
+        configs: Mapping[str, str | None] | None = None,
+    ) -> Topic | None: ...
+
 
 OFFSETS_TOPIC = "__consumer_offsets"
 
@@ -44,7 +67,7 @@ def partition_for(group_id: str, partitions: int) -> int:
     return (0 if value == -(2**31) else abs(value)) % partitions
 
 
-def ensure_offsets_topic(state: EmulatorState) -> bool:
+def ensure_offsets_topic(state: OffsetsTopicHost) -> bool:
     """Create the offsets topic if missing; whether it existed already."""
     if OFFSETS_TOPIC in state.topics:
         return True
@@ -59,7 +82,7 @@ def ensure_offsets_topic(state: EmulatorState) -> bool:
     return False
 
 
-def group_coordinator(state: EmulatorState, group_id: str) -> int:
+def group_coordinator(state: OffsetsTopicHost, group_id: str) -> int:
     """The broker coordinating `group_id`: the leader of its offsets partition (before
     the topic exists, a broker chosen by the same hash)."""
     topic: Topic | None = state.topics.find(OFFSETS_TOPIC)

@@ -7,10 +7,7 @@ and the group coordinator share one store, as Kafka's __consumer_offsets does.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from kafkatest.emulator.state.group_records import GroupRecords
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,11 +18,26 @@ class CommittedOffset:
     commit_timestamp_ms: int
 
 
+class OffsetJournal(Protocol):
+    """Where offset changes are also written as Kafka writes them (`GroupRecords`)."""
+
+    def offset_committed(
+        self, group: str, topic: str, partition: int, committed: CommittedOffset
+    ) -> None: ...
+
+    def offset_removed(self, group: str, topic: str, partition: int) -> None: ...
+
+    #: `record` is a `group_records.GroupMetadataRecord` (a module above this one).
+    def group_changed(self, group: str, record: Any) -> None: ...
+
+    def group_removed(self, group: str) -> None: ...
+
+
 class OffsetStore:
     def __init__(self) -> None:
         self._offsets: dict[str, dict[tuple[str, int], CommittedOffset]] = {}
         #: Where each change is also written as Kafka writes it (`state.group_records`).
-        self.records: GroupRecords | None = None
+        self.records: OffsetJournal | None = None
 
     def commit(self, group: str, topic: str, partition: int, committed: CommittedOffset) -> None:
         self._offsets.setdefault(group, {})[(topic, partition)] = committed

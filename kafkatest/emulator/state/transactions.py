@@ -18,8 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from kafkatest.emulator.state.broker_settings import BrokerSettings
+from kafkatest.emulator.state.clock import Clock
 from kafkatest.emulator.state.consumer_group_regex import compile_linear
 from kafkatest.emulator.state.errors import (
     ConcurrentTransactions,
@@ -31,10 +33,33 @@ from kafkatest.emulator.state.errors import (
     TransactionAbortable,
     TransactionalIdNotFound,
 )
-from kafkatest.emulator.state.offsets import CommittedOffset
+from kafkatest.emulator.state.offsets import CommittedOffset, OffsetStore
+from kafkatest.emulator.state.producers import ProducerRegistry
 
-if TYPE_CHECKING:
-    from kafkatest.emulator.state.broker_state import EmulatorState
+
+class TransactionHost(Protocol):
+    """What the coordinator needs of the broker state (`EmulatorState` is one): its
+    clock, settings, producer ids and offsets, and writing a marker to a partition."""
+
+    @property
+    def clock(self) -> Clock: ...
+    @property
+    def settings(self) -> BrokerSettings: ...
+    @property
+    def producers(self) -> ProducerRegistry: ...
+    @property
+    def offsets(self) -> OffsetStore: ...
+
+    def write_marker(
+        self,
+        topic: str,
+        partition: int,
+        producer_id: int,
+        producer_epoch: int,
+        commit: bool,
+        coordinator_epoch: int,
+    ) -> None: ...
+
 
 EMPTY = "Empty"
 ONGOING = "Ongoing"
@@ -87,7 +112,7 @@ class TransactionMetadata:
 class TransactionCoordinator:
     """Owns every transactional id; writes markers through the broker state."""
 
-    def __init__(self, state: EmulatorState) -> None:
+    def __init__(self, state: TransactionHost) -> None:
         self._state = state
         self._transactions: dict[str, TransactionMetadata] = {}
         #: Whether a client has looked the coordinator up (Kafka creates

@@ -18,6 +18,8 @@ from typing import Any
 
 from kio.schema.errors import ErrorCode
 
+from kafkatest.emulator.protocol.error_responses import error_response, merge_responses
+from kafkatest.emulator.protocol.request_scope import TOPIC_FIELDS, entity_tuples, topic_name
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.faults import Handler
 from kafkatest.emulator.state.acls import (
@@ -26,8 +28,6 @@ from kafkatest.emulator.state.acls import (
     Authorizer,
     ResourceType,
 )
-from kafkatest.faults.error_responses import error_response, merge_responses
-from kafkatest.faults.request_scope import TOPIC_FIELDS, entity_tuples, topic_name
 
 Op = AclOperation
 RT = ResourceType

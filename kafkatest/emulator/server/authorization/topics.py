@@ -8,6 +8,7 @@ from typing import Any
 
 from kio.schema.errors import ErrorCode
 
+from kafkatest.emulator.protocol.request_scope import topic_name
 from kafkatest.emulator.server.authorization.core import (
     CLUSTER_DENIED,
     GROUP_DENIED,
@@ -30,7 +31,6 @@ from kafkatest.emulator.server.faults import Handler
 from kafkatest.emulator.server.operations_field import OPERATIONS_OMITTED
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state.acls import CLUSTER_NAME, AclOperation
-from kafkatest.faults.request_scope import topic_name
 
 #: DescribeConfigs / AlterConfigs resource types.
 _CONFIG_TOPIC, _CONFIG_GROUP = 2, 32

@@ -1,9 +1,8 @@
 """JoinGroup, SyncGroup, Heartbeat and LeaveGroup: the classic group membership APIs.
 
 Handlers only translate between kio entities and `state.groups`; every rule lives
-in the coordinator. The coordinator is created on first use and stored in the
-broker state's `groups` slot, with its timers on the broker's clock so that a test
-advancing that clock also expires group sessions.
+in the coordinator, which the broker state builds with its timers on the broker's
+clock, so that a test advancing that clock also expires group sessions.
 """
 
 from __future__ import annotations
@@ -17,11 +16,7 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state import EmulatorState
-from kafkatest.emulator.state.consumer_group_settings import ConsumerGroupConfig, GroupIntervals
-from kafkatest.emulator.state.consumer_groups import ConsumerGroupCoordinator
-from kafkatest.emulator.state.group_clock import PolledClock
 from kafkatest.emulator.state.group_migration import GroupMigration
-from kafkatest.emulator.state.group_migration import installed as install_migration
 from kafkatest.emulator.state.group_model import (
     JoinRequest,
     JoinResult,
@@ -31,8 +26,7 @@ from kafkatest.emulator.state.group_model import (
     SyncResult,
 )
 from kafkatest.emulator.state.group_namespace import GroupNamespace
-from kafkatest.emulator.state.group_rebalance import NEW_GROUP_JOIN_WINDOW_MS
-from kafkatest.emulator.state.groups import GroupCoordinator, GroupCoordinatorConfig
+from kafkatest.emulator.state.groups import GroupCoordinator
 from kafkatest.emulator.state.internal_topics import group_coordinator
 
 #: JoinGroup v4 introduced MEMBER_ID_REQUIRED for members without an id.
@@ -44,34 +38,13 @@ _SYNC_PROTOCOL_REQUIRED_SINCE = 5
 
 
 def coordinator_of(state: EmulatorState) -> GroupCoordinator:
-    if state.groups is None:
-        delay_ms = state.settings.group_initial_rebalance_delay_ms
-        state.groups = GroupCoordinator(
-            PolledClock(state.clock.now_ms),
-            GroupCoordinatorConfig(
-                initial_rebalance_delay_ms=delay_ms,
-                new_group_join_window_ms=NEW_GROUP_JOIN_WINDOW_MS,
-            ),
-            offsets=state.offsets,
-        )
-    coordinator: GroupCoordinator = state.groups
-    return coordinator
+    """The classic group coordinator (built with the broker state)."""
+    return state.groups
 
 
 def namespace_of(state: EmulatorState) -> GroupNamespace:
     """Both group coordinators of this broker state behind one group id namespace."""
-    classic = coordinator_of(state)
-    if state.consumer_groups is None:
-        settings = state.settings
-        config = ConsumerGroupConfig(
-            heartbeat_interval_ms=settings.group_consumer_heartbeat_interval_ms,
-            session_timeout_ms=settings.group_consumer_session_timeout_ms,
-        )
-        clock = PolledClock(state.clock.now_ms)
-        intervals = GroupIntervals(config, state.group_configs.configs)
-        state.consumer_groups = ConsumerGroupCoordinator(clock, state.topics, config, intervals)
-        install_migration(classic, state.consumer_groups)
-    consumer: ConsumerGroupCoordinator = state.consumer_groups
+    classic, consumer = state.groups, state.consumer_groups
     return GroupNamespace(classic, consumer, state.offsets, GroupMigration(classic, consumer))
 
 

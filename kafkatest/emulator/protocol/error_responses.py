@@ -17,14 +17,14 @@ import functools
 import types
 import typing
 import uuid
-from typing import Any
+from types import ModuleType
+from typing import Any, Protocol
 
+from kio.index import load_payload_module
 from kio.schema.errors import ErrorCode
 from kio.static.constants import EntityType
 
-from kafkatest.emulator.server.context import RequestContext
-from kafkatest.emulator.server.responses import response_types
-from kafkatest.faults.request_scope import (
+from kafkatest.emulator.protocol.request_scope import (
     PARTITION_FIELDS,
     TOPIC_FIELDS,
     entity_tuples,
@@ -49,9 +49,23 @@ _IDENTITY = (
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 
-def error_response(ctx: RequestContext, request: Any, code: ErrorCode) -> Any:
+class RequestVersion(Protocol):
+    """Which API and version a request is (the server's `RequestContext` is one)."""
+
+    @property
+    def api_key(self) -> int: ...
+    @property
+    def api_version(self) -> int: ...
+
+
+@functools.cache
+def _response_module(api_key: int, version: int) -> ModuleType:
+    return load_payload_module(api_key, version, EntityType.response)
+
+
+def error_response(ctx: RequestVersion, request: Any, code: ErrorCode) -> Any:
     """The response to `request` reporting `code` for everything it asked about."""
-    module = response_types(ctx)
+    module = _response_module(ctx.api_key, ctx.api_version)
     top = next(
         value
         for value in vars(module).values()

@@ -17,7 +17,7 @@ from typing import Any
 from kio.schema.errors import ErrorCode
 from kio.schema.index import api_key_map
 
-from kafkatest.faults.validation import InvalidFault
+from kafkatest.emulator.control.errors import InvalidFault
 
 _ids = itertools.count(1)
 _API_BY_NAME = {name.replace("_", ""): key for key, name in api_key_map.items()}

@@ -14,12 +14,12 @@ import logging
 import threading
 from typing import Any
 
+from kafkatest.emulator.control.rules import Rule
+from kafkatest.emulator.protocol.error_responses import error_response, merge_responses
+from kafkatest.emulator.protocol.request_scope import cut, touches
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.faults import FaultDecision, FaultHook
 from kafkatest.emulator.server.handlers import load_handlers
-from kafkatest.faults.error_responses import error_response, merge_responses
-from kafkatest.faults.request_scope import cut, touches
-from kafkatest.faults.rules import Rule
 
 log = logging.getLogger("kafkatest.faults")
 

@@ -4,10 +4,10 @@
 front of an emulator), `mutate` breaks them in the ways that once took the
 emulator down, and `run` fires them at an emulator in a child process over many
 connections while a probe checks it still answers, so an abort is counted rather
-than fatal. `python -m kafkatest.emulator.fuzz` (and `nox -s fuzz`) runs it.
+than fatal. `python -m kafkatest.apps.fuzz` (and `nox -s fuzz`) runs it.
 """
 
 import kafkatest.kio_codec  # noqa: F401 - before any kio type is defined
-from kafkatest.emulator.fuzz.run import FuzzReport, run_fuzz
+from kafkatest.apps.fuzz.run import FuzzReport, run_fuzz
 
 __all__ = ["FuzzReport", "run_fuzz"]

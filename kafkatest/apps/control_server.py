@@ -20,7 +20,6 @@ other than its own is refused, and bodies need an exact, bounded
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import logging
 import threading
@@ -29,11 +28,11 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from kafkatest.emulator.exposure import is_loopback, is_wildcard
 from kafkatest.errors import BrokerError
 from kafkatest.faults.api import Faults
 from kafkatest.faults.control_actions import BadRequest, UnknownFault, checked_params, perform
 from kafkatest.faults.validation import InvalidFault
+from kafkatest.loopback_http import browser_refusal, send_answer
 
 log = logging.getLogger("kafkatest.faults")
 
@@ -44,65 +43,6 @@ LOOPBACK = "127.0.0.1"
 REQUEST_TIMEOUT_S = 10.0
 #: Methods that change something: they need a JSON content type even without a body.
 CHANGING = ("POST", "DELETE", "PUT", "PATCH")
-
-
-def host_allowed(host_header: str, listen_host: str, port: int) -> bool:
-    """Whether a ``Host`` header names this server.
-
-    Accepted: the address it listens on; ``localhost`` when that is loopback (or a
-    wildcard); any IP literal when it listens on a wildcard. A domain name other
-    than localhost never is: that is what a DNS-rebinding page sends.
-    """
-    name, _, port_text = host_header.strip().rpartition(":")
-    if not name or "]" in port_text or not port_text.isdigit() or int(port_text) != port:
-        return False
-    name = name.strip("[]").lower()
-    if name == listen_host.strip("[]").lower():
-        return True
-    if name == "localhost":
-        return is_wildcard(listen_host) or is_loopback(listen_host)
-    if is_wildcard(listen_host):
-        try:
-            ipaddress.ip_address(name)
-        except ValueError:
-            return False
-        return True
-    return False
-
-
-def browser_refusal(
-    headers: Message, listen_host: str, port: int, max_body: int, what: str = "control interface"
-) -> tuple[int, str] | None:
-    """(status, reason) when a request's Host, Origin or framing must be refused: the
-    checks every loopback HTTP server of kafkatest makes so a web page cannot drive it."""
-    hosts = headers.get_all("Host") or []
-    if len(hosts) != 1:
-        return HTTPStatus.BAD_REQUEST, "send exactly one Host header"
-    if not host_allowed(hosts[0], listen_host, port):
-        return (
-            HTTPStatus.MISDIRECTED_REQUEST,
-            f"Host {hosts[0]!r} is not this {what} ({listen_host}:{port}); "
-            "requests for another name are refused, as a web page's would be",
-        )
-    origin = headers.get("Origin")
-    if origin is not None and not (
-        origin.startswith("http://") and host_allowed(origin[7:], listen_host, port)
-    ):
-        return HTTPStatus.FORBIDDEN, f"requests from web pages (Origin {origin!r}) are refused"
-    if headers.get("Transfer-Encoding") is not None:
-        return HTTPStatus.BAD_REQUEST, "send the body with a Content-Length, not chunked"
-    lengths = headers.get_all("Content-Length") or []
-    if len(set(lengths)) > 1:
-        return HTTPStatus.BAD_REQUEST, f"conflicting Content-Length headers {lengths}"
-    if lengths and not (lengths[0].isascii() and lengths[0].isdigit()):
-        return HTTPStatus.BAD_REQUEST, f"malformed Content-Length {lengths[0]!r}"
-    length = int(lengths[0]) if lengths else 0
-    if length > max_body:
-        return (
-            HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
-            f"body of {length} bytes is over the limit of {max_body}",
-        )
-    return None
 
 
 def refusal(method: str, headers: Message, listen_host: str, port: int) -> tuple[int, str] | None:
@@ -232,16 +172,6 @@ class ControlServer:
                 log.info("control %s", format % args)
 
         return Handler
-
-
-def send_answer(
-    handler: BaseHTTPRequestHandler, status: int, data: bytes, content_type: str
-) -> None:
-    handler.send_response(status)
-    handler.send_header("Content-Type", content_type)
-    handler.send_header("Content-Length", str(len(data)))
-    handler.end_headers()
-    handler.wfile.write(data)
 
 
 def _error(message: str) -> dict[str, Any]:

@@ -20,10 +20,9 @@ import sys
 from kio.index import UnknownEntity, load_payload_module
 from kio.static.constants import EntityType
 
+from kafkatest.apps.standalone import LOOPBACK, main, run_standalone
 from kafkatest.brokers.emulator import EmulatorBroker
-from kafkatest.cli import main as cli_main
 from kafkatest.emulator.server.handlers import load_handlers
-from kafkatest.emulator.standalone import LOOPBACK, run_standalone
 
 #: The principal of the corpus's PLAINTEXT clients.
 _ANONYMOUS = "User:ANONYMOUS"
@@ -68,4 +67,4 @@ if __name__ == "__main__":
     if "--fuzz-acls" in arguments:
         arguments.remove("--fuzz-acls")
         sys.exit(_serve_with_acls(arguments))
-    sys.exit(cli_main(["emulator", *arguments]))
+    sys.exit(main(arguments))

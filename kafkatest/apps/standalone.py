@@ -2,7 +2,7 @@
 
 For pointing a local Spark shell, a notebook or any Kafka client at an emulated
 cluster outside pytest. Broker i listens on port + i. With a control port, the
-fault API is served on loopback too (see `kafkatest.faults.control_server`), so
+fault API is served on loopback too (see `kafkatest.apps.control_server`), so
 suites outside pytest can inject the same faults through `kafkatest fault`.
 """
 
@@ -67,8 +67,8 @@ def run_standalone(
             print(f"kafkatest emulator: cannot listen on {host}:{port}: {exc}", file=sys.stderr)
             return 1
         if control_port is not None:
+            from kafkatest.apps.control_server import ControlServer
             from kafkatest.faults import faults_for
-            from kafkatest.faults.control_server import ControlServer
 
             try:
                 control = ControlServer(faults_for(broker), control_port, control_host)
@@ -107,10 +107,9 @@ def run_standalone(
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="kafkatest emulator", description="Run the in-memory Kafka emulator."
-    )
+def add_emulator_arguments(parser: argparse.ArgumentParser) -> None:
+    """The one command line of the standalone emulator: `kafkatest emulator` and
+    `python -m kafkatest.emulator` are both made from it."""
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=9092, help="port of the first broker")
     parser.add_argument("--brokers", type=int, default=1, help="number of brokers")
@@ -118,8 +117,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_security_options(parser)
     add_timing_option(parser)
     parser.add_argument("--verbose", action="store_true", help="log every refused request")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="kafkatest emulator", description="Run the in-memory Kafka emulator."
+    )
+    add_emulator_arguments(parser)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING)
+    return run_from_args(args)
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    """Serve what `add_emulator_arguments`' flags ask for, until interrupted."""
+    if args.verbose:
+        logging.basicConfig(level=logging.INFO)
     return run_standalone(
         args.host,
         args.port,
@@ -253,3 +266,7 @@ def add_control_options(parser: argparse.ArgumentParser) -> None:
         help="address of the fault control (default 127.0.0.1; anything else is reachable "
         "by others, who could then inject faults)",
     )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -11,9 +11,17 @@ the same request is served normally.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Protocol
 
-from kafkatest.emulator.state import EmulatorState
+
+class TopicsById(Protocol):
+    """What a request's ``topic_id`` is resolved against: the broker state, whose
+    `topics` are the topics it holds (this sans-IO module never imports the state)."""
+
+    @property
+    def topics(self) -> Iterable[Any]: ...
+
 
 TOPIC_FIELDS = ("name", "topic")
 PARTITION_FIELDS = ("partition_index", "partition", "index")
@@ -31,7 +39,7 @@ def entity_tuples(entity: Any) -> list[tuple[str, tuple[Any, ...]]]:
     return out
 
 
-def topic_name(entity: Any, state: EmulatorState | None) -> str | None:
+def topic_name(entity: Any, state: TopicsById | None) -> str | None:
     for name in TOPIC_FIELDS:
         value = getattr(entity, name, None)
         if isinstance(value, str) and value:
@@ -67,7 +75,7 @@ def _partition_matches(topic_entry: Any, partition: int) -> bool:
     return False
 
 
-def touches(request: Any, topic: str, partition: int | None, state: EmulatorState) -> bool:
+def touches(request: Any, topic: str, partition: int | None, state: TopicsById) -> bool:
     """Whether `request` names `topic` (and `partition`, when given)."""
     for _name, items in entity_tuples(request):
         if not _is_topic_level(items):
@@ -81,7 +89,7 @@ def touches(request: Any, topic: str, partition: int | None, state: EmulatorStat
 
 
 def cut(
-    request: Any, topic: str, partition: int | None, state: EmulatorState, keep_matching: bool
+    request: Any, topic: str, partition: int | None, state: TopicsById, keep_matching: bool
 ) -> tuple[Any, bool]:
     """The request restricted to (or, with keep_matching False, stripped of) the target.
 

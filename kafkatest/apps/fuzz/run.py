@@ -29,8 +29,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from kafkatest.brokers.process import free_port, spawn, terminate
-from kafkatest.emulator.fuzz.corpus import (
+from kafkatest.apps.fuzz.corpus import (
     SASL_MECHANISMS,
     SASL_PASSWORD,
     SASL_USER,
@@ -39,7 +38,8 @@ from kafkatest.emulator.fuzz.corpus import (
     sasl_frames,
     sasl_handshake_frame,
 )
-from kafkatest.emulator.fuzz.mutate import mutate
+from kafkatest.apps.fuzz.mutate import mutate
+from kafkatest.brokers.process import free_port, spawn, terminate
 
 #: ApiVersions v0 from client "probe": answered by any emulator that is alive.
 _PROBE = struct.pack(">ihhih", 15, 18, 0, 7, 5) + b"probe"
@@ -88,7 +88,7 @@ class _Emulator:
         log = self.workdir / f"emulator-{len(self.logs)}.log"
         self.logs.append(log)
         # The child loads every protocol schema first (see child.py), so RSS compares.
-        command = [sys.executable, "-m", "kafkatest.emulator.fuzz.child", "--port", str(self.port)]
+        command = [sys.executable, "-m", "kafkatest.apps.fuzz.child", "--port", str(self.port)]
         if self.acls:
             command.append("--fuzz-acls")
         if self.sasl:

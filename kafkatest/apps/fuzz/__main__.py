@@ -1,16 +1,16 @@
-"""`python -m kafkatest.emulator.fuzz [--frames N] [--connections C] [--seed S] [--acls] [--sasl]`."""
+"""`python -m kafkatest.apps.fuzz [--frames N] [--connections C] [--seed S] [--acls] [--sasl]`."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from kafkatest.emulator.fuzz.run import run_fuzz
+from kafkatest.apps.fuzz.run import run_fuzz
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m kafkatest.emulator.fuzz",
+        prog="python -m kafkatest.apps.fuzz",
         description="Fuzz the emulator's wire side with mutated client frames.",
     )
     parser.add_argument("--frames", type=int, default=1_000_000)

@@ -1,0 +1,86 @@
+"""The checks every loopback HTTP server of kafkatest makes, and its one way to answer.
+
+A browser lets any web page send requests to localhost, so a server meant for a
+test suite (the fault control interface, the Schema Registry) must refuse what a
+page could send: a ``Host`` that does not name it (DNS rebinding), a foreign
+``Origin``, bodies without an exact, bounded ``Content-Length``. Both servers
+share these rules from here, so they cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from email.message import Message
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler
+
+from kafkatest.emulator.exposure import is_loopback, is_wildcard
+
+
+def host_allowed(host_header: str, listen_host: str, port: int) -> bool:
+    """Whether a ``Host`` header names this server.
+
+    Accepted: the address it listens on; ``localhost`` when that is loopback (or a
+    wildcard); any IP literal when it listens on a wildcard. A domain name other
+    than localhost never is: that is what a DNS-rebinding page sends.
+    """
+    name, _, port_text = host_header.strip().rpartition(":")
+    if not name or "]" in port_text or not port_text.isdigit() or int(port_text) != port:
+        return False
+    name = name.strip("[]").lower()
+    if name == listen_host.strip("[]").lower():
+        return True
+    if name == "localhost":
+        return is_wildcard(listen_host) or is_loopback(listen_host)
+    if is_wildcard(listen_host):
+        try:
+            ipaddress.ip_address(name)
+        except ValueError:
+            return False
+        return True
+    return False
+
+
+def browser_refusal(
+    headers: Message, listen_host: str, port: int, max_body: int, what: str = "control interface"
+) -> tuple[int, str] | None:
+    """(status, reason) when a request's Host, Origin or framing must be refused: the
+    checks every loopback HTTP server of kafkatest makes so a web page cannot drive it."""
+    hosts = headers.get_all("Host") or []
+    if len(hosts) != 1:
+        return HTTPStatus.BAD_REQUEST, "send exactly one Host header"
+    if not host_allowed(hosts[0], listen_host, port):
+        return (
+            HTTPStatus.MISDIRECTED_REQUEST,
+            f"Host {hosts[0]!r} is not this {what} ({listen_host}:{port}); "
+            "requests for another name are refused, as a web page's would be",
+        )
+    origin = headers.get("Origin")
+    if origin is not None and not (
+        origin.startswith("http://") and host_allowed(origin[7:], listen_host, port)
+    ):
+        return HTTPStatus.FORBIDDEN, f"requests from web pages (Origin {origin!r}) are refused"
+    if headers.get("Transfer-Encoding") is not None:
+        return HTTPStatus.BAD_REQUEST, "send the body with a Content-Length, not chunked"
+    lengths = headers.get_all("Content-Length") or []
+    if len(set(lengths)) > 1:
+        return HTTPStatus.BAD_REQUEST, f"conflicting Content-Length headers {lengths}"
+    if lengths and not (lengths[0].isascii() and lengths[0].isdigit()):
+        return HTTPStatus.BAD_REQUEST, f"malformed Content-Length {lengths[0]!r}"
+    length = int(lengths[0]) if lengths else 0
+    if length > max_body:
+        return (
+            HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+            f"body of {length} bytes is over the limit of {max_body}",
+        )
+    return None
+
+
+def send_answer(
+    handler: BaseHTTPRequestHandler, status: int, data: bytes, content_type: str
+) -> None:
+    handler.send_response(status)
+    handler.send_header("Content-Type", content_type)
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
