@@ -8,7 +8,7 @@ Ongoing faults (pause, a stopped broker, rules, moved leaders, transactions left
 open) are listed by `active()` and undone by `clear()`, which the `kafka_faults`
 fixture calls after every test so one test's fault never leaks into the next.
 
-`Faults` is assembled here from its parts: topic faults (topic_faults.py) and
+`Faults` is assembled here from its parts: topic faults (topics.py) and
 emulator-only ones (emulator_faults.py); this module holds the broker's own
 faults (stop, pause, a cluster's brokers and leaders), open transactions, and the
 bookkeeping that lists and clears them all.
@@ -29,9 +29,23 @@ from kafkatest.faults import transactions as open_transactions
 from kafkatest.faults import validation as check
 from kafkatest.faults.backends import BackendControl, KafkaProcessControl, UnpausableControl
 from kafkatest.faults.emulator_faults import MAX_CLOCK_STEP_MS, EmulatorFaults
-from kafkatest.faults.topic_faults import TopicFaults
+from kafkatest.faults.registry import fault
+from kafkatest.faults.topics import TopicFaults
 
 __all__ = ["MAX_CLOCK_STEP_MS", "Faults", "faults_for"]
+
+#: Backends whose broker kafkatest runs, so it can stop and start it.
+RUN_HERE = frozenset({"emulator", "kafka", "container"})
+NOT_RUN_HERE = "is not run by kafkatest, which therefore cannot stop or start it"
+#: Backends whose broker kafkatest can pause (the emulator's gate; SIGSTOP on Kafka).
+PAUSABLE = frozenset({"emulator", "kafka"})
+NOT_PAUSABLE = (
+    "cannot be paused by kafkatest: it would need the broker process (or `docker pause` "
+    "on its container); use the emulator or kafka backend"
+)
+#: Backends that run clusters of several brokers.
+CLUSTERS = frozenset({"emulator", "kafka"})
+NO_CLUSTER = "runs one broker kafkatest cannot split: use the emulator or kafka backend"
 
 _by_broker: weakref.WeakKeyDictionary[Broker, Faults] = weakref.WeakKeyDictionary()
 _by_broker_lock = threading.Lock()
@@ -79,26 +93,31 @@ class Faults(TopicFaults, EmulatorFaults):
 
     # -- the broker (emulator, kafka) ---------------------------------------------------
 
+    @fault(backends=RUN_HERE, why=NOT_RUN_HERE, aliases=("broker_stop",))
     def stop(self) -> None:
         """Stop the broker; data is kept for `start`."""
         self.resume()
         self.broker.stop()
         self._stopped = True
 
+    @fault(backends=RUN_HERE, why=NOT_RUN_HERE, aliases=("broker_start",))
     def start(self) -> None:
         self.broker.start()
         self._stopped = False
 
+    @fault(backends=RUN_HERE, why=NOT_RUN_HERE, aliases=("broker_restart",))
     def restart(self) -> None:
         """Stop and start with data kept: clients see an outage, then the same data."""
         self.stop()
         self.start()
 
+    @fault(backends=PAUSABLE, why=NOT_PAUSABLE, aliases=("broker_pause",))
     def pause(self) -> None:
         """The broker stops answering; connections stay open (real Kafka: SIGSTOP)."""
         self._control.pause()
         self._paused = True
 
+    @fault(aliases=("broker_resume",))
     def resume(self) -> None:
         if self._paused:
             self._control.resume()
@@ -106,6 +125,7 @@ class Faults(TopicFaults, EmulatorFaults):
 
     # -- transactions (every backend) ------------------------------------------------------
 
+    @fault()
     def hung_transaction(
         self,
         topic: str,
@@ -121,6 +141,7 @@ class Faults(TopicFaults, EmulatorFaults):
             "hung_transaction", topic, partition, records, transaction_timeout_ms, crash=False
         )
 
+    @fault()
     def crash_producer_mid_transaction(
         self,
         topic: str,
@@ -175,6 +196,7 @@ class Faults(TopicFaults, EmulatorFaults):
 
     # -- a cluster's brokers and leaders (emulator, kafka) ------------------------------------------------------------------
 
+    @fault(backends=CLUSTERS, why=NO_CLUSTER)
     def move_leader(self, topic: str, partition: int = 0, to_broker: int | None = None) -> int:
         """Make another broker lead the partition; the new leader's id.
 
@@ -197,6 +219,7 @@ class Faults(TopicFaults, EmulatorFaults):
         self._moved[(topic, partition)] = (original, new)
         return int(new)
 
+    @fault(backends=CLUSTERS, why=NO_CLUSTER)
     def stop_broker(self, broker_id: int) -> None:
         """Take one broker of a cluster down (a controlled shutdown: the partitions it
         led move to in-sync replicas; those with none have no leader until it returns)."""
@@ -205,6 +228,7 @@ class Faults(TopicFaults, EmulatorFaults):
         nodes.stop_node(broker_id)
         self._stopped_brokers.add(broker_id)
 
+    @fault(backends=CLUSTERS, why=NO_CLUSTER)
     def start_broker(self, broker_id: int) -> None:
         """Bring a stopped broker back: it rejoins its partitions' in-sync replicas;
         leadership does not move back by itself (as on Kafka)."""

@@ -15,24 +15,45 @@ import sys
 from typing import Any
 
 from kafkatest.faults.control_actions import ACTIONS
+from kafkatest.faults.registry import all_faults
 
-#: option -> (parameter name, type)
-_OPTIONS: dict[str, tuple[str, Any, str]] = {
-    "--topic": ("topic", str, "topic name"),
-    "--partition": ("partition", int, "partition index"),
-    "--partitions": ("partitions", int, "partition count of a recreated topic"),
-    "--total": ("total", int, "partition count after add_partitions"),
-    "--before": ("before", "offsets", "offset for every partition, or P=O,P=O"),
-    "--until": ("until", "offsets", "compact_now: offset the cleaner must reach, or P=O,P=O"),
-    "--retention-ms": ("retention_ms", int, "age_out_records: retention to apply"),
-    "--api": ("api", str, "Kafka API name or key (Produce, Fetch, 0, ...)"),
-    "--error": ("error", str, "Kafka error name or code (NOT_LEADER_OR_FOLLOWER, 6)"),
-    "--times": ("times", int, "how many requests the fault hits"),
-    "--delay-ms": ("delay_ms", int, "add_latency: delay per request"),
-    "--to-broker": ("to_broker", int, "move_leader: the new leader's broker id"),
-    "--ms": ("ms", int, "advance_clock: milliseconds"),
-    "--id": ("id", int, "remove: the fault id"),
-}
+
+def _boolean(text: str) -> bool:
+    if text.lower() in ("true", "yes", "1"):
+        return True
+    if text.lower() in ("false", "no", "0"):
+        return False
+    raise argparse.ArgumentTypeError(f"{text!r}: give true or false")
+
+
+def _option_kind(types: tuple[type, ...]) -> Any:
+    """How a command line word becomes a parameter of these JSON types."""
+    if types == (int,):
+        return int
+    if set(types) == {int, float}:
+        return float
+    if types == (bool,):
+        return _boolean
+    if set(types) == {int, dict}:
+        return "offsets"
+    return str  # a name, or a name or number (`api`, `error`: digits are sent as numbers)
+
+
+def _options() -> dict[str, tuple[str, Any, str]]:
+    """option -> (parameter name, kind, help), one per parameter of any declared fault."""
+    out: dict[str, tuple[str, Any, str]] = {}
+    for spec in all_faults().values():
+        for param in spec.params:
+            if param.types == (dict,):
+                continue  # `config`: the repeatable --config KEY=VALUE below
+            option = "--" + param.name.replace("_", "-")
+            out.setdefault(option, (param.name, _option_kind(param.types), param.help))
+    out["--id"] = ("id", int, "remove: the fault id")
+    return out
+
+
+#: option -> (parameter name, kind, help): made from the fault registry.
+_OPTIONS = _options()
 
 
 def add_fault_parser(commands: Any) -> None:
@@ -73,7 +94,7 @@ def run_fault(args: argparse.Namespace) -> int:
     if args.config:
         params["config"] = dict(args.config)
     for name in ("api", "error"):
-        if name in params and params[name].lstrip("-").isdigit():
+        if isinstance(params.get(name), str) and params[name].lstrip("-").isdigit():
             params[name] = int(params[name])
     result = ControlClient(args.control).call(args.action, **params)
     print(json.dumps(result))

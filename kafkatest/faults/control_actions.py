@@ -12,47 +12,25 @@ from collections.abc import Mapping
 from typing import Any
 
 from kafkatest.faults.api import Faults
+from kafkatest.faults.registry import FaultSpec, all_faults
 
-_TEXT_OR_NUMBER = (str, int)
-_TARGET = {"topic?": str, "partition?": int}
+#: The control verbs (they list and remove faults; they are no faults themselves).
+_VERBS: dict[str, dict[str, Any]] = {"list": {}, "clear": {}, "remove": {"id": int}}
 
-#: action -> parameters; a trailing "?" marks an optional one.
+
+def _signature(spec: FaultSpec) -> dict[str, Any]:
+    """A declared fault's parameters as this interface checks them ("?": optional)."""
+    return {
+        p.name + ("" if p.required else "?"): p.types[0] if len(p.types) == 1 else p.types
+        for p in spec.params
+    }
+
+
+#: action -> parameters; a trailing "?" marks an optional one. Made from the fault
+#: registry (`registry.py`): declare a fault there and it is an action here.
 ACTIONS: dict[str, dict[str, Any]] = {
-    "list": {},
-    "clear": {},
-    "remove": {"id": int},
-    "topic_id": {"topic": str},
-    "delete_topic": {"topic": str},
-    "recreate_topic": {"topic": str, "partitions?": int, "config?": dict},
-    "delete_records": {"topic": str, "before": (int, dict)},
-    "age_out_records": {"topic": str, "retention_ms?": int},
-    "add_partitions": {"topic": str, "total": int},
-    "poison": {"topic": str, "partition?": int, "payload?": str, "count?": int, "schema_id?": int},
-    "stop": {},
-    "start": {},
-    "restart": {},
-    "pause": {},
-    "resume": {},
-    "add_latency": {"api": _TEXT_OR_NUMBER, "delay_ms": int, "times?": int, **_TARGET},
-    "drop_connections": {"api": _TEXT_OR_NUMBER, "times?": int, **_TARGET},
-    "inject_error": {"api": _TEXT_OR_NUMBER, "error": _TEXT_OR_NUMBER, "times?": int, **_TARGET},
-    "lose_produce_acks": {"times?": int, **_TARGET},
-    "move_leader": {"topic": str, "partition?": int, "to_broker?": int},
-    "hung_transaction": {
-        "topic": str,
-        "partition?": int,
-        "records?": int,
-        "transaction_timeout_ms?": int,
-    },
-    "crash_producer_mid_transaction": {
-        "topic": str,
-        "partition?": int,
-        "records?": int,
-        "transaction_timeout_ms?": int,
-    },
-    "compact_now": {"topic": str, "until?": (int, dict), "roll?": bool},
-    "advance_clock": {"ms": int},
-    "enforce_retention": {},
+    **_VERBS,
+    **{name: _signature(spec) for name, spec in all_faults().items()},
 }
 
 
@@ -120,7 +98,9 @@ def perform(faults: Faults, action: str, params: Mapping[str, Any]) -> Any:
                 "run out or was removed); GET /faults or `kafkatest fault list` lists them"
             )
         return True
-    result = getattr(faults, action)(**params)
+    if action == "clear":
+        return faults.clear()
+    result = all_faults()[action].run(faults, **params)
     if isinstance(result, dict):
         return {str(k): v for k, v in result.items()}
     return result

@@ -1,9 +1,15 @@
-"""Topic faults every backend can suffer, done over the wire with an AdminClient.
+"""Faults on topics and their records, which every backend can suffer.
 
-They go through the same client operations a test uses, so they behave alike on
-the emulator and on real Kafka, and each one waits until the broker agrees (the
-topic is gone, the new one is usable, the log start moved) before returning:
-the job under test then meets the fault, never a half-applied one.
+Deleting or recreating a topic under a running job, records deleted, aged out,
+compacted or poisoned, partitions added: each goes over the wire (or through the
+backend's control where Kafka offers no request for it), so one test of a job's
+resilience runs the same on the emulator and on real Kafka. Each checks its
+target first, so a typo fails the fault, not the job under test.
+
+They go through the same client operations a test uses, and each waits until the
+broker agrees (the topic is gone, the new one is usable, the log start moved)
+before returning: the job under test then meets the fault, never a half-applied
+one. The wire work is in the functions at the end of this module.
 """
 
 from __future__ import annotations
@@ -17,9 +23,182 @@ from confluent_kafka import KafkaException, TopicCollection
 from kafkatest.brokers.base import Broker
 from kafkatest.brokers.client import DEFAULT_TIMEOUT_S, wait_until
 from kafkatest.errors import BrokerError
+from kafkatest.faults import validation as check
+from kafkatest.faults.backends import BackendControl
+from kafkatest.faults.registry import fault
+
+#: compact_now reads when the cleaner ran: the emulator's own, or a Kafka kafkatest runs.
+CLUSTERS = frozenset({"emulator", "kafka"})
+NO_CLEANER_VIEW = (
+    "does not show kafkatest when the broker's cleaner has run (it reads that from the "
+    "log directory of a broker it runs): use the emulator or kafka backend"
+)
 
 
-def topic_id(broker: Broker, topic: str, timeout_s: float = 10.0) -> str:
+class TopicFaults:
+    """The topic half of `Faults` (api.py), which sets these attributes."""
+
+    broker: Broker
+    _control: BackendControl
+    #: (topic, partition) -> the leader before the first move.
+    _moved: dict[tuple[str, int], tuple[int, int]]
+    #: Poison pills written so far: their ids continue ``poison-<n>-...``.
+    _poisoned: int
+
+    @fault()
+    def delete_topic(self, topic: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+        """Delete `topic`; returns when metadata no longer lists it."""
+        check.existing_topic(self.broker, "delete_topic", topic)
+        self.broker.delete_topic(topic, timeout_s)
+        self._forget_moves(topic)
+
+    @fault()
+    def recreate_topic(
+        self,
+        topic: str,
+        partitions: int | None = None,
+        config: Mapping[str, object] | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> str:
+        """Delete and create `topic` again (same partition count unless given); the new id."""
+        if partitions is not None:
+            check.partition_total("recreate_topic", "partitions", partitions)
+        check.existing_topic(self.broker, "recreate_topic", topic)
+        new_id = _recreate(self.broker, topic, partitions, config, timeout_s)
+        self._forget_moves(topic)
+        self._renew_helper_clients()
+        return new_id
+
+    def _forget_moves(self, topic: str) -> None:
+        """A deleted topic's leader moves died with it; clear() must not touch its successor."""
+        for key in [k for k in self._moved if k[0] == topic]:
+            del self._moved[key]
+
+    @fault(scenario=False)
+    def topic_id(self, topic: str) -> str:
+        """The topic's current id (it changes when the topic is recreated)."""
+        check.existing_topic(self.broker, "topic_id", topic)
+        return _topic_id(self.broker, topic)
+
+    @fault()
+    def delete_records(self, topic: str, before: int | Mapping[int, int]) -> dict[int, int]:
+        """Delete records below `before` (all partitions, or per partition; -1 = all)."""
+        offsets = [before] if isinstance(before, int) else list(before.values())
+        for offset in offsets:
+            check.count("delete_records", "before (-1: up to the high watermark)", offset, -1)
+        if isinstance(before, Mapping):
+            if not before:
+                raise check.InvalidFault("delete_records: before names no partition")
+            check.existing_partitions(self.broker, "delete_records", topic, before)
+        else:
+            check.existing_topic(self.broker, "delete_records", topic)
+        return _delete_records(self.broker, topic, before)
+
+    @fault()
+    def poison(
+        self,
+        topic: str,
+        partition: int | None = None,
+        payload: str | bytes = "wrong-magic",
+        count: int = 1,
+        schema_id: int = 1,
+    ) -> list[dict[str, int]]:
+        """Write `count` records that do not decode as Confluent-framed data.
+
+        `payload` is a kind from `kafkatest.faults.poison.KINDS` (``wrong-magic``,
+        ``unknown-schema-id``, ``truncated``, ``garbage-body`` with `schema_id`) or
+        the exact bytes. Each carries a ``kafkatest.id`` header ``poison-<n>`` and a
+        ``kafkatest.poison`` header naming its kind; returns where they landed.
+        """
+        from kafkatest.faults import poison as pills
+
+        check.existing_topic(self.broker, "poison", topic)
+        if partition is not None:
+            check.existing_partitions(self.broker, "poison", topic, [partition])
+        try:
+            sent = pills.poison_records(
+                topic, partition, payload, count, schema_id, f"poison-{self._poisoned}-"
+            )
+        except ValueError as exc:
+            raise check.InvalidFault(f"poison: {exc}") from None
+        self._poisoned += count
+        placed = self.broker.produce(sent)
+        pills.check_placed(sent, placed)
+        return [{"partition": r.partition or 0, "offset": r.offset or 0} for r in placed]
+
+    @fault()
+    def age_out_records(
+        self, topic: str, retention_ms: int = 1, timeout_s: float = DEFAULT_TIMEOUT_S
+    ) -> dict[int, int]:
+        """Retention deletes everything written so far; the topic's retention is restored after."""
+        check.count("age_out_records", "retention_ms", retention_ms)
+        check.existing_topic(self.broker, "age_out_records", topic)
+        first = [True]
+
+        def run() -> None:
+            self._control.run_retention(retention_ms, first[0])
+            first[0] = False
+
+        return _age_out(self.broker, topic, run, retention_ms, timeout_s)
+
+    @fault()
+    def add_partitions(self, topic: str, total: int, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+        """Grow `topic` to `total` partitions; returns once all have leaders."""
+        check.partition_total("add_partitions", "total", total)
+        current = check.existing_topic(self.broker, "add_partitions", topic)
+        if total <= current:
+            raise check.InvalidFault(
+                f"add_partitions: topic {topic!r} already has {current} partition(s); total "
+                f"{total} would not be an increase (Kafka never removes partitions)"
+            )
+        self.broker.add_partitions(topic, total, timeout_s)
+        self._renew_helper_clients()
+
+    def _renew_helper_clients(self) -> None:
+        """kafkatest's cached producer knows the old partition layout for minutes
+        (librdkafka refreshes metadata every 5 min); seeding must see the new one."""
+        self.broker.close_clients()
+
+    @fault(backends=CLUSTERS, why=NO_CLEANER_VIEW)
+    def compact_now(
+        self,
+        topic: str,
+        until: int | Mapping[int, int] | None = None,
+        roll: bool = True,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> dict[int, int]:
+        """Compact what has been written to `topic` so far, as Kafka's cleaner would.
+
+        Each partition gets one marker record (a tombstone keyed `COMPACT_NOW_KEY`)
+        that rolls its active segment, which the cleaner never touches; then the
+        cleaner runs over everything below it (the emulator at once, real Kafka with
+        `segment.ms=1` and `min.cleanable.dirty.ratio=0` set until it is done). The
+        topic's min.compaction.lag.ms and delete.retention.ms still apply. Returns
+        where the cleaner got to per partition; raises BrokerError if that is short
+        of `until` (default: the marker).
+
+        With `roll=False` no marker is written: the cleaner runs over the segments
+        already closed (by segment.ms / segment.bytes), and `until` (required) says
+        how far that is.
+        """
+        if not roll and until is None:
+            raise check.InvalidFault(
+                "compact_now(roll=False) needs until=: the offset where the active segment "
+                "starts, which the cleaner stops at"
+            )
+        if isinstance(until, Mapping):
+            for offset in until.values():
+                check.non_negative("compact_now", "until", offset)
+            check.existing_partitions(self.broker, "compact_now", topic, until)
+        else:
+            if until is not None:
+                check.non_negative("compact_now", "until", until)
+            check.existing_topic(self.broker, "compact_now", topic)
+        return self._control.compact(topic, until, roll, timeout_s)
+
+
+# -- over the wire, on every backend --------------------------------------------------
+def _topic_id(broker: Broker, topic: str, timeout_s: float = 10.0) -> str:
     """The topic's id as Kafka prints it (base64); a recreated topic gets a new one."""
     futures = broker.admin().describe_topics(TopicCollection([topic]), request_timeout=timeout_s)
     try:
@@ -29,7 +208,7 @@ def topic_id(broker: Broker, topic: str, timeout_s: float = 10.0) -> str:
     return str(description.topic_id)
 
 
-def recreate_topic(
+def _recreate(
     broker: Broker,
     topic: str,
     partitions: int | None = None,
@@ -42,7 +221,7 @@ def recreate_topic(
     broker still says the topic exists; the call returns once every partition has
     a leader and answers ListOffsets under the new id.
     """
-    old_id = topic_id(broker, topic)
+    old_id = _topic_id(broker, topic)
     count = partitions if partitions is not None else broker.partition_count(topic)
     broker.delete_topic(topic, timeout_s)
     deadline = time.monotonic() + timeout_s
@@ -59,7 +238,7 @@ def recreate_topic(
     def usable() -> bool:
         nonlocal new_id
         with contextlib.suppress(BrokerError, KafkaException):
-            new_id = topic_id(broker, topic)
+            new_id = _topic_id(broker, topic)
             return new_id != old_id and len(broker.latest_offsets(topic)) == count
         return False
 
@@ -67,7 +246,7 @@ def recreate_topic(
     return new_id
 
 
-def delete_records(broker: Broker, topic: str, before: int | Mapping[int, int]) -> dict[int, int]:
+def _delete_records(broker: Broker, topic: str, before: int | Mapping[int, int]) -> dict[int, int]:
     """Delete records below an offset (one for all partitions, or per partition).
 
     -1 means "everything up to the high watermark", as in Kafka's DeleteRecords.
@@ -78,7 +257,7 @@ def delete_records(broker: Broker, topic: str, before: int | Mapping[int, int]) 
     return broker.delete_records(topic, before)
 
 
-def age_out_records(
+def _age_out(
     broker: Broker,
     topic: str,
     wait_for_retention: Callable[[], None],

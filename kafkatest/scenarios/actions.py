@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from kafkatest.brokers.base import Broker
 from kafkatest.faults import faults_for
+from kafkatest.faults.registry import FaultSpec, all_faults, canonical
 from kafkatest.scenarios.parts import SeedSpec
 from kafkatest.seeding import SeedResult, seed
 
@@ -116,43 +117,38 @@ def _offsets(raw: Any) -> dict[int, int] | int:
     return int(raw) if isinstance(raw, (int, str)) else {int(p): int(o) for p, o in raw.items()}
 
 
-ACTIONS: dict[str, Callable[[RunContext, dict[str, Any]], object]] = {
+def _fault_action(spec: FaultSpec) -> Callable[[RunContext, dict[str, Any]], object]:
+    """A scenario action for a declared fault: topics named as the scenario names them."""
+
+    def run(ctx: RunContext, args: dict[str, Any]) -> object:
+        params: dict[str, Any] = {}
+        for param in spec.params:
+            if args.get(param.name) is None:
+                continue
+            value = args[param.name]
+            if param.name == "topic":
+                value = ctx.topic(value)
+            elif set(param.types) == {int, dict}:
+                value = _offsets(value)
+            elif param.types == (int,):
+                value = int(value)
+            params[param.name] = value
+        return spec.run(faults_for(ctx.broker), **params)
+
+    return run
+
+
+#: What a scenario may do besides the faults: seed, wait, schemas, its job, its brokers.
+_SCENARIO_ACTIONS: dict[str, Callable[[RunContext, dict[str, Any]], object]] = {
     "seed": lambda ctx, a: seed_records(ctx, SeedSpec.parse(a)),
-    "delete_topic": lambda ctx, a: faults_for(ctx.broker).delete_topic(ctx.topic(a["topic"])),
     "create_topic": lambda ctx, a: ctx.broker.create_topic(
         ctx.topic(a["topic"]), partitions=int(a.get("partitions", 1))
-    ),
-    "recreate_topic": lambda ctx, a: faults_for(ctx.broker).recreate_topic(
-        ctx.topic(a["topic"]), None if a.get("partitions") is None else int(a["partitions"])
-    ),
-    "delete_records": lambda ctx, a: faults_for(ctx.broker).delete_records(
-        ctx.topic(a["topic"]), _offsets(a["before"])
-    ),
-    "age_out_records": lambda ctx, a: faults_for(ctx.broker).age_out_records(ctx.topic(a["topic"])),
-    "add_partitions": lambda ctx, a: faults_for(ctx.broker).add_partitions(
-        ctx.topic(a["topic"]), int(a["total"])
-    ),
-    "broker_stop": lambda ctx, a: faults_for(ctx.broker).stop(),
-    "broker_start": lambda ctx, a: faults_for(ctx.broker).start(),
-    "broker_restart": lambda ctx, a: faults_for(ctx.broker).restart(),
-    "broker_pause": lambda ctx, a: faults_for(ctx.broker).pause(),
-    "broker_resume": lambda ctx, a: faults_for(ctx.broker).resume(),
-    "move_leader": lambda ctx, a: faults_for(ctx.broker).move_leader(
-        ctx.topic(a["topic"]),
-        int(a.get("partition", 0)),
-        None if a.get("to_broker") is None else int(a["to_broker"]),
     ),
     # Holds the step's later actions back (a pause of N seconds: pause, wait, resume).
     "wait": lambda ctx, a: time.sleep(float(a["seconds"])),
     "register_schema": lambda ctx, a: register_schema(ctx, a),
     "evolve_schema": lambda ctx, a: register_schema(ctx, a, evolve=True),
-    "poison": lambda ctx, a: faults_for(ctx.broker).poison(
-        ctx.topic(a["topic"]),
-        None if a.get("partition") is None else int(a["partition"]),
-        str(a.get("payload", "wrong-magic")),
-        int(a.get("count", 1)),
-        int(a.get("schema_id", 1)),
-    ),
+    # stop_broker by id or by what it leads (a scenario written in advance cannot know).
     "stop_one_broker": lambda ctx, a: faults_for(ctx.broker).stop_broker(_one_broker(ctx, a)),
     "start_one_broker": lambda ctx, a: _start_brokers(ctx, a),
     "kill_job": lambda ctx, a: _job(ctx).kill(),
@@ -160,39 +156,35 @@ ACTIONS: dict[str, Callable[[RunContext, dict[str, Any]], object]] = {
     "stop_query": lambda ctx, a: _job(ctx).stop(),
     "start_query": lambda ctx, a: _job(ctx).start(),
 }
-
-
-#: Arguments of each action (required, optional), checked when a scenario is loaded.
-#: An action missing here is only checked by name; add yours when you add an action.
-ACTION_PARAMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+_SCENARIO_PARAMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "seed": (("label", "topic", "count"), ("partition",)),
-    "delete_topic": (("topic",), ()),
     "create_topic": (("topic",), ("partitions",)),
-    "recreate_topic": (("topic",), ("partitions",)),
-    "delete_records": (("topic", "before"), ()),
-    "age_out_records": (("topic",), ()),
-    "add_partitions": (("topic", "total"), ()),
-    "move_leader": (("topic",), ("partition", "to_broker")),
     "wait": (("seconds",), ()),
     "register_schema": (("topic", "schema"), ()),
     "evolve_schema": (("topic", "schema"), ()),
-    "poison": (("topic",), ("partition", "payload", "count", "schema_id")),
     "stop_one_broker": ((), ("broker", "leader_of", "partition")),
     "start_one_broker": ((), ("broker",)),
+    **{name: ((), ()) for name in ("kill_job", "restart_job", "stop_query", "start_query")},
+}
+_FAULTS = {name: spec for name, spec in all_faults().items() if spec.scenario}
+
+#: Every action a scenario step may name: the declared faults (`faults/registry.py`)
+#: and the scenario's own. Old names (``broker_stop``) are resolved by `canonical`.
+ACTIONS: dict[str, Callable[[RunContext, dict[str, Any]], object]] = {
+    **{name: _fault_action(spec) for name, spec in _FAULTS.items()},
+    **_SCENARIO_ACTIONS,
+}
+
+#: Arguments of each action (required, optional), checked when a scenario is loaded.
+ACTION_PARAMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     **{
-        name: ((), ())
-        for name in (
-            "broker_stop",
-            "broker_start",
-            "broker_restart",
-            "broker_pause",
-            "broker_resume",
-            "kill_job",
-            "restart_job",
-            "stop_query",
-            "start_query",
+        name: (
+            tuple(p.name for p in spec.params if p.required),
+            tuple(p.name for p in spec.params if not p.required),
         )
+        for name, spec in _FAULTS.items()
     },
+    **_SCENARIO_PARAMS,
 }
 
 
@@ -224,6 +216,7 @@ def make_action(ctx: RunContext, action: dict[str, Any]) -> Callable[[], object]
     if len(action) != 1:
         raise ValueError(f"an action is one {{name: args}} mapping, not {action!r}")
     ((name, args),) = action.items()
+    name = canonical(name)
     if name not in ACTIONS:
         raise ValueError(f"unknown action {name!r}; known: {', '.join(sorted(ACTIONS))}")
     run = ACTIONS[name]

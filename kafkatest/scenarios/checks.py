@@ -140,11 +140,13 @@ def _offsets_problems(where: str, arg: object, topics: dict[str, int]) -> list[s
 
 
 def _action_problems(where: str, action: object, topics: dict[str, int]) -> list[str]:
+    from kafkatest.faults.registry import ALIASES
     from kafkatest.scenarios.actions import ACTION_PARAMS, ACTIONS
 
     if not isinstance(action, dict) or len(action) != 1:
         return [f"{where}: an action is one {{name: {{arguments}}}} mapping, not {action!r}"]
     ((name, args),) = action.items()
+    name = ALIASES.get(name, name)  # an old name: `make_action` warns when it runs
     if name not in ACTIONS:
         return [
             f"{where}: unknown action {name!r}{_suggest(str(name), ACTIONS)}; "

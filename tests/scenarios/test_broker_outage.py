@@ -36,7 +36,7 @@ def broker_outages() -> Scenario:
             Step(
                 {"after_batch": 0},
                 [
-                    {"broker_restart": {}},
+                    {"restart": {}},
                     {"seed": {"label": "after-restart", "topic": "src", "count": 20}},
                 ],
             ),
@@ -45,9 +45,9 @@ def broker_outages() -> Scenario:
                 [
                     {"seed": {"label": "paused-0", "topic": "src", "count": 10}},
                     {"seed": {"label": "paused-1", "topic": "src", "count": 10, "partition": 1}},
-                    {"broker_pause": {}},
+                    {"pause": {}},
                     {"wait": {"seconds": 3}},
-                    {"broker_resume": {}},
+                    {"resume": {}},
                 ],
             ),
         ],
