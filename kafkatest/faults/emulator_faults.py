@@ -74,6 +74,19 @@ class EmulatorFaults:
         return self._add("add_latency", "latency", api, times, topic, partition, delay_ms=delay)
 
     @fault(backends=EMULATOR, why=NEEDS_A_PROXY)
+    def slow_fetch(
+        self,
+        delay_ms: int,
+        times: int | None = None,
+        topic: str | None = None,
+        partition: int | None = None,
+    ) -> int:
+        """Answer Fetch requests `delay_ms` late (all, or the next `times`): a slow
+        broker as consumers see it, while producers are served at once; the fault id."""
+        delay = check.latency_ms("slow_fetch", delay_ms)
+        return self._add("slow_fetch", "latency", "Fetch", times, topic, partition, delay_ms=delay)
+
+    @fault(backends=EMULATOR, why=NEEDS_A_PROXY)
     def drop_connections(
         self, api: int | str, times: int = 1, topic: str | None = None, partition: int | None = None
     ) -> int:
