@@ -11,7 +11,7 @@ required) are read from the signature, its help is the docstring's first line,
 and each parameter's help comes from `PARAMETERS` (one text per name, shared by
 every fault) or from the declaration's `params`. From these entries are made:
 the `Faults` methods (the decorated functions are those methods; a function
-declared in another module is reached as ``faults.<name>`` too), the HTTP control
+declared in another module is called as ``FAULTS[name].run(faults, ...)``), the HTTP control
 actions (`control_actions.ACTIONS`), the options of `kafkatest fault`
 (`cli.py`) and the scenario actions (`scenarios/actions.py`). A call on a backend
 the declaration does not list is refused before the function runs.
