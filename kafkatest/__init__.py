@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     )
     from kafkatest.brokers.base import Broker
     from kafkatest.brokers.registry import start_broker
+    from kafkatest.clocks import advance
     from kafkatest.errors import BrokerError, KafkaTestError, SetupError, UnsupportedOperation
     from kafkatest.oracles import (
         OracleAssertionError,
@@ -54,6 +55,7 @@ _EXPORTS = {
     ),
     "Broker": "kafkatest.brokers.base",
     "start_broker": "kafkatest.brokers.registry",
+    "advance": "kafkatest.clocks",
     **dict.fromkeys(
         ("BrokerError", "KafkaTestError", "SetupError", "UnsupportedOperation"), "kafkatest.errors"
     ),
@@ -98,6 +100,7 @@ __all__ = [
     "SeedResult",
     "SetupError",
     "UnsupportedOperation",
+    "advance",
     "assert_at_least_once",
     "assert_exactly_once",
     "assert_expected_loss",

@@ -39,7 +39,7 @@ from kafkatest.plugin.options import (
     xdist_worker,
 )
 from kafkatest.plugin.reports import pytest_runtest_makereport
-from kafkatest.plugin.spark import checkpoint_dir, spark, spark_session
+from kafkatest.plugin.spark import checkpoint_dir, spark, spark_clock, spark_session
 
 __all__ = [
     "MAX_EMULATOR_BROKERS",
@@ -62,6 +62,7 @@ __all__ = [
     "security_options",
     "selected_backends",
     "spark",
+    "spark_clock",
     "spark_master",
     "spark_remote",
     "spark_session",

@@ -36,6 +36,13 @@ def test_the_spark_fixture_is_a_connect_session(spark):
     assert is_connect_session(spark)
 
 
+def test_the_query_clock_refuses_spark_connect_with_the_reason(spark):
+    from kafkatest.spark import QueryClockError, query_clock
+
+    with pytest.raises(QueryClockError, match="server's JVM"), query_clock(spark):
+        pass
+
+
 def test_a_failing_query_raises_its_error_through_connect(spark, kafka_broker, kafka_topic):
     source = kafka_topic()
     seed(kafka_broker, source, [{"n": 1}])
@@ -71,7 +78,7 @@ def test_a_downstream_suite_runs_over_spark_connect(
         "no:randomly",
         timeout=600,
     )
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=4)
 
 
 def test_a_bad_spark_remote_is_one_usage_error(pytester: pytest.Pytester) -> None:

@@ -15,6 +15,8 @@ from kafkatest.plugin.options import _STANDALONE, spark_master, spark_remote
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
+    from kafkatest.spark.clock import QueryClock
+
 
 @pytest.fixture(scope="session")
 def spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
@@ -81,6 +83,20 @@ def spark(spark_session: SparkSession) -> Iterator[SparkSession]:
             query.stop()
     with contextlib.suppress(Exception):
         release_kafka_clients()
+
+
+@pytest.fixture
+def spark_clock(spark: SparkSession) -> Iterator[QueryClock]:
+    """Processing time for the queries this test starts: `advance(minutes=30)` moves it.
+
+    `current_timestamp()`, processing-time triggers and processing-time state timeouts
+    follow it, so a 30-minute session timeout closes in a test that takes seconds.
+    Local sessions only (Spark Connect is refused with the reason).
+    """
+    from kafkatest.spark.clock import query_clock
+
+    with query_clock(spark) as clock:
+        yield clock
 
 
 @pytest.fixture

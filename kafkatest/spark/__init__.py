@@ -1,5 +1,6 @@
 """Local PySpark with the real Kafka connector attached, and helpers to run queries."""
 
+from kafkatest.spark.clock import QueryClock, QueryClockError, query_clock
 from kafkatest.spark.queries import QueryTimeout, wait_for_query
 from kafkatest.spark.session import (
     kafka_spark_session,
@@ -8,8 +9,11 @@ from kafkatest.spark.session import (
 )
 
 __all__ = [
+    "QueryClock",
+    "QueryClockError",
     "QueryTimeout",
     "kafka_spark_session",
+    "query_clock",
     "release_kafka_clients",
     "stop_spark_session",
     "wait_for_query",

@@ -1,0 +1,167 @@
+"""The query clock (`spark_clock`): processing time a test moves instead of waiting.
+
+A stateful job whose groups close after 30 minutes without records is tested in
+seconds, and `current_timestamp()` stamps the clock's time; with the clock ignored
+the first test would wait half an hour (and time out) and the second would see
+today's wall time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from confluent_kafka import Producer
+
+import kafkatest
+from kafkatest import Broker
+from kafkatest.clocks import duration_ms
+from kafkatest.spark.clock import QueryClock, QueryClockError
+
+TIMEOUT_S = 30
+
+
+def produce(broker: Broker, topic: str, keys: list[str]) -> None:
+    producer = Producer(broker.client_config())
+    for key in keys:
+        producer.produce(topic, key=key.encode(), value=b"click")
+    assert producer.flush(TIMEOUT_S) == 0
+
+
+def topic_stream(spark, broker: Broker, topic: str):
+    """The topic from its start, as a stream."""
+    return (
+        spark.readStream.format("kafka")
+        .option("kafka.bootstrap.servers", broker.bootstrap_servers)
+        .option("subscribe", topic)
+        .option("startingOffsets", "earliest")
+        .load()
+    )
+
+
+def test_sessions_close_after_30_minutes_of_processing_time(
+    spark, spark_clock: QueryClock, kafka_broker: Broker, kafka_topic, checkpoint_dir
+) -> None:
+    from pyspark.sql import functions as F
+    from pyspark.sql.streaming.state import GroupStateTimeout
+
+    # Nested, so cloudpickle sends it by value (Spark's Python workers cannot import tests).
+    def close_idle_sessions(key: tuple[str], batches: Iterator, state) -> Iterator:
+        """Counts a key's clicks; emits ("closed", count) once it had none for 30 minutes."""
+        import pandas as pd
+
+        if state.hasTimedOut:
+            (count,) = state.get
+            state.remove()
+            yield pd.DataFrame({"key": [key[0]], "status": ["closed"], "clicks": [count]})
+            return
+        count = state.get[0] if state.exists else 0
+        count += sum(len(batch) for batch in batches)
+        state.update((count,))
+        state.setTimeoutDuration(30 * 60 * 1000)
+        yield pd.DataFrame({"key": [key[0]], "status": ["open"], "clicks": [count]})
+
+    topic = kafka_topic()
+    produce(kafka_broker, topic, ["a", "a", "b"])
+    sessions = (
+        topic_stream(spark, kafka_broker, topic)
+        .select(F.col("key").cast("string").alias("key"))
+        .groupBy("key")
+        .applyInPandasWithState(
+            close_idle_sessions,
+            outputStructType="key string, status string, clicks long",
+            stateStructType="clicks long",
+            outputMode="update",
+            timeoutConf=GroupStateTimeout.ProcessingTimeTimeout,
+        )
+    )
+    name = f"sessions_{topic.replace('-', '_').replace('.', '_')}"
+    query = (
+        sessions.writeStream.format("memory")
+        .queryName(name)
+        .outputMode("update")
+        .trigger(processingTime="10 seconds")
+        .option("checkpointLocation", str(checkpoint_dir))
+        .start()
+    )
+
+    def closed() -> set[tuple[str, int]]:
+        rows = spark.sql(f"select key, clicks from {name} where status = 'closed'").collect()
+        return {(row.key, row.clicks) for row in rows}
+
+    spark_clock.await_batch(query)  # the first trigger fires at once: both sessions open
+    assert spark.sql(f"select * from {name}").count() == 2
+    spark_clock.advance(minutes=29)
+    spark_clock.await_batch(query)
+    assert closed() == set()  # 29 minutes idle: still open
+    spark_clock.advance(minutes=2)
+    spark_clock.await_batch(query)
+    assert closed() == {("a", 2), ("b", 1)}
+    query.stop()
+
+
+def test_current_timestamp_is_the_clock_time(
+    spark, spark_clock: QueryClock, kafka_broker: Broker, kafka_topic, checkpoint_dir
+) -> None:
+    from pyspark.sql import functions as F
+
+    topic = kafka_topic()
+    produce(kafka_broker, topic, ["first"])
+    name = f"stamped_{topic.replace('-', '_').replace('.', '_')}"
+    query = (
+        topic_stream(spark, kafka_broker, topic)
+        .select(
+            F.col("key").cast("string").alias("key"),
+            F.unix_millis(F.current_timestamp()).alias("stamped_ms"),
+        )
+        .writeStream.format("memory")
+        .queryName(name)
+        .option("checkpointLocation", str(checkpoint_dir))
+        .start()
+    )
+    started = spark_clock.now_ms()
+    spark_clock.await_batch(query)
+    spark_clock.advance(days=1)
+    produce(kafka_broker, topic, ["next day"])
+    spark_clock.await_batch(query)
+    rows = spark.sql(f"select key, stamped_ms from {name}").collect()
+    assert {(row.key, row.stamped_ms) for row in rows} == {
+        ("first", started),
+        ("next day", started + duration_ms(days=1)),
+    }
+    query.stop()
+
+
+def test_a_query_started_outside_the_clock_is_named(spark, spark_clock: QueryClock) -> None:
+    """await_batch on a query the clock does not drive says so instead of waiting."""
+    query = spark.readStream.format("rate").load().writeStream.format("noop").start()
+    try:
+        spark_clock.await_batch(query)  # started inside: fine
+    finally:
+        query.stop()
+    from kafkatest.spark.clock import query_clock
+
+    with query_clock(spark) as other, pytest.raises(QueryClockError, match="does not run"):
+        other.await_batch(query)
+
+
+def test_one_advance_moves_every_clock_given() -> None:
+    class Recording:
+        def __init__(self) -> None:
+            self.moved_ms = 0
+
+        def advance(self, seconds=0, minutes=0, hours=0, days=0) -> int:
+            self.moved_ms += duration_ms(seconds, minutes, hours, days)
+            return self.moved_ms
+
+        def now_ms(self) -> int:
+            return self.moved_ms
+
+    first, second = Recording(), Recording()
+    kafkatest.advance(first, second, minutes=30, seconds=1.5)
+    assert first.moved_ms == second.moved_ms == 1_801_500
+    with pytest.raises(ValueError, match="forward"):
+        kafkatest.advance(first, minutes=-1)
+    with pytest.raises(TypeError, match="at least one clock"):
+        kafkatest.advance(minutes=1)
+    assert first.moved_ms == 1_801_500  # a refused advance moves nothing
