@@ -50,9 +50,10 @@ def _bench(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from kafkatest.bench import run_bench
+    from kafkatest.bench.run import BENCH_BROKERS
 
     backends = tuple(name.strip() for name in args.backends.split(",") if name.strip())
-    unknown = sorted(set(backends) - {"emulator", "kafka"})
+    unknown = sorted(set(backends) - set(BENCH_BROKERS))
     if unknown or not backends:
         print(
             f"kafkatest bench: --backends takes emulator and/or kafka, not {args.backends!r}",

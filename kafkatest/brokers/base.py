@@ -10,12 +10,20 @@ started, stopped and reached.
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Mapping
+from typing import ClassVar
 
 from kafkatest.brokers.acl_client import AclClientOperations
+from kafkatest.brokers.capabilities import Capability
 from kafkatest.brokers.topic_client import parse_topic_config
 from kafkatest.errors import UnsupportedOperation
 
-__all__ = ["Broker", "parse_topic_config"]
+__all__ = ["Broker", "Capability", "parse_topic_config"]
+
+#: Broker settings as Kafka's property names (``config=`` of `make_broker`), if any.
+Settings = Mapping[str, object] | None
+#: The other keywords of `make_broker`, which a backend's constructor takes.
+Options = dict[str, object]
 
 
 class Broker(AclClientOperations):
@@ -23,6 +31,21 @@ class Broker(AclClientOperations):
 
     #: Backend name as given to ``--kafka-backend``.
     backend: str = "abstract"
+    #: What this backend can do (`Capability`), declared once here, on its class:
+    #: faults, fixtures and checks ask this instead of comparing `backend`.
+    capabilities: ClassVar[frozenset[Capability]] = frozenset()
+
+    def can(self, capability: Capability) -> bool:
+        """Whether this broker's backend can do `capability`."""
+        return capability in self.capabilities
+
+    @classmethod
+    def from_options(cls, config: Settings, bootstrap: str | None, options: Options) -> Broker:
+        """A not-yet-started broker from `make_broker`'s arguments: `config` holds Kafka
+        property names (turned into what this backend takes), `options` the rest."""
+        if config:
+            raise UnsupportedOperation(f"the {cls.backend!r} backend takes no broker config")
+        return cls(**options)  # type: ignore[arg-type]
 
     @abstractmethod
     def start(self) -> None:

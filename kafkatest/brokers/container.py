@@ -6,9 +6,11 @@ than hanging in testcontainers' connection retries.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
-from kafkatest.brokers.base import Broker
+from kafkatest.brokers.base import Broker, Options, Settings
+from kafkatest.brokers.capabilities import RUN_BY_KAFKATEST, Capability
+from kafkatest.brokers.config import container_environment
 from kafkatest.errors import BrokerError, SetupError
 
 DEFAULT_IMAGE = "apache/kafka:4.1.1"
@@ -33,6 +35,12 @@ class ContainerBroker(Broker):
     """A Kafka container started by testcontainers' Kafka module."""
 
     backend = "container"
+    #: Stopped and started by kafkatest; its listener, clock and process are Docker's.
+    capabilities: ClassVar[frozenset[Capability]] = RUN_BY_KAFKATEST
+
+    @classmethod
+    def from_options(cls, config: Settings, bootstrap: str | None, options: Options) -> Broker:
+        return cls(environment=container_environment(config), **options)  # type: ignore[arg-type]
 
     def __init__(
         self, image: str = DEFAULT_IMAGE, environment: dict[str, str] | None = None

@@ -10,10 +10,12 @@ from __future__ import annotations
 import secrets
 import warnings
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from kafkatest.brokers.acl_client import ADMIN_LOGIN, ADMIN_PRINCIPAL, harness_listener_config
-from kafkatest.brokers.base import Broker
+from kafkatest.brokers.base import Broker, Options, Settings
+from kafkatest.brokers.capabilities import RUN_BY_KAFKATEST, Capability
+from kafkatest.brokers.config import emulator_settings
 from kafkatest.brokers.security import BrokerSecurity, tls_hosts
 from kafkatest.emulator.exposure import ExposedEmulatorWarning, exposure_warning
 from kafkatest.emulator.runner import EmulatorRunner
@@ -30,6 +32,24 @@ T = TypeVar("T")
 
 class EmulatorBroker(Broker):
     backend = "emulator"
+    #: Everything: the broker runs in this process, so kafkatest holds its state,
+    #: its clock and a hook on every request.
+    capabilities: ClassVar[frozenset[Capability]] = RUN_BY_KAFKATEST | {
+        Capability.PAUSE,
+        Capability.CLUSTERS,
+        Capability.ACLS,
+        Capability.LISTENERS,
+        Capability.CLOCK,
+        Capability.REQUEST_HOOKS,
+        Capability.STATE,
+        Capability.LOG_DIRECTORY,
+    }
+
+    @classmethod
+    def from_options(cls, config: Settings, bootstrap: str | None, options: Options) -> Broker:
+        if config is not None:
+            options["settings"] = emulator_settings(config)
+        return cls(**options)  # type: ignore[arg-type]
 
     def __init__(
         self,

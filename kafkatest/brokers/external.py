@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from confluent_kafka.admin import AdminClient
 
-from kafkatest.brokers.base import Broker
+from kafkatest.brokers.base import Broker, Options, Settings
+from kafkatest.brokers.config import refuse_for_external
 from kafkatest.errors import BrokerError
 
 
@@ -15,6 +16,14 @@ class ExternalBroker(Broker):
     """An existing Kafka cluster reached at `bootstrap_servers`."""
 
     backend = "external"
+    #: Nothing beyond the wire: somebody else runs it (no capabilities).
+
+    @classmethod
+    def from_options(cls, config: Settings, bootstrap: str | None, options: Options) -> Broker:
+        refuse_for_external(config)
+        if not bootstrap:
+            raise BrokerError("the external backend needs --kafka-bootstrap host:port")
+        return cls(bootstrap)
 
     def __init__(self, bootstrap_servers: str, connect_timeout_s: float = 15.0) -> None:
         if not bootstrap_servers or ":" not in bootstrap_servers:

@@ -16,13 +16,14 @@ import shutil
 import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, ClassVar, cast
 
 from confluent_kafka.admin import AdminClient
 
 from kafkatest.brokers import process
-from kafkatest.brokers.base import Broker
-from kafkatest.brokers.config import MAX_KAFKA_BROKERS
+from kafkatest.brokers.base import Broker, Options, Settings
+from kafkatest.brokers.capabilities import Capability
+from kafkatest.brokers.config import MAX_KAFKA_BROKERS, kafka_settings
 from kafkatest.brokers.kafka_process import TEST_SETTINGS, KafkaProcessBroker, NodeRole
 from kafkatest.brokers.kafka_process import new_cluster_id as _new_cluster_id
 from kafkatest.errors import BrokerError, SetupError
@@ -47,6 +48,20 @@ class KafkaClusterBroker(Broker):
     """N Kafka brokers and their controller on loopback; `bootstrap_servers` names all."""
 
     backend = "kafka"
+    #: The same backend as one node: what it cannot do with several nodes (ACLs,
+    #: security) it refuses when it is made.
+    capabilities: ClassVar[frozenset[Capability]] = KafkaProcessBroker.capabilities
+
+    @classmethod
+    def from_options(cls, config: Settings, bootstrap: str | None, options: Options) -> Broker:
+        """The `kafka` backend: one `KafkaProcessBroker`, or a cluster with `brokers=N`."""
+        if config is not None:
+            own = cast("Mapping[str, object]", options.get("settings") or {})
+            options["settings"] = {**kafka_settings(config), **own}
+        brokers = int(cast(int, options.pop("brokers", 1)))
+        if brokers != 1:
+            return cls(brokers, **options)  # type: ignore[arg-type]
+        return KafkaProcessBroker(**options)  # type: ignore[arg-type]
 
     def __init__(
         self,

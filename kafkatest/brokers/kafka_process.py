@@ -21,13 +21,14 @@ import time
 import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from confluent_kafka.admin import AdminClient
 
 from kafkatest import tempdirs
 from kafkatest.brokers import kafka_files, process
 from kafkatest.brokers.base import Broker
+from kafkatest.brokers.capabilities import RUN_BY_KAFKATEST, Capability
 from kafkatest.brokers.kafka_properties import (
     LOG4J2,
     TEST_SETTINGS,
@@ -49,6 +50,17 @@ class KafkaProcessBroker(Broker):
     """A KRaft broker+controller JVM on free loopback ports, data in a temp dir."""
 
     backend = "kafka"
+    #: A JVM kafkatest starts: SIGSTOP pauses it, its log directory is ours, its
+    #: listeners and release are kafkatest's choice; no hook inside it.
+    capabilities: ClassVar[frozenset[Capability]] = RUN_BY_KAFKATEST | {
+        Capability.PAUSE,
+        Capability.CLUSTERS,
+        Capability.ACLS,
+        Capability.LISTENERS,
+        Capability.LOG_DIRECTORY,
+        Capability.KAFKA_VERSION,
+        Capability.SHARED_BY_WORKERS,
+    }
 
     def __init__(
         self,

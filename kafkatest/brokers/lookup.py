@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kafkatest.brokers.capabilities import Capability
 from kafkatest.brokers.client import ClientOperations
 from kafkatest.errors import BrokerError
 
@@ -16,11 +17,11 @@ from kafkatest.errors import BrokerError
 def topic_partitions(broker: ClientOperations, topic: str) -> int | None:
     """The topic's partition count, None if it does not exist; never creates it.
 
-    The emulator is asked on its own thread (so this works while it is paused);
+    A backend whose state is in process (the emulator) is asked on its own thread (so this works while it is paused);
     other backends through DescribeTopics, which never auto-creates a topic (a
     Metadata request naming it could, with auto.create.topics.enable).
     """
-    if getattr(broker, "backend", None) == "emulator":
+    if Capability.STATE in getattr(broker, "capabilities", ()):
         emulator: Any = broker
         state = emulator.state
 

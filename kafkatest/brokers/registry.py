@@ -1,21 +1,31 @@
-"""Choosing a backend by name, as ``--kafka-backend`` and ``kafkatest demo`` do."""
+"""Choosing a backend by name, as ``--kafka-backend`` and ``kafkatest demo`` do.
+
+A backend is its `Broker` class: the class says how it is made from the options
+(`Broker.from_options`) and what it can do (`Broker.capabilities`), so nothing
+here or above compares a backend's name.
+"""
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Mapping
 from typing import cast
 
 from kafkatest.brokers.base import Broker
-from kafkatest.brokers.config import (
-    container_environment,
-    emulator_settings,
-    kafka_settings,
-    refuse_for_external,
-)
+from kafkatest.brokers.capabilities import Capability
 from kafkatest.errors import BrokerError
 
-BACKENDS = ("emulator", "kafka", "container", "external")
+#: Backend name -> the module and class that is it, imported when first asked for
+#: (a backend's imports, a JVM's or Docker's helpers, cost nothing until then).
+BACKEND_CLASSES: dict[str, str] = {
+    "emulator": "kafkatest.brokers.emulator:EmulatorBroker",
+    # one node or a cluster: KafkaClusterBroker.from_options picks
+    "kafka": "kafkatest.brokers.kafka_cluster:KafkaClusterBroker",
+    "container": "kafkatest.brokers.container:ContainerBroker",
+    "external": "kafkatest.brokers.external:ExternalBroker",
+}
+BACKENDS = tuple(BACKEND_CLASSES)
 
 
 #: What fixtures and the demo use unless told otherwise (KAFKATEST_BACKEND overrides).
@@ -24,6 +34,25 @@ DEFAULT_BACKEND = "emulator"
 
 def default_backend() -> str:
     return os.environ.get("KAFKATEST_BACKEND") or DEFAULT_BACKEND
+
+
+def backend_class(backend: str) -> type[Broker]:
+    """The `Broker` class of the named backend; unknown names are refused by name."""
+    path = BACKEND_CLASSES.get(backend)
+    if path is None:
+        raise BrokerError(f"unknown Kafka backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    module, name = path.split(":")
+    return cast("type[Broker]", getattr(importlib.import_module(module), name))
+
+
+def capabilities_of(backend: str) -> frozenset[Capability]:
+    """What the named backend can do, as its class declares."""
+    return backend_class(backend).capabilities
+
+
+def backends_with(*needed: Capability) -> frozenset[str]:
+    """The names of the backends that can do everything in `needed`."""
+    return frozenset(name for name in BACKENDS if set(needed) <= capabilities_of(name))
 
 
 def make_broker(
@@ -39,39 +68,10 @@ def make_broker(
     keywords `security_protocol`, `sasl_mechanisms`, `users`, `ssl_client_auth`
     and `tls_dir`, on the emulator and kafka backends.
     """
-    backend = backend or default_backend()
-    options = _with_security(backend, options)
+    cls = backend_class(backend or default_backend())
+    options = _with_security(cls, options)
     config = cast("Mapping[str, object] | None", options.pop("config", None))
-    if backend == "emulator":
-        from kafkatest.brokers.emulator import EmulatorBroker
-
-        if config is not None:
-            options["settings"] = emulator_settings(config)
-        return EmulatorBroker(**options)  # type: ignore[arg-type]
-    if backend == "kafka":
-        from kafkatest.brokers.kafka_process import KafkaProcessBroker
-
-        if config is not None:
-            own = cast("Mapping[str, object]", options.get("settings") or {})
-            options["settings"] = {**kafka_settings(config), **own}
-        brokers = int(cast(int, options.pop("brokers", 1)))
-        if brokers != 1:
-            from kafkatest.brokers.kafka_cluster import KafkaClusterBroker
-
-            return KafkaClusterBroker(brokers, **options)  # type: ignore[arg-type]
-        return KafkaProcessBroker(**options)  # type: ignore[arg-type]
-    if backend == "container":
-        from kafkatest.brokers.container import ContainerBroker
-
-        return ContainerBroker(environment=container_environment(config), **options)  # type: ignore[arg-type]
-    if backend == "external":
-        from kafkatest.brokers.external import ExternalBroker
-
-        refuse_for_external(config)
-        if not bootstrap:
-            raise BrokerError("the external backend needs --kafka-bootstrap host:port")
-        return ExternalBroker(bootstrap)
-    raise BrokerError(f"unknown Kafka backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    return cls.from_options(config, bootstrap, options)
 
 
 def start_broker(
@@ -90,7 +90,7 @@ def start_broker(
 _SECURITY_KEYWORDS = ("security_protocol", "sasl_mechanisms", "users", "ssl_client_auth", "tls_dir")
 
 
-def _with_security(backend: str, options: dict[str, object]) -> dict[str, object]:
+def _with_security(cls: type[Broker], options: dict[str, object]) -> dict[str, object]:
     """Fold the security keywords into one `Security` the backend is given."""
     given = {key: options.pop(key) for key in _SECURITY_KEYWORDS if key in options}
     security = options.get("security")
@@ -109,10 +109,11 @@ def _with_security(backend: str, options: dict[str, object]) -> dict[str, object
     if security is None or not getattr(security, "secured", False):
         options.pop("security", None)
         return options
-    if backend not in ("emulator", "kafka"):
+    if Capability.LISTENERS not in cls.capabilities:
+        able = " or ".join(sorted(backends_with(Capability.LISTENERS)))
         raise BrokerError(
-            f"the {backend} backend cannot be started with security "
-            f"({security.protocol}); use the emulator or kafka backend"  # type: ignore[attr-defined]
+            f"the {cls.backend} backend cannot be started with security "
+            f"({security.protocol}); use the {able} backend"  # type: ignore[attr-defined]
         )
     options["security"] = security
     return options

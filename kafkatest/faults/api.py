@@ -22,6 +22,7 @@ import weakref
 from typing import Any
 
 from kafkatest.brokers.base import Broker
+from kafkatest.brokers.capabilities import Capability
 from kafkatest.emulator.state.errors import StateError
 from kafkatest.errors import BrokerError
 from kafkatest.faults import cluster
@@ -34,17 +35,12 @@ from kafkatest.faults.topics import TopicFaults
 
 __all__ = ["MAX_CLOCK_STEP_MS", "Faults", "faults_for"]
 
-#: Backends whose broker kafkatest runs, so it can stop and start it.
-RUN_HERE = frozenset({"emulator", "kafka", "container"})
+#: Why a backend without `Capability.STOP` cannot be stopped.
 NOT_RUN_HERE = "is not run by kafkatest, which therefore cannot stop or start it"
-#: Backends whose broker kafkatest can pause (the emulator's gate; SIGSTOP on Kafka).
-PAUSABLE = frozenset({"emulator", "kafka"})
 NOT_PAUSABLE = (
     "cannot be paused by kafkatest: it would need the broker process (or `docker pause` "
     "on its container); use the emulator or kafka backend"
 )
-#: Backends that run clusters of several brokers.
-CLUSTERS = frozenset({"emulator", "kafka"})
 NO_CLUSTER = "runs one broker kafkatest cannot split: use the emulator or kafka backend"
 
 _by_broker: weakref.WeakKeyDictionary[Broker, Faults] = weakref.WeakKeyDictionary()
@@ -67,12 +63,12 @@ class Faults(TopicFaults, EmulatorFaults):
         self.broker = broker
         self._emulator: Any = None
         self._control: BackendControl
-        if broker.backend == "emulator":
+        if broker.can(Capability.STATE):
             from kafkatest.faults.emulator_control import EmulatorControl
 
             self._emulator = EmulatorControl(broker)  # type: ignore[arg-type]
             self._control = self._emulator
-        elif broker.backend == "kafka":
+        elif broker.can(Capability.PAUSE):
             self._control = KafkaProcessControl(broker)
         else:
             self._control = UnpausableControl(broker)
@@ -93,25 +89,25 @@ class Faults(TopicFaults, EmulatorFaults):
 
     # -- the broker (emulator, kafka) ---------------------------------------------------
 
-    @fault(backends=RUN_HERE, why=NOT_RUN_HERE, aliases=("broker_stop",))
+    @fault(needs=Capability.STOP, why=NOT_RUN_HERE, aliases=("broker_stop",))
     def stop(self) -> None:
         """Stop the broker; data is kept for `start`."""
         self.resume()
         self.broker.stop()
         self._stopped = True
 
-    @fault(backends=RUN_HERE, why=NOT_RUN_HERE, aliases=("broker_start",))
+    @fault(needs=Capability.STOP, why=NOT_RUN_HERE, aliases=("broker_start",))
     def start(self) -> None:
         self.broker.start()
         self._stopped = False
 
-    @fault(backends=RUN_HERE, why=NOT_RUN_HERE, aliases=("broker_restart",))
+    @fault(needs=Capability.RESTART, why=NOT_RUN_HERE, aliases=("broker_restart",))
     def restart(self) -> None:
         """Stop and start with data kept: clients see an outage, then the same data."""
         self.stop()
         self.start()
 
-    @fault(backends=PAUSABLE, why=NOT_PAUSABLE, aliases=("broker_pause",))
+    @fault(needs=Capability.PAUSE, why=NOT_PAUSABLE, aliases=("broker_pause",))
     def pause(self) -> None:
         """The broker stops answering; connections stay open (real Kafka: SIGSTOP)."""
         self._control.pause()
@@ -196,7 +192,7 @@ class Faults(TopicFaults, EmulatorFaults):
 
     # -- a cluster's brokers and leaders (emulator, kafka) ------------------------------------------------------------------
 
-    @fault(backends=CLUSTERS, why=NO_CLUSTER)
+    @fault(needs=Capability.CLUSTERS, why=NO_CLUSTER)
     def move_leader(self, topic: str, partition: int = 0, to_broker: int | None = None) -> int:
         """Make another broker lead the partition; the new leader's id.
 
@@ -219,7 +215,7 @@ class Faults(TopicFaults, EmulatorFaults):
         self._moved[(topic, partition)] = (original, new)
         return int(new)
 
-    @fault(backends=CLUSTERS, why=NO_CLUSTER)
+    @fault(needs=Capability.CLUSTERS, why=NO_CLUSTER)
     def stop_broker(self, broker_id: int) -> None:
         """Take one broker of a cluster down (a controlled shutdown: the partitions it
         led move to in-sync replicas; those with none have no leader until it returns)."""
@@ -228,7 +224,7 @@ class Faults(TopicFaults, EmulatorFaults):
         nodes.stop_node(broker_id)
         self._stopped_brokers.add(broker_id)
 
-    @fault(backends=CLUSTERS, why=NO_CLUSTER)
+    @fault(needs=Capability.CLUSTERS, why=NO_CLUSTER)
     def start_broker(self, broker_id: int) -> None:
         """Bring a stopped broker back: it rejoins its partitions' in-sync replicas;
         leadership does not move back by itself (as on Kafka)."""

@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from kafkatest.brokers.base import Broker
+from kafkatest.brokers.capabilities import Capability
 from kafkatest.emulator.control.rules import Rule
 from kafkatest.errors import UnsupportedOperation
 from kafkatest.faults import validation as check
-from kafkatest.faults.registry import EMULATOR, NEEDS_A_PROXY, fault
+from kafkatest.faults.registry import NEEDS_A_PROXY, fault
 
 #: Timestamps are milliseconds in an int64; a century is plenty for any test.
 MAX_CLOCK_STEP_MS = 100 * 365 * 24 * 3600 * 1000
@@ -60,7 +61,7 @@ class EmulatorFaults:
         rule = Rule(kind, key, count, topic, partition, **details)
         return int(control.hook.add(rule).id)
 
-    @fault(backends=EMULATOR, why=NEEDS_A_PROXY)
+    @fault(needs=Capability.REQUEST_HOOKS, why=NEEDS_A_PROXY)
     def add_latency(
         self,
         api: int | str,
@@ -73,7 +74,7 @@ class EmulatorFaults:
         delay = check.latency_ms("add_latency", delay_ms)
         return self._add("add_latency", "latency", api, times, topic, partition, delay_ms=delay)
 
-    @fault(backends=EMULATOR, why=NEEDS_A_PROXY)
+    @fault(needs=Capability.REQUEST_HOOKS, why=NEEDS_A_PROXY)
     def slow_fetch(
         self,
         delay_ms: int,
@@ -86,14 +87,14 @@ class EmulatorFaults:
         delay = check.latency_ms("slow_fetch", delay_ms)
         return self._add("slow_fetch", "latency", "Fetch", times, topic, partition, delay_ms=delay)
 
-    @fault(backends=EMULATOR, why=NEEDS_A_PROXY)
+    @fault(needs=Capability.REQUEST_HOOKS, why=NEEDS_A_PROXY)
     def drop_connections(
         self, api: int | str, times: int = 1, topic: str | None = None, partition: int | None = None
     ) -> int:
         """Close the connection instead of answering the next `times` requests of `api`."""
         return self._add("drop_connections", "drop_connection", api, times, topic, partition)
 
-    @fault(backends=EMULATOR, why=NEEDS_A_PROXY)
+    @fault(needs=Capability.REQUEST_HOOKS, why=NEEDS_A_PROXY)
     def inject_error(
         self,
         api: int | str,
@@ -110,14 +111,14 @@ class EmulatorFaults:
         code = check.error("inject_error", error)
         return self._add("inject_error", "error", api, times, topic, partition, error=code)
 
-    @fault(backends=EMULATOR, why=NEEDS_A_PROXY)
+    @fault(needs=Capability.REQUEST_HOOKS, why=NEEDS_A_PROXY)
     def lose_produce_acks(
         self, times: int = 1, topic: str | None = None, partition: int | None = None
     ) -> int:
         """The next `times` produce requests are written but never answered (connection closed)."""
         return self._add("lose_produce_acks", "lose_ack", 0, times, topic, partition)
 
-    @fault(backends=EMULATOR, why=OWN_CLOCK)
+    @fault(needs=Capability.CLOCK, why=OWN_CLOCK)
     def advance_clock(self, ms: int) -> None:
         """Move the emulator's clock forward (retention, LogAppendTime, session expiry)."""
         control = self._require_emulator("moving the broker clock")
@@ -128,7 +129,7 @@ class EmulatorFaults:
             )
         control.broker.advance_clock(step)
 
-    @fault(backends=EMULATOR, why=OWN_CLOCK)
+    @fault(needs=Capability.CLOCK, why=OWN_CLOCK)
     def enforce_retention(self) -> None:
         """Apply every topic's retention now, as the broker's periodic check would."""
         self._require_emulator("enforcing retention now").broker.enforce_retention()

@@ -2,14 +2,17 @@
 
 A fault is declared once, by decorating the function that does it::
 
-    @fault(backends=EMULATOR, why=NEEDS_A_PROXY)
+    @fault(needs=Capability.REQUEST_HOOKS, why=NEEDS_A_PROXY)
     def slow_fetch(self, delay_ms: int, times: int | None = None, ...) -> int:
         \"\"\"Delay the next `times` Fetch requests by `delay_ms`; the fault id.\"\"\"
 
 Its name is the function's, its parameters (names, JSON types, which are
 required) are read from the signature, its help is the docstring's first line,
 and each parameter's help comes from `PARAMETERS` (one text per name, shared by
-every fault) or from the declaration's `params`. From these entries are made:
+every fault) or from the declaration's `params`. The backends that can do it are
+not listed: they are those whose `Broker` class declares the capability the fault
+`needs` (`kafkatest.brokers.capabilities`), so a new backend gets every fault it
+is able to do by declaring what it can do. From these entries are made:
 the `Faults` methods (the decorated functions are those methods; a function
 declared in another module is called as ``FAULTS[name].run(faults, ...)``), the HTTP control
 actions (`control_actions.ACTIONS`), the options of `kafkatest fault`
@@ -32,12 +35,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from kafkatest.brokers.capabilities import Capability
 from kafkatest.errors import UnsupportedOperation
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-EVERY = frozenset({"emulator", "kafka", "container", "external"})
-EMULATOR = frozenset({"emulator"})
 #: Why a real broker cannot do an emulator-only fault.
 NEEDS_A_PROXY = "is a real broker, which would need a fault-injecting proxy in front of it"
 
@@ -88,12 +90,19 @@ class Param:
 class FaultSpec:
     name: str
     help: str
-    backends: frozenset[str]
+    #: What the broker must be able to do; none: every backend can.
+    needs: frozenset[Capability]
     params: tuple[Param, ...]
     #: Called as ``run(faults, **params)``.
     run: Callable[..., Any]
     #: Whether a scenario file may use it (faults that only report, like topic_id, not).
     scenario: bool = True
+
+    @property
+    def backends(self) -> frozenset[str]:
+        """The backends that can do it: those whose class declares every capability
+        it needs (asked when wanted, so declaring a fault imports no backend)."""
+        return _backends_with(self.needs)
 
 
 FAULTS: dict[str, FaultSpec] = {}
@@ -103,7 +112,7 @@ ALIASES: dict[str, str] = {}
 
 def fault(
     *,
-    backends: frozenset[str] = EVERY,
+    needs: Capability | None = None,
     why: str = "cannot do it",
     params: Mapping[str, str] | None = None,
     scenario: bool = True,
@@ -113,21 +122,22 @@ def fault(
 
     def declare(function: F) -> F:
         name = function.__name__
+        needed: frozenset[Capability] = frozenset() if needs is None else frozenset({needs})
 
         @functools.wraps(function)
         def run(faults: Any, *args: Any, **kwargs: Any) -> Any:
-            backend = faults.broker.backend
-            if backend not in backends:
-                wanted = " or ".join(sorted(backends))
+            broker = faults.broker
+            if not needed <= broker.capabilities:
+                wanted = " or ".join(sorted(_backends_with(needed)))
                 raise UnsupportedOperation(
-                    f"{name} needs the {wanted} backend: the {backend!r} backend {why}"
+                    f"{name} needs the {wanted} backend: the {broker.backend!r} backend {why}"
                 )
             return function(faults, *args, **kwargs)
 
         FAULTS[name] = FaultSpec(
             name,
             (inspect.getdoc(function) or name).split("\n")[0],
-            frozenset(backends),
+            needed,
             _params_of(function, params or {}),
             run,
             scenario,
@@ -137,6 +147,12 @@ def fault(
         return typing.cast(F, run)
 
     return declare
+
+
+def _backends_with(needed: frozenset[Capability]) -> frozenset[str]:
+    from kafkatest.brokers.registry import backends_with
+
+    return backends_with(*needed)
 
 
 def all_faults() -> dict[str, FaultSpec]:

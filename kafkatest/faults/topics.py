@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from confluent_kafka import KafkaException, TopicCollection
 
 from kafkatest.brokers.base import Broker
+from kafkatest.brokers.capabilities import Capability
 from kafkatest.brokers.client import DEFAULT_TIMEOUT_S, wait_until
 from kafkatest.errors import BrokerError
 from kafkatest.faults import validation as check
@@ -28,7 +29,6 @@ from kafkatest.faults.backends import BackendControl
 from kafkatest.faults.registry import fault
 
 #: compact_now reads when the cleaner ran: the emulator's own, or a Kafka kafkatest runs.
-CLUSTERS = frozenset({"emulator", "kafka"})
 NO_CLEANER_VIEW = (
     "does not show kafkatest when the broker's cleaner has run (it reads that from the "
     "log directory of a broker it runs): use the emulator or kafka backend"
@@ -159,7 +159,7 @@ class TopicFaults:
         (librdkafka refreshes metadata every 5 min); seeding must see the new one."""
         self.broker.close_clients()
 
-    @fault(backends=CLUSTERS, why=NO_CLEANER_VIEW)
+    @fault(needs=Capability.LOG_DIRECTORY, why=NO_CLEANER_VIEW)
     def compact_now(
         self,
         topic: str,

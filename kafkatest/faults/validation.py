@@ -33,6 +33,7 @@ import difflib
 from collections.abc import Iterable
 
 from kafkatest.brokers.base import Broker
+from kafkatest.brokers.capabilities import Capability
 from kafkatest.brokers.lookup import topic_partitions
 from kafkatest.emulator.control.checks import (
     MAX_LATENCY_MS,
@@ -80,7 +81,7 @@ _LISTED = 10
 
 def _topic_names(broker: Broker) -> list[str]:
     try:
-        if broker.backend == "emulator":
+        if broker.can(Capability.STATE):
             state = broker.state  # type: ignore[attr-defined]
             return broker.call(  # type: ignore[attr-defined,no-any-return]
                 lambda: sorted(t.name for t in state.topics if not t.is_internal)

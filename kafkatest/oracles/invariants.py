@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kafkatest.brokers.base import Broker
+from kafkatest.brokers.capabilities import Capability
 from kafkatest.oracles.compare import Tracer, explain, late_records, multiset_difference
 from kafkatest.oracles.inputs import (
     InputRecord,
@@ -272,7 +273,7 @@ def assert_redelivery_invariant(
         baseline = oracle.run("once", once, limit)
         name = f"copies={copies}"
         oracle.compare(baseline, oracle.run(name, oracle.source(name, copies), limit), "forbid")
-        if lost_acks and broker.backend == "emulator":
+        if lost_acks and broker.can(Capability.REQUEST_HOOKS):
             placement = _lost_ack_source(oracle)
             if placement.copies() == 0:
                 oracle.report.notes.append("the lost-ack fault duplicated no record")

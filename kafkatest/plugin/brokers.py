@@ -18,8 +18,14 @@ import pytest
 
 from kafkatest.background_start import BackgroundStart
 from kafkatest.brokers.base import Broker
-from kafkatest.brokers.registry import start_broker
-from kafkatest.plugin.options import _ini_config, security_options, selected_backends
+from kafkatest.brokers.capabilities import Capability
+from kafkatest.brokers.registry import capabilities_of, start_broker
+from kafkatest.plugin.options import (
+    CLUSTER_SIZE_FLAGS,
+    _ini_config,
+    security_options,
+    selected_backends,
+)
 
 if TYPE_CHECKING:
     from kafkatest.faults import Faults
@@ -88,12 +94,13 @@ def _start_session_broker(config: pytest.Config, param: object) -> Broker:
         **dict(param.config if isinstance(param, BrokerRequest) else ()),
     }
     options: dict[str, object] = {"config": settings} if settings else {}
-    if backend == "emulator":
-        options["brokers"] = config.getoption("--emulator-brokers")
-    if backend == "kafka" and config.getoption("--kafka-brokers") > 1:
-        options["brokers"] = config.getoption("--kafka-brokers")
+    can = capabilities_of(backend)
+    count_flag = CLUSTER_SIZE_FLAGS.get(backend)
+    # both flags are checked to be 1 or more; 1 is every backend's default
+    if Capability.CLUSTERS in can and count_flag and config.getoption(count_flag) > 1:
+        options["brokers"] = config.getoption(count_flag)
     advertised = config.getoption("--kafka-advertised-host")
-    if advertised and backend in ("emulator", "kafka"):
+    if advertised and Capability.LISTENERS in can:
         options["host"] = advertised
     options.update(security_options(config))
     shared = _shared_kafka(config, backend, options)
@@ -176,7 +183,7 @@ def kafka_broker(request: pytest.FixtureRequest) -> Iterator[Broker]:
 
 
 def _shared_kafka(config: pytest.Config, backend: str, options: dict[str, object]) -> Broker | None:
-    """Under xdist, the `kafka` backend is one broker for all workers of the run.
+    """Under xdist, a backend that can be shared (`kafka`) is one broker for all workers.
 
     Not with security options: their certificates and users belong to one broker
     object; such runs start a broker per worker, as without xdist.
@@ -184,7 +191,11 @@ def _shared_kafka(config: pytest.Config, backend: str, options: dict[str, object
     import os
 
     workerinput = getattr(config, "workerinput", None)
-    if backend != "kafka" or workerinput is None or set(options) - {"config"}:
+    if (
+        Capability.SHARED_BY_WORKERS not in capabilities_of(backend)
+        or workerinput is None
+        or set(options) - {"config"}
+    ):
         return None
     from kafkatest.brokers.config import kafka_settings
     from kafkatest.brokers.shared_kafka import SharedKafkaBroker, run_directory
@@ -228,7 +239,7 @@ def _kafkatest_backend_filter(request: pytest.FixtureRequest) -> None:
     minimum = request.node.get_closest_marker("kafka_min_version")
     if minimum is not None:
         broker = request.getfixturevalue("kafka_broker")
-        if broker.backend == "kafka":
+        if broker.can(Capability.KAFKA_VERSION):
             from kafkatest.jars.coordinates import kafka_version
 
             running = getattr(broker, "version", None) or kafka_version()

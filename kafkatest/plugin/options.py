@@ -137,6 +137,10 @@ MARKERS = (
     "Apache Kafka (KAFKATEST_KAFKA_VERSION)",
 )
 
+#: The flag that sets how many brokers a backend runs, for the backends with
+#: `Capability.CLUSTERS` (each flag is named after its backend).
+CLUSTER_SIZE_FLAGS = {"emulator": "--emulator-brokers", "kafka": "--kafka-brokers"}
+
 #: More emulated brokers than this is a typo, not a cluster (each takes a port).
 MAX_EMULATOR_BROKERS = 64
 
