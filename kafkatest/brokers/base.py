@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from kafkatest.brokers.acl_client import AclClientOperations
 from kafkatest.brokers.capabilities import Capability
 from kafkatest.brokers.topic_client import parse_topic_config
 from kafkatest.errors import UnsupportedOperation
+
+if TYPE_CHECKING:
+    from kafkatest.brokers.broker_clock import BrokerClock
 
 __all__ = ["Broker", "Capability", "parse_topic_config"]
 
@@ -38,6 +41,14 @@ class Broker(AclClientOperations):
     def can(self, capability: Capability) -> bool:
         """Whether this broker's backend can do `capability`."""
         return capability in self.capabilities
+
+    @property
+    def clock(self) -> BrokerClock:
+        """The broker's clock (`freeze`, `advance`, `now_ms`): the emulator's only; other
+        backends refuse it with UnsupportedOperation saying what to do instead."""
+        from kafkatest.brokers.broker_clock import clock_of
+
+        return clock_of(self)
 
     @classmethod
     def from_options(cls, config: Settings, bootstrap: str | None, options: Options) -> Broker:

@@ -1,7 +1,9 @@
-"""The broker's notion of now, which tests can move forward.
+"""The broker's notion of now, which tests can stop and move forward.
 
-Retention and LogAppendTime read this clock, so a test can age data out by
-advancing it instead of sleeping.
+Retention, segment rolls, LogAppendTime, transaction and producer-id timeouts, group
+sessions, the cleaner's lag and ListOffsets by timestamp read this clock, so a test
+ages data or times a member out by advancing it instead of sleeping. Frozen, it
+moves only when advanced: two records appended a second apart carry one timestamp.
 """
 
 from __future__ import annotations
@@ -10,16 +12,40 @@ import time
 
 
 class Clock:
-    """Wall-clock milliseconds plus an offset a test controls."""
+    """Wall-clock milliseconds (or a frozen instant) plus an offset a test controls."""
 
     def __init__(self) -> None:
         self._offset_ms = 0
+        #: The wall time at which `freeze` stopped the clock, None while it runs.
+        self._frozen_wall_ms: int | None = None
 
     def now_ms(self) -> int:
-        return time.time_ns() // 1_000_000 + self._offset_ms
+        wall = self._frozen_wall_ms if self._frozen_wall_ms is not None else _wall_ms()
+        return wall + self._offset_ms
+
+    @property
+    def frozen(self) -> bool:
+        return self._frozen_wall_ms is not None
+
+    def freeze(self) -> int:
+        """Stop the clock at now (it moves only by `advance` from here); returns now."""
+        if self._frozen_wall_ms is None:
+            self._frozen_wall_ms = _wall_ms()
+        return self.now_ms()
+
+    def resume(self) -> int:
+        """Let a frozen clock run again from where it stands; returns now."""
+        if self._frozen_wall_ms is not None:
+            self._offset_ms = self.now_ms() - _wall_ms()
+            self._frozen_wall_ms = None
+        return self.now_ms()
 
     def advance(self, ms: int) -> None:
-        """Move time forward by `ms` milliseconds (it keeps flowing after that)."""
+        """Move time forward by `ms` milliseconds (a running clock keeps flowing after)."""
         if ms < 0:
             raise ValueError("the clock only moves forward")
         self._offset_ms += ms
+
+
+def _wall_ms() -> int:
+    return time.time_ns() // 1_000_000

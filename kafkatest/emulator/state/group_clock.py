@@ -92,6 +92,11 @@ class PolledClock:
             )
             self._schedule_tick(loop, wait_s)
 
+    def fire_due(self) -> None:
+        """Fire the timers due now, without waiting for the next poll (a test has just
+        moved the clock and expects what fell due to have happened)."""
+        _fire_due(self._timers, self._now_ms())
+
     def close(self) -> None:
         if self._tick_handle is not None:
             self._tick_handle.cancel()

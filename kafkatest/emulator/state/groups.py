@@ -101,6 +101,11 @@ class GroupCoordinator:
 
     # -- inspection ----------------------------------------------------------------
 
+    @property
+    def clock(self) -> Clock:
+        """The clock the sessions and rebalances are timed on."""
+        return self._clock
+
     def group(self, group_id: str) -> Group | None:
         return self._registry.lookup(group_id)
 

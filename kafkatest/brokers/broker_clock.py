@@ -1,0 +1,70 @@
+"""`kafka_broker.clock`: the emulator's time, which a test stops and moves.
+
+Retention, LogAppendTime, segment rolls, transaction timeouts, group sessions and
+rebalances, the cleaner's lag and ListOffsets by timestamp all read it; `advance`
+runs what fell due before it returns (`emulator/state/time_passes.py`). A real Kafka
+runs on its machine's clock, so on other backends asking for the clock is refused.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kafkatest.clocks import duration_ms
+from kafkatest.errors import UnsupportedOperation
+
+if TYPE_CHECKING:
+    from kafkatest.brokers.base import Broker
+
+#: More than this is a unit mistake, not a test (100 years, as `advance_clock` allows).
+MAX_STEP_MS = 100 * 365 * 86_400_000
+
+REFUSAL = (
+    "the {backend!r} backend runs on its machine's clock, which kafkatest cannot stop "
+    "or move: give the broker the time instead (a short retention.ms, "
+    "transaction.timeout.ms or session.timeout.ms and a wait), or run the test on the "
+    "emulator only with @pytest.mark.kafka_backends('emulator')"
+)
+
+
+class BrokerClock:
+    """The emulator's clock, as a test holds it: `freeze`, `advance`, `now_ms`."""
+
+    def __init__(self, broker: Any) -> None:
+        #: An EmulatorBroker (duck-typed: `call` runs on its thread, `state` is its state).
+        self._broker = broker
+
+    def now_ms(self) -> int:
+        """The broker's time, in epoch milliseconds."""
+        return int(self._broker.call(self._broker.state.clock.now_ms))
+
+    def freeze(self) -> int:
+        """Stop the clock: from now on it moves only by `advance`. Returns `now_ms()`."""
+        return int(self._broker.call(self._broker.state.clock.freeze))
+
+    def resume(self) -> int:
+        """Let a frozen clock run with the wall clock again, from where it stands."""
+        return int(self._broker.call(self._broker.state.clock.resume))
+
+    def advance(
+        self, seconds: float = 0, minutes: float = 0, hours: float = 0, days: float = 0
+    ) -> int:
+        """Move the broker's time forward and run what fell due (retention deletes,
+        timed-out transactions aborted with their markers, expired members removed)
+        before returning. Returns `now_ms()`."""
+        from kafkatest.emulator.state.time_passes import pass_time
+
+        step = duration_ms(seconds, minutes, hours, days)
+        if step > MAX_STEP_MS:
+            raise ValueError(f"advance: {step} ms is more than 100 years; check the units")
+        state = self._broker.state
+        return int(self._broker.call(lambda: pass_time(state, step)))
+
+
+def clock_of(broker: Broker) -> BrokerClock:
+    """`broker`'s clock, or UnsupportedOperation naming what to do on its backend."""
+    from kafkatest.brokers.capabilities import Capability
+
+    if not broker.can(Capability.CLOCK):
+        raise UnsupportedOperation(REFUSAL.format(backend=broker.backend))
+    return BrokerClock(broker)
