@@ -91,6 +91,10 @@ DECLARED: dict[str, tuple[tuple[str, ...], str]] = {
     ),
     "tests/security/test_clients.py": (("slow",), "Java clients over TLS and SASL"),
     "tests/security/test_scram_credentials.py": (("slow",), "Kafka's config tool"),
+    "tests/security/test_delegation_tokens.py::test_kafkas_token_command_and_console_clients": (
+        ("slow",),
+        "Kafka's DelegationTokenCommand and console clients",
+    ),
     "tests/security/test_standalone_security.py": (("slow",), "Kafka's tools"),
     "tests/acls/test_acl_tool.py": (("slow",), "Kafka's ACL tool"),
     "tests/faults/test_compaction.py": (("slow",), "Kafka's tools and real cleaner waits"),

@@ -21,6 +21,7 @@ from kafkatest.errors import BrokerError, UnsupportedOperation
 
 if TYPE_CHECKING:
     from kafkatest.brokers.security import BrokerSecurity
+    from kafkatest.security import DelegationToken
 
 _LIBRDKAFKA_LOG = logging.getLogger("kafkatest.librdkafka")
 
@@ -40,7 +41,11 @@ class ClientConnections(ABC):
         """``host:port[,host:port]`` for clients, Spark's ``kafka.bootstrap.servers``."""
 
     def client_config(
-        self, user: str | None = None, mechanism: str | None = None
+        self,
+        user: str | None = None,
+        mechanism: str | None = None,
+        *,
+        token: DelegationToken | None = None,
     ) -> dict[str, Any]:
         """confluent-kafka (librdkafka) settings to reach this broker as `user`.
 
@@ -49,6 +54,12 @@ class ClientConnections(ABC):
         secured broker the dict carries ``security.protocol``, the SASL login
         (`mechanism` defaults to the broker's first) and the CA file to trust.
         """
+        if token is not None:
+            raise UnsupportedOperation(
+                "librdkafka (confluent-kafka) cannot log in with a delegation token: its SCRAM "
+                "client has no way to send the tokenauth extension. Use a Java client: "
+                "spark_options(token=...) or java_client_properties(path, token=...)"
+            )
         # librdkafka's own log lines go to Python logging, so pytest shows them only
         # for a failing test instead of spraying stderr during broker restarts.
         config: dict[str, Any] = {"bootstrap.servers": self.bootstrap_servers}
@@ -60,29 +71,46 @@ class ClientConnections(ABC):
         return config
 
     def spark_options(
-        self, user: str | None = None, mechanism: str | None = None
+        self,
+        user: str | None = None,
+        mechanism: str | None = None,
+        *,
+        token: DelegationToken | None = None,
     ) -> dict[str, str]:
         """The ``kafka.``-prefixed source and sink options that reach this broker as `user`.
 
         Pass them to ``.options(**...)`` of a Kafka source or sink exactly as a
         production job carries them (``kafka.security.protocol``,
-        ``kafka.sasl.jaas.config``, ``kafka.ssl.truststore.location``, ...).
+        ``kafka.sasl.jaas.config``, ``kafka.ssl.truststore.location``, ...). With
+        `token` the job logs in with that delegation token (SCRAM, ``tokenauth``),
+        as Spark's executors do with the token its driver obtained.
         """
         options = {"kafka.bootstrap.servers": self.bootstrap_servers}
+        if token is not None:
+            self._token_runtime()
         if self.security_runtime is not None:
-            java = self.security_runtime.kafka_clients(user, mechanism)
+            java = self.security_runtime.kafka_clients(user, mechanism, token)
             options.update({f"kafka.{key}": value for key, value in java.items()})
         return options
 
     def java_client_properties(
-        self, path: Path, user: str | None = None, mechanism: str | None = None
+        self,
+        path: Path,
+        user: str | None = None,
+        mechanism: str | None = None,
+        *,
+        token: DelegationToken | None = None,
     ) -> Path:
-        """Write a kafka-clients properties file (a tool's ``--command-config``) for `user`."""
+        """Write a kafka-clients properties file (a tool's ``--command-config``) for
+        `user`, or for a client that logs in with `token`."""
         text = f"bootstrap.servers={self.bootstrap_servers}\n"
+        if token is not None:
+            self._token_runtime()
         if self.security_runtime is not None:
             from kafkatest.security import properties_text
 
-            text += properties_text(self.security_runtime.kafka_clients(user, mechanism))
+            java = self.security_runtime.kafka_clients(user, mechanism, token)
+            text += properties_text(java)
         path.write_text(text)
         path.chmod(0o600)
         return path
@@ -90,6 +118,41 @@ class ClientConnections(ABC):
     def add_user(self, name: str, password: str, mechanism: str | None = None) -> None:
         """Let `name` log in with `password` (every enabled mechanism unless one is named)."""
         raise UnsupportedOperation(f"{type(self).__name__} cannot add users")
+
+    def create_token(
+        self,
+        user: str,
+        renewers: tuple[str, ...] = (),
+        max_lifetime_ms: int = -1,
+        mechanism: str | None = None,
+    ) -> DelegationToken:
+        """A delegation token owned by `user`, asked for as `user` logs in (its
+        password; `mechanism` or the broker's first), as ``kafka-delegation-tokens
+        --create`` does. `renewers` are "User:<name>" principals that may renew and
+        expire it; `max_lifetime_ms` <= 0 is the broker's maximum (7 days).
+        Log in with it through `spark_options(token=...)` or
+        `java_client_properties(path, token=...)`.
+        """
+        from kafkatest.brokers.token_client import create_token, wait_for_token_login
+
+        runtime = self._token_runtime()
+        tls = runtime.client_tls_context(user)
+        token = create_token(
+            self.bootstrap_servers,
+            tls,
+            runtime.security.mechanism_for(mechanism),
+            user,
+            runtime.security.password_of(user),
+            tuple(renewers),
+            max_lifetime_ms,
+        )
+        wait_for_token_login(self.bootstrap_servers, tls, runtime.token_mechanism(), token)
+        return token
+
+    def _token_runtime(self) -> BrokerSecurity:
+        runtime = self._sasl_runtime()
+        runtime.token_mechanism()  # refuses a broker without tokens, saying why
+        return runtime
 
     def _sasl_runtime(self) -> BrokerSecurity:
         runtime = self.security_runtime

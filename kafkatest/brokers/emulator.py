@@ -25,7 +25,7 @@ from kafkatest.emulator.server.timings import RequestTimings
 from kafkatest.emulator.state import BrokerSettings, EmulatorState
 from kafkatest.emulator.state.acls import Authorizer
 from kafkatest.errors import BrokerError
-from kafkatest.security import Security
+from kafkatest.security import DelegationToken, Security
 
 T = TypeVar("T")
 
@@ -79,15 +79,21 @@ class EmulatorBroker(Broker):
         if security is not None and security.sasl:
             for user, password in security.users.items():
                 self.state.credentials.add_user(user, password, security.mechanisms)
+        if self.security_runtime is not None and self.security_runtime.token_secret:
+            self.state.delegation_tokens.enable(self.security_runtime.token_secret)
         if acls:
             self.state.acls = Authorizer(super_users={ADMIN_PRINCIPAL, *super_users})
 
     def client_config(
-        self, user: str | None = None, mechanism: str | None = None
+        self,
+        user: str | None = None,
+        mechanism: str | None = None,
+        *,
+        token: DelegationToken | None = None,
     ) -> dict[str, Any]:
         """With ACLs, kafkatest's own clients (no `user`) log in as the super user
         User:kafkatest on the harness listener, as on the `kafka` backend."""
-        config = super().client_config(user, mechanism)
+        config = super().client_config(user, mechanism, token=token)
         if user is None and self._harness is not None:
             config = harness_listener_config(
                 self._runner.server.harness_bootstrap_servers, self._harness.password, config

@@ -40,7 +40,7 @@ from kafkatest.brokers.kafka_properties import (
 )
 from kafkatest.brokers.security import BrokerSecurity
 from kafkatest.errors import BrokerError, SetupError
-from kafkatest.security import Security
+from kafkatest.security import DelegationToken, Security
 from kafkatest.tempdirs import owned_tempdir
 
 __all__ = ["LOG4J2", "TEST_SETTINGS", "KafkaProcessBroker", "NodeRole", "new_cluster_id"]
@@ -295,11 +295,15 @@ class KafkaProcessBroker(Broker):
                 time.sleep(0.2)
 
     def client_config(
-        self, user: str | None = None, mechanism: str | None = None
+        self,
+        user: str | None = None,
+        mechanism: str | None = None,
+        *,
+        token: DelegationToken | None = None,
     ) -> dict[str, Any]:
         """With ACLs, kafkatest's own clients (no `user`) are the super user
         User:kafkatest on the KAFKATEST listener."""
-        config = super().client_config(user, mechanism)
+        config = super().client_config(user, mechanism, token=token)
         if user is None and self.acls_enabled and self._admin_port is not None:
             config = admin_listener_config(self._admin_port, config)
         return config

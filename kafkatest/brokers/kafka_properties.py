@@ -174,6 +174,9 @@ def _security_properties(runtime: BrokerSecurity | None, listener: str) -> dict[
                 users = " ".join(f'user_{u}="{pw}"' for u, pw in security.users.items())
                 login = login.rstrip(";") + f" {users};"
             properties[f"{prefix}{mechanism.lower()}.sasl.jaas.config"] = login
+    if runtime.token_secret is not None:
+        # Tokens are on: the controller signs them with it (KRaft needs nothing else).
+        properties["delegation.token.secret.key"] = runtime.token_secret
     return properties
 
 

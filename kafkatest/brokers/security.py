@@ -7,6 +7,8 @@ of client needs and owns the files those options point at. The certificate code 
 
 from __future__ import annotations
 
+import secrets
+import ssl
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +18,7 @@ from kafkatest.security import (
     ADMIN_USER,
     DEFAULT_HOSTS,
     ClientTls,
+    DelegationToken,
     Security,
     check_user,
     kafka_clients_config,
@@ -44,6 +47,8 @@ class BrokerSecurity:
         self._client_certs: dict[str, ClientCertificate] = {}
         self._hosts = hosts
         self.directory = security.tls_dir
+        #: This broker's ``delegation.token.secret.key``, None while tokens are off.
+        self.token_secret = secrets.token_urlsafe(32) if security.tokens_enabled else None
         if security.tls:
             from kafkatest.security.tls import CertificateAuthority
 
@@ -95,10 +100,44 @@ class BrokerSecurity:
         return librdkafka_config(self.security, self._tls(name), name, password, chosen)
 
     def kafka_clients(
-        self, user: str | None = None, mechanism: str | None = None
+        self,
+        user: str | None = None,
+        mechanism: str | None = None,
+        token: DelegationToken | None = None,
     ) -> dict[str, str]:
+        if token is not None:
+            owner = token.owner.partition(":")[2]
+            scram = self.token_mechanism(mechanism)
+            return kafka_clients_config(
+                self.security, self._tls(owner), token.token_id, token.hmac, scram, token=True
+            )
         name, password, chosen = self._login(user, mechanism)
         return kafka_clients_config(self.security, self._tls(name), name, password, chosen)
+
+    def token_mechanism(self, mechanism: str | None = None) -> str:
+        """The SCRAM mechanism a token logs in with: `mechanism`, else the first
+        enabled SCRAM mechanism; tokens must be on."""
+        if self.token_secret is None:
+            raise BrokerError(
+                "this broker does not serve delegation tokens: they need a SASL listener "
+                "with a SCRAM mechanism (and delegation_tokens left True)"
+            )
+        if mechanism is not None:
+            chosen = self.security.mechanism_for(mechanism)
+            if chosen == "PLAIN":
+                raise BrokerError("a delegation token logs in over SCRAM, not PLAIN")
+            return chosen
+        return next(m for m in self.security.mechanisms if m != "PLAIN")
+
+    def client_tls_context(self, user: str) -> ssl.SSLContext | None:
+        """A Python TLS context for `user` (its certificate on mutual TLS)."""
+        tls = self._tls(user)
+        if tls is None:
+            return None
+        context = ssl.create_default_context(cafile=str(tls.ca_pem))
+        if tls.cert_pem is not None and tls.key_pem is not None:
+            context.load_cert_chain(str(tls.cert_pem), str(tls.key_pem))
+        return context
 
     def properties_file(
         self, path: Path, user: str | None = None, mechanism: str | None = None

@@ -49,6 +49,9 @@ class Security:
     #: Where certificates are written; a temporary directory when None.
     tls_dir: Path | None = None
     admin_password: str = field(default_factory=lambda: secrets.token_urlsafe(16))
+    #: Serve delegation tokens whenever a SCRAM mechanism is enabled (tokens log in
+    #: over SCRAM); False starts the broker without a token secret, as Kafka's default.
+    delegation_tokens: bool = True
 
     def __post_init__(self) -> None:
         self.protocol = self.protocol.upper()
@@ -89,6 +92,7 @@ class Security:
         users: Mapping[str, str] | None = None,
         client_auth: str = "none",
         tls_dir: str | Path | None = None,
+        delegation_tokens: bool = True,
     ) -> Security:
         if isinstance(mechanisms, str):
             mechanisms = [m.strip() for m in mechanisms.split(",") if m.strip()]
@@ -98,11 +102,17 @@ class Security:
             users=dict(users or {}),
             client_auth=client_auth,
             tls_dir=Path(tls_dir) if tls_dir is not None else None,
+            delegation_tokens=delegation_tokens,
         )
 
     @property
     def sasl(self) -> bool:
         return self.protocol.startswith("SASL_")
+
+    @property
+    def tokens_enabled(self) -> bool:
+        """Whether the broker serves delegation tokens: SASL with a SCRAM mechanism."""
+        return self.delegation_tokens and self.sasl and any(m != "PLAIN" for m in self.mechanisms)
 
     @property
     def tls(self) -> bool:
@@ -143,9 +153,39 @@ def check_user(name: str, password: str) -> None:
         raise BrokerError(f"user {name!r} needs a non-empty password")
 
 
-def jaas_config(mechanism: str, user: str, password: str) -> str:
-    """kafka-clients' ``sasl.jaas.config`` for one login."""
-    return f'{_JAAS_MODULES[mechanism]} required username="{user}" password="{password}";'
+def jaas_config(mechanism: str, user: str, password: str, token: bool = False) -> str:
+    """kafka-clients' ``sasl.jaas.config`` for one login; with `token`, a delegation
+    token's (its id and HMAC as user and password, ``tokenauth="true"``)."""
+    extension = ' tokenauth="true"' if token else ""
+    return (
+        f'{_JAAS_MODULES[mechanism]} required username="{user}" password="{password}"{extension};'
+    )
+
+
+@dataclass(frozen=True)
+class DelegationToken:
+    """A delegation token as its owner receives it (``broker.create_token``).
+
+    Clients log in with it over SCRAM: `token_id` as the user name, `hmac` (base64,
+    as ``kafka-delegation-tokens --create`` prints it) as the password, and the
+    ``tokenauth`` extension, which only kafka-clients (Java) sends: librdkafka has
+    no way to send it, so confluent-kafka clients cannot use a token.
+    """
+
+    token_id: str
+    hmac: str
+    #: "User:<name>".
+    owner: str
+    issue_ms: int
+    expiry_ms: int
+    max_ms: int
+
+    @property
+    def hmac_bytes(self) -> bytes:
+        """What Renew/ExpireDelegationToken name the token by."""
+        import base64
+
+        return base64.b64decode(self.hmac)
 
 
 @dataclass(frozen=True)
@@ -189,8 +229,10 @@ def kafka_clients_config(
     user: str | None,
     password: str | None,
     mechanism: str | None,
+    token: bool = False,
 ) -> dict[str, str]:
-    """Java kafka-clients settings (tools' --command-config, Spark without the prefix)."""
+    """Java kafka-clients settings (tools' --command-config, Spark without the prefix);
+    with `token`, `user` and `password` are a delegation token's id and HMAC."""
     config: dict[str, str] = {}
     if not security.secured:
         return config
@@ -198,7 +240,7 @@ def kafka_clients_config(
     if security.sasl:
         assert user is not None and password is not None and mechanism is not None
         config["sasl.mechanism"] = mechanism
-        config["sasl.jaas.config"] = jaas_config(mechanism, user, password)
+        config["sasl.jaas.config"] = jaas_config(mechanism, user, password, token)
     if tls is not None:
         config["ssl.truststore.type"] = "PEM"
         config["ssl.truststore.location"] = str(tls.ca_pem)

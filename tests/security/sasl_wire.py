@@ -13,6 +13,7 @@ from kio.serial import entity_reader, entity_writer
 from kio.static.constants import EntityType
 
 from kafkatest import Broker
+from kafkatest.brokers.token_client import request_entity
 from kafkatest.emulator.protocol.framing import frame
 from kafkatest.emulator.protocol.messages import request_schema
 
@@ -85,12 +86,4 @@ def _exactly(sock: socket.socket, count: int) -> bytes | None:
 
 def request(api: str, version: int, **fields: Any) -> Any:
     """A kio request entity, e.g. request("sasl_handshake", 1, mechanism="PLAIN")."""
-    import importlib
-
-    module = importlib.import_module(f"kio.schema.{api}.v{version}.request")
-    cls = next(
-        v
-        for v in vars(module).values()
-        if isinstance(v, type) and getattr(v, "__type__", None) is EntityType.request
-    )
-    return cls(**fields)
+    return request_entity(api, version, **fields)

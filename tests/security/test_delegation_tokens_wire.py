@@ -1,10 +1,12 @@
-"""Delegation token requests on secured listeners, on every backend.
+"""Delegation token requests that are refused, on every backend.
 
-A broker without ``delegation.token.secret.key`` (Kafka's default, and the
-emulator) has tokens disabled. A client that authenticated (SASL) hears that from
-the controller: DELEGATION_TOKEN_AUTH_DISABLED, timestamps 0. One that did not
-(TLS without a client certificate) is refused by the broker first:
+A broker without ``delegation.token.secret.key`` (Kafka's default; kafkatest sets
+one only where SCRAM is on) has tokens disabled. A client that authenticated (a
+client certificate here) hears that from the controller:
+DELEGATION_TOKEN_AUTH_DISABLED, timestamps 0. One that did not (TLS without a
+client certificate) is refused by the broker first:
 DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, timestamps -1. Observed on Kafka 4.1.1.
+Tokens that are served: test_delegation_tokens.py.
 """
 
 from __future__ import annotations
@@ -16,22 +18,25 @@ from collections.abc import Callable
 from typing import Any
 
 from kio.schema.errors import ErrorCode
-from sasl_wire import connect, read_frame, receive, request, send
+from sasl_wire import connect, read_frame, request, send
 
 from kafkatest import Broker
 
-HANDSHAKE, AUTHENTICATE = 17, 36
 CREATE, RENEW, EXPIRE, DESCRIBE = 38, 39, 40, 41
 
 
-def _signed_in(broker: Broker) -> socket.socket:
-    sock = connect(broker)
-    send(sock, HANDSHAKE, 1, request("sasl_handshake", 1, mechanism="PLAIN"))
-    assert receive(sock, HANDSHAKE, 1).error_code == ErrorCode.none
-    token = b"\0alice\0alice-secret"
-    send(sock, AUTHENTICATE, 2, request("sasl_authenticate", 2, auth_bytes=token), 2)
-    assert receive(sock, AUTHENTICATE, 2).error_code == ErrorCode.none
-    return sock
+def _signed_in(broker: Broker) -> tuple[socket.socket, str]:
+    """A mutual-TLS connection as alice (no SCRAM there: tokens are off), and her name."""
+    import ssl
+
+    runtime = broker.security_runtime
+    assert runtime is not None and runtime.ca is not None
+    alice = runtime.client_certificate("alice")
+    context = ssl.create_default_context(cafile=str(runtime.ca.ca_pem))
+    context.load_cert_chain(str(alice.cert_pem), str(alice.key_pem))
+    host, port = broker.bootstrap_servers.split(",")[0].rsplit(":", 1)
+    raw = socket.create_connection((host, int(port)), timeout=10)
+    return context.wrap_socket(raw, server_hostname=host), alice.principal.partition(":")[2]
 
 
 def _body(sock: socket.socket, api_key: int, version: int, entity: Any) -> bytes:
@@ -83,11 +88,12 @@ ZERO, NONE = b"\0" * 8, b"\xff" * 8
 def test_an_authenticated_client_hears_that_tokens_are_disabled(
     secured: Callable[[str], Broker],
 ) -> None:
-    broker = secured("sasl_plaintext")
+    broker = secured("mtls")
     disabled = ErrorCode.delegation_token_auth_disabled
-    with _signed_in(broker) as sock:
-        assert _body(sock, CREATE, 3, _create()) == _created(disabled, "alice", "alice", ZERO)
-        assert _body(sock, CREATE, 3, _create("bob")) == _created(disabled, "bob", "alice", ZERO)
+    sock, alice = _signed_in(broker)
+    with sock:
+        assert _body(sock, CREATE, 3, _create()) == _created(disabled, alice, alice, ZERO)
+        assert _body(sock, CREATE, 3, _create("bob")) == _created(disabled, "bob", alice, ZERO)
         renew = request(
             "renew_delegation_token", 2, hmac=b"abc", renew_period=datetime.timedelta(seconds=1)
         )
@@ -105,9 +111,10 @@ def test_an_authenticated_client_hears_that_tokens_are_disabled(
 
 def test_renewers_must_be_users(secured: Callable[[str], Broker]) -> None:
     """The broker checks the renewers' type before it asks the controller."""
-    with _signed_in(secured("sasl_plaintext")) as sock:
+    sock, alice = _signed_in(secured("mtls"))
+    with sock:
         answer = _body(sock, CREATE, 3, _create(renewer_type="Group"))
-    assert answer == _created(ErrorCode.invalid_principal_type, "alice", "alice", NONE)
+    assert answer == _created(ErrorCode.invalid_principal_type, alice, alice, NONE)
 
 
 def test_tls_without_a_client_certificate_may_not_ask_for_tokens(

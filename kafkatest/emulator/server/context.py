@@ -18,6 +18,17 @@ if TYPE_CHECKING:
 ANONYMOUS = "User:ANONYMOUS"
 
 
+class TokenPrincipal(str):
+    """A principal that logged in with a delegation token ("User:<owner>").
+
+    Kafka marks the principal itself (KafkaPrincipal.tokenAuthenticated), and so
+    does the emulator: it compares, prints and authorizes as the plain string, and
+    only the delegation-token APIs ask (a token may not be used to get tokens).
+    """
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True, slots=True)
 class RequestContext:
     state: EmulatorState

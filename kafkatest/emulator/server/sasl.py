@@ -26,7 +26,7 @@ from kafkatest.emulator.protocol.headers import (
 from kafkatest.emulator.protocol.messages import decode_request, request_schema
 from kafkatest.emulator.protocol.primitives import DecodeError
 from kafkatest.emulator.protocol.replies import Reply
-from kafkatest.emulator.server.context import RequestContext
+from kafkatest.emulator.server.context import RequestContext, TokenPrincipal
 from kafkatest.emulator.server.dispatch import CloseConnection, Dispatcher
 from kafkatest.emulator.server.responses import make, response_types
 from kafkatest.emulator.server.sasl_mechanisms import (
@@ -210,7 +210,8 @@ class SaslAuthenticator:
     def _maybe_complete(self) -> None:
         assert self._server is not None
         if self._server.complete:
-            self.principal = f"User:{self._server.authorization_id}"
+            name = f"User:{self._server.authorization_id}"
+            self.principal = TokenPrincipal(name) if self._server.token_authenticated else name
 
     # -- helpers -----------------------------------------------------------------------
 

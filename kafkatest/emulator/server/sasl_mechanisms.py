@@ -17,7 +17,11 @@ import re
 import secrets
 from typing import Protocol
 
-from kafkatest.emulator.state.credentials import SCRAM_MECHANISMS, CredentialStore
+from kafkatest.emulator.state.credentials import (
+    SCRAM_MECHANISMS,
+    CredentialStore,
+    ScramCredential,
+)
 
 
 class SaslError(Exception):
@@ -36,6 +40,8 @@ class SaslMechanismServer(Protocol):
     complete: bool
     #: The authenticated user once `complete`.
     authorization_id: str
+    #: Whether the login was a delegation token's (SCRAM with ``tokenauth``).
+    token_authenticated: bool
 
     def evaluate(self, token: bytes) -> bytes:
         """The answer to the client's token; raises SaslError when it fails."""
@@ -47,6 +53,7 @@ class PlainServer:
         self._credentials = credentials
         self.complete = False
         self.authorization_id = ""
+        self.token_authenticated = False
 
     def evaluate(self, token: bytes) -> bytes:
         tokens = token.decode("utf-8", errors="replace").split("\0", 3)
@@ -113,6 +120,8 @@ class ScramServer:
         self._credentials = credentials
         self.complete = False
         self.authorization_id = ""
+        #: Whether the client logged in with a delegation token (``tokenauth=true``).
+        self.token_authenticated = False
         self._auth_prefix = ""
         self._server_nonce_full = ""
         self._stored_key = b""
@@ -134,9 +143,19 @@ class ScramServer:
         except ValueError as exc:
             raise SaslError("Authentication failed: Credentials could not be obtained") from exc
         extensions = match["extensions"]
-        credential = None
-        if "tokenauth=true" not in extensions.split(","):  # delegation tokens: none exist
-            credential = self._credentials.scram(username, self.mechanism)
+        # ScramExtensions.tokenAuthenticated(): Java's parseBoolean, any case of "true".
+        self.token_authenticated = any(
+            name == "tokenauth" and value.lower() == "true"
+            for name, _, value in (e.partition("=") for e in extensions.split(",")[1:])
+        )
+        credential: ScramCredential | None
+        if self.token_authenticated:
+            found = self._credentials.token(username, self.mechanism)
+            if found is None:
+                raise SaslError(f"Token Authentication failed: Invalid tokenId : {username}")
+            owner, credential = found
+        else:
+            owner, credential = username, self._credentials.scram(username, self.mechanism)
         if credential is None:
             raise SaslError("Authentication failed: Invalid user credentials")
         authzid = match["authzid"] or ""
@@ -154,7 +173,8 @@ class ScramServer:
         self._server_nonce_full = nonce
         self._stored_key = credential.stored_key
         self._server_key = credential.server_key
-        self.authorization_id = username
+        # A token logs in as its owner (the principal), not as the token id.
+        self.authorization_id = owner
         return server_first.encode()
 
     def _client_final(self, message: str) -> bytes:

@@ -14,7 +14,7 @@ import asyncio
 import ssl
 from dataclasses import dataclass
 
-from kafkatest.emulator.server.context import ANONYMOUS
+from kafkatest.emulator.server.context import ANONYMOUS, TokenPrincipal
 from kafkatest.emulator.state.credentials import SASL_MECHANISMS
 
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
@@ -91,7 +91,7 @@ def _hash_set_bucket(text: str) -> int:
 def token_requests_allowed(protocol: str, principal: str) -> bool:
     """Whether a connection may ask for delegation tokens (KafkaApis.allowTokenRequests):
     only one that authenticated with SASL, or with a client certificate, may; a
-    PLAINTEXT or one-way TLS client may not."""
-    if protocol == "PLAINTEXT":
+    PLAINTEXT or one-way TLS client may not, nor one that logged in with a token."""
+    if protocol == "PLAINTEXT" or isinstance(principal, TokenPrincipal):
         return False
     return not (protocol == "SSL" and principal == ANONYMOUS)

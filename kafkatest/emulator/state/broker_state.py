@@ -29,6 +29,7 @@ from kafkatest.emulator.state.config_store import NamedConfigs
 from kafkatest.emulator.state.consumer_group_settings import ConsumerGroupConfig, GroupIntervals
 from kafkatest.emulator.state.consumer_groups import ConsumerGroupCoordinator
 from kafkatest.emulator.state.credentials import CredentialStore
+from kafkatest.emulator.state.delegation_tokens import DelegationTokens
 from kafkatest.emulator.state.dynamic_broker_configs import DynamicBrokerConfigs
 from kafkatest.emulator.state.errors import (
     InvalidConfig,
@@ -84,6 +85,9 @@ class EmulatorState(LogMaintenance):
         self.appends = AppendSignal()
         #: PLAIN users and SCRAM credentials (used only by SASL listeners).
         self.credentials = CredentialStore()
+        #: Delegation tokens, off until a secret is set; SCRAM logins read them.
+        self.delegation_tokens = DelegationTokens(self.clock.now_ms)
+        self.credentials.tokens = self.delegation_tokens
         self.transactions = TransactionCoordinator(self)
         #: The ACLs and their decisions; None while ACLs are off (nothing is checked).
         self.acls: Authorizer | None = None

@@ -16,6 +16,10 @@ import hmac
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kafkatest.emulator.state.delegation_tokens import DelegationTokens
 
 #: SCRAM mechanism name -> (hash name, the mechanism's number in the Kafka protocol).
 SCRAM_MECHANISMS: dict[str, tuple[str, int]] = {
@@ -77,6 +81,8 @@ class CredentialStore:
     def __init__(self) -> None:
         self._plain: dict[str, str] = {}
         self._scram: dict[str, dict[str, ScramCredential]] = {}
+        #: The cluster's delegation tokens: a SCRAM login with ``tokenauth`` is one.
+        self.tokens: DelegationTokens | None = None
 
     # -- PLAIN --------------------------------------------------------------------
 
@@ -94,6 +100,10 @@ class CredentialStore:
 
     def scram(self, user: str, mechanism: str) -> ScramCredential | None:
         return self._scram.get(user, {}).get(mechanism)
+
+    def token(self, token_id: str, mechanism: str) -> tuple[str, ScramCredential] | None:
+        """(owner's name, credential) of a delegation token, for a ``tokenauth`` login."""
+        return None if self.tokens is None else self.tokens.login(token_id, mechanism)
 
     def set_scram(self, user: str, mechanism: str, credential: ScramCredential) -> None:
         self._scram.setdefault(user, {})[mechanism] = credential

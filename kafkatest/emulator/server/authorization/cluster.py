@@ -9,11 +9,19 @@ names the request; the others with "Cluster authorization failed.".
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from kio.schema.errors import ErrorCode
 
-from kafkatest.emulator.server.authorization.core import CLUSTER_DENIED, RT, Check, Op, rule
+from kafkatest.emulator.server.authorization.core import (
+    CLUSTER_DENIED,
+    NARROWERS,
+    RT,
+    Check,
+    Op,
+    rule,
+)
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.faults import Handler
 from kafkatest.emulator.server.handlers.delegation_tokens import (
@@ -107,3 +115,23 @@ async def _create_delegation_token(
             ctx, request, ErrorCode.delegation_token_authorization_failed, BROKER_REFUSED_MS
         )
     return await handler(ctx, request)
+
+
+def _may_describe(check: Check, token: Any) -> bool:
+    """DelegationTokenManager.filterToken: owners and renewers see their tokens;
+    anyone else needs DESCRIBE on the token or DESCRIBE_TOKENS on its owner."""
+    owner = f"{token.principal_type}:{token.principal_name}"
+    renewers = {f"{r.principal_type}:{r.principal_name}" for r in token.renewers}
+    if check.principal == owner or check.principal in renewers:
+        return True
+    return check(Op.DESCRIBE, RT.DELEGATION_TOKEN, token.token_id) or check(
+        Op.DESCRIBE_TOKENS, RT.USER, owner
+    )
+
+
+def _visible_tokens(check: Check, response: Any) -> Any:
+    tokens = tuple(token for token in response.tokens if _may_describe(check, token))
+    return dataclasses.replace(response, tokens=tokens)
+
+
+NARROWERS[41] = _visible_tokens
