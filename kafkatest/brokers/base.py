@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from kafkatest.brokers.acl_client import AclClientOperations
 from kafkatest.brokers.capabilities import Capability
@@ -22,6 +22,12 @@ if TYPE_CHECKING:
     from kafkatest.brokers.broker_clock import BrokerClock
 
 __all__ = ["Broker", "Capability", "parse_topic_config"]
+
+REQUEST_LOG_REFUSAL = (
+    "the {backend!r} backend answers requests in its own process, where kafkatest "
+    "cannot see them: assert on what the job produced, or run the test on the "
+    "emulator only with @pytest.mark.kafka_backends('emulator')"
+)
 
 #: Broker settings as Kafka's property names (``config=`` of `make_broker`), if any.
 Settings = Mapping[str, object] | None
@@ -49,6 +55,20 @@ class Broker(AclClientOperations):
         from kafkatest.brokers.broker_clock import clock_of
 
         return clock_of(self)
+
+    def record_requests(self, limit: int = 10_000) -> None:
+        """Log every request from now on (the latest `limit`): see `requests`."""
+        raise UnsupportedOperation(REQUEST_LOG_REFUSAL.format(backend=self.backend))
+
+    def stop_recording_requests(self) -> None:
+        """Turn the request log off (a session broker outlives the test that logged)."""
+        raise UnsupportedOperation(REQUEST_LOG_REFUSAL.format(backend=self.backend))
+
+    def requests(self, api: str | None = None, client_id: str | None = None) -> list[Any]:
+        """The logged requests, oldest first, of one API ("Fetch") and/or client id:
+        each with `api`, `version`, `client_id`, `request` (decoded fields),
+        `error_codes`, `time_ms`, `connection` and `client_software`. Emulator only."""
+        raise UnsupportedOperation(REQUEST_LOG_REFUSAL.format(backend=self.backend))
 
     @classmethod
     def from_options(cls, config: Settings, bootstrap: str | None, options: Options) -> Broker:

@@ -138,6 +138,8 @@ class Dispatcher:
         except Exception as exc:
             log.exception("handler for API %s v%s failed", api_key, version)
             raise CloseConnection(f"handler for API {api_key} v{version} failed: {exc}") from exc
+        if decision is not None and decision.on_response is not None:
+            decision.on_response(response)
         if decision is not None and decision.drop_response:
             raise CloseConnection("response dropped by fault injection")
         if response is None:

@@ -29,6 +29,8 @@ class FaultDecision:
     #: Run the handler (its effects stay) but close the connection instead of
     #: answering: a response lost on the way back, e.g. a produce acknowledgement.
     drop_response: bool = False
+    #: Called with the handler's answer before it is sent (the request log's view).
+    on_response: Callable[[Any], None] | None = None
 
 
 class FaultHook(Protocol):

@@ -20,7 +20,7 @@ import itertools
 import logging
 import ssl as ssl_module
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kafkatest.emulator.protocol.framing import DEFAULT_MAX_FRAME_BYTES
@@ -29,6 +29,7 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.dispatch import Dispatcher
 from kafkatest.emulator.server.faults import FaultDecision, FaultHook, NoFaults
 from kafkatest.emulator.server.inbox import NotifyingStreamReader
+from kafkatest.emulator.server.request_log import RequestLog
 from kafkatest.emulator.server.security import ListenerSecurity
 from kafkatest.emulator.server.timings import RequestTimings
 from kafkatest.emulator.state import EmulatorState
@@ -93,6 +94,8 @@ class EmulatorServer:
         self.harness_ports: dict[int, int] = dict.fromkeys(self.ports, 0) if harness else {}
         #: Per-request phase timings, when asked for (`RequestTimings`); None costs nothing.
         self.timings: RequestTimings | None = None
+        #: Every request and its answer's errors, when asked for; None costs nothing.
+        self.request_log: RequestLog | None = None
         #: Each running broker's listeners: the clients' first, then the harness's.
         self._servers: dict[int, list[asyncio.Server]] = {}
         #: Open connections per broker id.
@@ -223,8 +226,19 @@ class EmulatorServer:
         return on_connect
 
     async def before_dispatch(self, ctx: RequestContext, request: Any) -> FaultDecision | None:
-        """Forward to the current fault hook, so `faults` can be swapped at any time."""
-        return await self.faults.before_dispatch(ctx, request)
+        """Forward to the current fault hook, so `faults` can be swapped at any time;
+        with the request log on, the answer is recorded whatever the hook decided."""
+        decision = await self.faults.before_dispatch(ctx, request)
+        log = self.request_log
+        if log is None:
+            return decision
+
+        def record(response: Any) -> None:
+            log.record(ctx, request, response)
+
+        if decision is None:
+            return FaultDecision(on_response=record)
+        return replace(decision, on_response=record)
 
 
 async def _start_server(

@@ -1,0 +1,153 @@
+"""What clients asked the emulator, for a test to assert on ("the job read with
+read_committed", "no more than N ListOffsets per batch").
+
+Off by default (the server holds None and the request path does nothing). On, each
+request becomes one `RequestEntry` with its decoded fields as plain data (bytes
+become their length, so a Produce costs no copy of its records) and the error codes
+of its answer. The log keeps the latest `limit` entries, and the client software
+names it remembers per connection are bounded too: a client cannot make it grow.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import enum
+import uuid
+from collections import deque
+from typing import Any
+
+from kio.schema.errors import ErrorCode
+from kio.schema.index import api_key_map
+
+#: How many connections' client software names are remembered (oldest forgotten).
+MAX_CONNECTIONS_NAMED = 4096
+#: How deep a request or response is walked (kio messages nest a few levels).
+MAX_DEPTH = 12
+_API_VERSIONS = 18
+
+
+@dataclasses.dataclass(frozen=True)
+class RequestEntry:
+    """One request as the broker saw it, and how it was answered."""
+
+    #: Kafka's name for the API ("Fetch", "Produce", "ListOffsets").
+    api: str
+    version: int
+    client_id: str | None
+    #: The decoded request fields (nested dicts and lists; bytes as {"bytes": length}).
+    request: dict[str, Any]
+    #: The non-zero error codes of the answer, by Kafka's name ("OFFSET_OUT_OF_RANGE").
+    error_codes: tuple[str, ...]
+    #: When it arrived, on the broker's clock (epoch ms).
+    time_ms: int
+    #: The connection it came on (the broker numbers them) and the client's address.
+    connection: int
+    peer: str
+    broker_id: int
+    #: What the client said it is in ApiVersions (librdkafka, apache-kafka-java), if it did.
+    client_software: str | None
+
+
+class RequestLog:
+    """The latest `limit` requests, oldest first."""
+
+    def __init__(self, limit: int = 10_000) -> None:
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise ValueError(f"limit must be a positive number of requests, not {limit!r}")
+        self.limit = limit
+        self._entries: deque[RequestEntry] = deque(maxlen=limit)
+        self._software: dict[int, str] = {}
+
+    def record(self, ctx: Any, request: Any, response: Any) -> None:
+        """Add one answered request (`ctx` is the server's RequestContext)."""
+        if ctx.api_key == _API_VERSIONS:
+            name = getattr(request, "client_software_name", None)
+            if name:
+                self._remember_software(ctx.connection_id, str(name))
+        self._entries.append(
+            RequestEntry(
+                api=kafka_api_name(ctx.api_key),
+                version=ctx.api_version,
+                client_id=ctx.client_id,
+                request=plain(request),
+                error_codes=error_names(response),
+                time_ms=ctx.state.clock.now_ms(),
+                connection=ctx.connection_id,
+                peer=ctx.peer,
+                broker_id=ctx.broker_id,
+                client_software=self._software.get(ctx.connection_id),
+            )
+        )
+
+    def entries(self, api: str | None = None, client_id: str | None = None) -> list[RequestEntry]:
+        return [
+            entry
+            for entry in list(self._entries)
+            if (api is None or entry.api == api)
+            and (client_id is None or entry.client_id == client_id)
+        ]
+
+    def _remember_software(self, connection: int, name: str) -> None:
+        self._software.pop(connection, None)
+        self._software[connection] = name
+        while len(self._software) > MAX_CONNECTIONS_NAMED:
+            del self._software[next(iter(self._software))]
+
+
+def kafka_api_name(key: int) -> str:
+    """Kafka's name for an API key: 1 -> "Fetch", 2 -> "ListOffsets"."""
+    return "".join(part.capitalize() for part in api_key_map.get(key, str(key)).split("_"))
+
+
+def plain(value: Any, depth: int = 0) -> Any:
+    """A kio message as dicts, lists, numbers and strings (bytes as their length)."""
+    if depth > MAX_DEPTH:
+        return "..."
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            field.name: plain(getattr(value, field.name), depth + 1)
+            for field in dataclasses.fields(value)
+        }
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return {"bytes": len(value)}
+    if isinstance(value, (tuple, list)):
+        return [plain(item, depth + 1) for item in value]
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, datetime.timedelta):
+        return value // datetime.timedelta(milliseconds=1)
+    if isinstance(value, datetime.datetime):
+        return value.isoformat()
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    return value
+
+
+def error_names(response: Any) -> tuple[str, ...]:
+    """The distinct non-zero `error_code`s anywhere in `response`, in order of appearance."""
+    found: dict[str, None] = {}
+    _collect_errors(response, found, 0)
+    return tuple(found)
+
+
+def _collect_errors(value: Any, found: dict[str, None], depth: int) -> None:
+    if depth > MAX_DEPTH or value is None:
+        return
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for field in dataclasses.fields(value):
+            item = getattr(value, field.name)
+            if field.name == "error_code" and isinstance(item, int) and item != 0:
+                found[_error_name(item)] = None
+            elif isinstance(item, (tuple, list)) or dataclasses.is_dataclass(item):
+                _collect_errors(item, found, depth + 1)
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _collect_errors(item, found, depth + 1)
+
+
+def _error_name(code: int) -> str:
+    try:
+        return ErrorCode(code).name.upper()
+    except ValueError:
+        return str(code)
