@@ -20,6 +20,7 @@ from kafkatest.brokers.security import BrokerSecurity, tls_hosts
 from kafkatest.emulator.exposure import ExposedEmulatorWarning, exposure_warning
 from kafkatest.emulator.runner import EmulatorRunner
 from kafkatest.emulator.server.faults import FaultHook
+from kafkatest.emulator.server.request_log import RequestEntry, RequestLog
 from kafkatest.emulator.server.server import HarnessListener
 from kafkatest.emulator.server.timings import RequestTimings
 from kafkatest.emulator.state import BrokerSettings, EmulatorState
@@ -128,6 +129,23 @@ class EmulatorBroker(Broker):
         timings = RequestTimings()
         self._runner.server.timings = timings
         return timings
+
+    def record_requests(self, limit: int = 10_000) -> None:
+        """Start (or restart, empty) the request log: the latest `limit` requests."""
+        self._runner.server.request_log = RequestLog(limit)
+
+    def stop_recording_requests(self) -> None:
+        """Turn the request log off (and forget it): the request path is as without it."""
+        self._runner.server.request_log = None
+
+    def requests(self, api: str | None = None, client_id: str | None = None) -> list[RequestEntry]:
+        log = self._runner.server.request_log
+        if log is None:
+            raise BrokerError(
+                "the request log is off: call kafka_broker.record_requests() before the "
+                "requests you want to see"
+            )
+        return self.call(lambda: log.entries(api, client_id))
 
     @property
     def bootstrap_servers(self) -> str:
