@@ -42,6 +42,8 @@ def topic_stream(spark, broker: Broker, topic: str):
 def test_sessions_close_after_30_minutes_of_processing_time(
     spark, spark_clock: QueryClock, kafka_broker: Broker, kafka_topic, checkpoint_dir
 ) -> None:
+    pytest.importorskip("pandas", reason="applyInPandasWithState needs pandas")
+    pytest.importorskip("pyarrow", reason="applyInPandasWithState needs a working pyarrow")
     from pyspark.sql import functions as F
     from pyspark.sql.streaming.state import GroupStateTimeout
 
