@@ -2,8 +2,9 @@
 
 A page holds a marker such as ``<!-- generated: cli -->``; at build time the marker is
 replaced by tables made from what kafkatest itself declares: the ``kafkatest`` command's
-argparse parser, the pytest plugin's options, ini keys and markers (its
-``pytest_addoption`` and ``MARKERS``), its fixtures and their docstrings, and the public
+argparse parser, the pytest plugin's options, ini keys and environment variables (the
+table ``kafkatest.config.OPTIONS``, through its ``pytest_addoption``) and markers
+(``MARKERS``), its fixtures and their docstrings, and the public
 names of ``kafkatest`` (rendered by mkdocstrings). ``tests/test_docs_reference.py``
 checks these functions without building the site.
 """
@@ -20,25 +21,6 @@ from typing import Any
 
 #: The docs describe this checkout's kafkatest, installed or not.
 REPOSITORY = Path(__file__).resolve().parents[2]
-
-#: Variables that are not read from the plugin's option help: where the jars come from.
-JAR_VARIABLES = {
-    "KAFKATEST_CACHE_DIR": "where jars and manifests are cached (default `~/.cache/kafkatest`)",
-    "KAFKATEST_SPARK_JARS_DIR": "use the connector jars in this directory instead of resolving them "
-    "(`KAFKATEST_JARS_DIR` is the older name)",
-    "KAFKATEST_SPARK_JARS": "`resolve` (default), `packages` (Spark resolves the connector itself "
-    "through `spark.jars.packages`) or `none`",
-    "KAFKATEST_CONNECTOR_VERSION": "connector version to use instead of the installed PySpark's",
-    "KAFKATEST_KAFKA_VERSION": "Apache Kafka release for the `kafka` backend (default 4.1.1)",
-    "KAFKATEST_KAFKA_JARS_DIR": "use the broker jars in this directory",
-    "KAFKATEST_MAVEN_REPO_URL": "another Maven repository or mirror",
-    "KAFKATEST_MAVEN_SETTINGS": "your own Maven `settings.xml`",
-    "KAFKATEST_SPARK_LOG_LEVEL": "Spark's own log level (wins over `KAFKATEST_LOG_LEVEL` for Spark)",
-    "KAFKATEST_SPARK_SERVER_STATE": "where `kafkatest spark-server` records the warm server "
-    "(default: in the cache directory)",
-    "KAFKATEST_CONTROL": "`host:port` of a standalone emulator's control interface, for "
-    "`kafkatest fault`",
-}
 
 
 class Declared:
@@ -71,13 +53,15 @@ def _cell(text: str) -> str:
 
 
 def options_table() -> str:
+    """The flags `kafkatest.config.OPTIONS` declares, with the help pytest shows."""
+    from kafkatest.config import OPTIONS
+
     rows = ["| option | default | what it does |", "| --- | --- | --- |"]
-    for names, attrs in declared().options:
-        default = attrs.get("default")
-        rows.append(
-            f"| `{'`, `'.join(names)}` | {'' if default in (None, []) else f'`{default}`'} "
-            f"| {_cell(attrs.get('help', ''))} |"
-        )
+    for option in OPTIONS:
+        if option.flag:
+            default = option.default
+            shown = "" if default in (None, "", ()) else f"`{default}`"
+            rows.append(f"| `{option.flag}` | {shown} | {_cell(option.help + option.where())} |")
     return "\n".join(rows)
 
 
@@ -124,16 +108,18 @@ def fixtures_table() -> str:
 
 
 def environment_table() -> str:
-    found: dict[str, str] = {}
-    record = declared()
-    helps = [(names[0], attrs.get("help", "")) for names, attrs in record.options]
-    helps += [(f"ini {name}", text) for name, text, _ in record.ini]
-    for where, text in helps:
-        for variable in re.findall(r"\b(KAFKATEST_[A-Z_]+)", text):
-            found.setdefault(variable, f"see `{where}` above")
-    found.update(JAR_VARIABLES)
+    """Every variable `kafkatest.config.OPTIONS` declares (but those kafkatest sets for
+    its own child processes), with the flag or ini key it stands for."""
+    from kafkatest.config import OPTIONS
+
     rows = ["| variable | what it does |", "| --- | --- |"]
-    rows += [f"| `{name}` | {_cell(text)} |" for name, text in sorted(found.items())]
+    for option in sorted(OPTIONS, key=lambda o: o.env or ""):
+        if option.env is None or option.internal:
+            continue
+        also = [f"`{option.flag}`"] if option.flag else []
+        also += [f"ini `{option.ini}`"] if option.ini else []
+        text = f"{option.help}; also {' and '.join(also)}" if also else option.help
+        rows.append(f"| `{option.env}` | {_cell(text)} |")
     return "\n".join(rows)
 
 

@@ -8,12 +8,12 @@ here or above compares a backend's name.
 from __future__ import annotations
 
 import importlib
-import os
 from collections.abc import Mapping
 from typing import cast
 
 from kafkatest.brokers.base import Broker
 from kafkatest.brokers.capabilities import Capability
+from kafkatest.config import environment
 from kafkatest.errors import BrokerError
 
 #: Backend name -> the module and class that is it, imported when first asked for
@@ -33,7 +33,7 @@ DEFAULT_BACKEND = "emulator"
 
 
 def default_backend() -> str:
-    return os.environ.get("KAFKATEST_BACKEND") or DEFAULT_BACKEND
+    return environment("KAFKATEST_BACKEND") or DEFAULT_BACKEND
 
 
 def backend_class(backend: str) -> type[Broker]:
@@ -65,9 +65,8 @@ def make_broker(
     `brokers=N` runs N brokers (emulator: in one process; kafka: an N-node KRaft
     cluster with a dedicated controller).
     Security is asked for with `security` (a `kafkatest.security.Security`) or the
-    keywords `security_protocol`, `sasl_mechanisms`, `users`, `ssl_client_auth`,
-    `tls_dir` and `delegation_tokens` (default True: served whenever SCRAM is on),
-    on the emulator and kafka backends.
+    keywords `security_protocol`, `sasl_mechanisms`, `users`, `ssl_client_auth`
+    and `tls_dir`, on the emulator and kafka backends.
     """
     cls = backend_class(backend or default_backend())
     options = _with_security(cls, options)
@@ -88,14 +87,7 @@ def start_broker(
     return broker
 
 
-_SECURITY_KEYWORDS = (
-    "security_protocol",
-    "sasl_mechanisms",
-    "users",
-    "ssl_client_auth",
-    "tls_dir",
-    "delegation_tokens",
-)
+_SECURITY_KEYWORDS = ("security_protocol", "sasl_mechanisms", "users", "ssl_client_auth", "tls_dir")
 
 
 def _with_security(cls: type[Broker], options: dict[str, object]) -> dict[str, object]:
@@ -113,7 +105,6 @@ def _with_security(cls: type[Broker], options: dict[str, object]) -> dict[str, o
             users=given.get("users"),  # type: ignore[arg-type]
             client_auth=str(given.get("ssl_client_auth") or "none"),
             tls_dir=given.get("tls_dir"),  # type: ignore[arg-type]
-            delegation_tokens=bool(given.get("delegation_tokens", True)),
         )
     if security is None or not getattr(security, "secured", False):
         options.pop("security", None)

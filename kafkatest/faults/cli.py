@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Any
 
+from kafkatest.config import Config
 from kafkatest.faults.control_actions import ACTIONS
 from kafkatest.faults.registry import all_faults
 
@@ -64,7 +64,7 @@ def add_fault_parser(commands: Any) -> None:
     fault.add_argument("action", choices=list(ACTIONS))
     fault.add_argument(
         "--control",
-        default=os.environ.get("KAFKATEST_CONTROL"),
+        default=Config.build().text("control") or None,
         help="host:port of the emulator's control interface (env KAFKATEST_CONTROL)",
     )
     for option, (dest, kind, text) in _OPTIONS.items():

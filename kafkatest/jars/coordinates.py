@@ -6,11 +6,11 @@ minor line, so both are read from the installed PySpark, not configured.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from kafkatest.config import environment
 from kafkatest.errors import SetupError
 
 #: Apache Kafka release run by the `kafka` backend (override: KAFKATEST_KAFKA_VERSION).
@@ -71,7 +71,7 @@ def connector_version_candidates(spark: SparkBuild) -> list[str]:
     Maven Central sometimes lags PyPI by a patch release; within one minor line the
     connector is binary compatible, so an earlier patch is a safe fallback.
     """
-    forced = os.environ.get("KAFKATEST_CONNECTOR_VERSION")
+    forced = environment("KAFKATEST_CONNECTOR_VERSION")
     if forced:
         return [forced]
     major, minor = spark.minor_line
@@ -79,7 +79,7 @@ def connector_version_candidates(spark: SparkBuild) -> list[str]:
 
 
 def kafka_version() -> str:
-    return os.environ.get("KAFKATEST_KAFKA_VERSION", DEFAULT_KAFKA_VERSION)
+    return environment("KAFKATEST_KAFKA_VERSION", DEFAULT_KAFKA_VERSION)
 
 
 def kafka_broker_coordinates(version: str | None = None) -> list[str]:

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from kafkatest.config import environment
 from kafkatest.errors import SetupError
 from kafkatest.jars.progress import DownloadProgress
 
@@ -29,7 +30,7 @@ class ArtifactNotFound(SetupError):
 
 def cache_dir() -> Path:
     """Per-user cache: $KAFKATEST_CACHE_DIR, else $XDG_CACHE_HOME/kafkatest, else ~/.cache."""
-    explicit = os.environ.get("KAFKATEST_CACHE_DIR")
+    explicit = environment("KAFKATEST_CACHE_DIR")
     if explicit:
         return Path(explicit).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
@@ -71,10 +72,10 @@ def _settings_args(work: Path) -> list[str]:
     unreachable; routing every repository through one mirror keeps resolution to the
     registry the user can reach. KAFKATEST_MAVEN_REPO_URL names another mirror.
     """
-    explicit = os.environ.get("KAFKATEST_MAVEN_SETTINGS")
+    explicit = environment("KAFKATEST_MAVEN_SETTINGS")
     if explicit:
         return ["-s", explicit]
-    url = os.environ.get("KAFKATEST_MAVEN_REPO_URL")
+    url = environment("KAFKATEST_MAVEN_REPO_URL")
     if url is None and (Path.home() / ".m2" / "settings.xml").exists():
         return []
     settings = work / "settings.xml"

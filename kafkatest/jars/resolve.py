@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from kafkatest.config import environment
 from kafkatest.errors import SetupError
 from kafkatest.jars import maven
 from kafkatest.jars.coordinates import (
@@ -43,7 +43,7 @@ def without_spark_provided(jars: list[Path], spark: SparkBuild) -> list[Path]:
 
 def spark_connector_jars(quiet: bool = False) -> list[Path]:
     """The spark-sql-kafka-0-10 connector and its dependencies for the installed PySpark."""
-    override = os.environ.get("KAFKATEST_SPARK_JARS_DIR") or os.environ.get("KAFKATEST_JARS_DIR")
+    override = environment("KAFKATEST_SPARK_JARS_DIR") or environment("KAFKATEST_JARS_DIR")
     if override:
         return _jars_in(override)
     spark = installed_spark()
@@ -69,7 +69,7 @@ SPARK_EXTRAS = ("avro", "protobuf")
 
 def requested_spark_extras(names: str | Sequence[str] | None = None) -> list[str]:
     """The extras named (or by ``KAFKATEST_SPARK_EXTRAS=avro,protobuf``), checked."""
-    raw = os.environ.get("KAFKATEST_SPARK_EXTRAS", "") if names is None else names
+    raw = environment("KAFKATEST_SPARK_EXTRAS", "") if names is None else names
     wanted = [n.strip() for n in (raw.split(",") if isinstance(raw, str) else raw) if n.strip()]
     unknown = sorted(set(wanted) - set(SPARK_EXTRAS))
     if unknown:
@@ -100,7 +100,7 @@ def spark_extra_jars(extras: Sequence[str], quiet: bool = False) -> list[Path]:
 
 def kafka_broker_jars(version: str | None = None, quiet: bool = False) -> list[Path]:
     """Apache Kafka's broker and tools (KRaft), to run real Kafka without Docker."""
-    override = os.environ.get("KAFKATEST_KAFKA_JARS_DIR")
+    override = environment("KAFKATEST_KAFKA_JARS_DIR")
     if override:
         return _jars_in(override)
     return maven.resolve(kafka_broker_coordinates(version), quiet=quiet)

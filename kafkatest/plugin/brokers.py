@@ -21,8 +21,9 @@ from kafkatest.brokers.base import Broker
 from kafkatest.brokers.capabilities import Capability
 from kafkatest.brokers.registry import capabilities_of, start_broker
 from kafkatest.plugin.options import (
-    CLUSTER_SIZE_FLAGS,
+    CLUSTER_SIZE_OPTIONS,
     _ini_config,
+    kafkatest_config,
     security_options,
     selected_backends,
 )
@@ -95,11 +96,12 @@ def _start_session_broker(config: pytest.Config, param: object) -> Broker:
     }
     options: dict[str, object] = {"config": settings} if settings else {}
     can = capabilities_of(backend)
-    count_flag = CLUSTER_SIZE_FLAGS.get(backend)
-    # both flags are checked to be 1 or more; 1 is every backend's default
-    if Capability.CLUSTERS in can and count_flag and config.getoption(count_flag) > 1:
-        options["brokers"] = config.getoption(count_flag)
-    advertised = config.getoption("--kafka-advertised-host")
+    run = kafkatest_config(config)
+    count = run.number(CLUSTER_SIZE_OPTIONS[backend]) if backend in CLUSTER_SIZE_OPTIONS else 1
+    # both counts are checked to be 1 or more; 1 is every backend's default
+    if Capability.CLUSTERS in can and count > 1:
+        options["brokers"] = count
+    advertised = run.text("advertised_host")
     if advertised and Capability.LISTENERS in can:
         options["host"] = advertised
     options.update(security_options(config))
@@ -112,7 +114,7 @@ def _start_session_broker(config: pytest.Config, param: object) -> Broker:
             broker.close()
             raise
     else:
-        broker = start_broker(backend, config.getoption("--kafka-bootstrap"), **options)
+        broker = start_broker(backend, run.text("bootstrap") or None, **options)
     # librdkafka's idempotent producer asks for its producer id on a 500 ms retry
     # timer when no connection is up yet, which is always the case at its creation:
     # made now, the first seeding of the run does not wait for that timer.

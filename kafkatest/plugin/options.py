@@ -1,8 +1,9 @@
 """The plugin's command-line and ini options, checked once at start-up.
 
-A bad value is one usage error naming the option, before any broker or Spark starts;
-the helpers here read what the other plugin modules act on (backends, security, where
-Spark runs).
+Which flags, ini keys and variables exist is declared once, in `kafkatest.config.OPTIONS`;
+here they are added to pytest and resolved into one frozen `Config` (flag > environment
+> ini > default), kept on the pytest config for every plugin module (`kafkatest_config`).
+A bad value is one usage error naming the option, before any broker or Spark starts.
 """
 
 from __future__ import annotations
@@ -12,119 +13,48 @@ from pathlib import Path
 
 import pytest
 
-from kafkatest.brokers.registry import BACKENDS, default_backend
+from kafkatest.brokers.registry import BACKENDS
+from kafkatest.config import OPTIONS, Config
+
+_CONFIG_KEY = pytest.StashKey[Config]()
+
+#: pytest's ini type for each kind of value.
+_INI_TYPES = {"lines": "linelist", "list": "args"}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addini(
-        "kafka_broker_config",
-        type="linelist",
-        default=[],
-        help="Kafka broker properties (name=value, one a line) for every broker the run starts",
-    )
     group = parser.getgroup("kafkatest", "Kafka + PySpark testing")
-    group.addoption(
-        "--kafka-backend",
-        default=None,
-        help=(
-            "broker(s) to run tests against: one of "
-            f"{', '.join(BACKENDS)}, or several joined by commas to run every broker test "
-            f"on each (default: {default_backend()}; env KAFKATEST_BACKEND)"
-        ),
-    )
-    group.addoption(
-        "--emulator-brokers",
-        type=int,
-        default=1,
-        help="broker ids the emulator serves, each on its own port, leaders spread (default 1)",
-    )
-    group.addoption(
-        "--kafka-advertised-host",
-        default=None,
-        help="address the emulator and kafka backends listen on and advertise (default "
-        "127.0.0.1): one that executors of a Spark cluster on other machines can reach. "
-        "The brokers have no authentication unless asked for: only on a trusted network",
-    )
-    group.addoption(
-        "--kafka-brokers",
-        type=int,
-        default=1,
-        help="brokers of the kafka backend: N > 1 runs an N-node KRaft cluster with a "
-        "dedicated controller (default 1: one combined node)",
-    )
-    group.addoption(
-        "--kafkatest-reports",
-        default=None,
-        help="directory for the reports of failed delivery assertions (default kafkatest-reports)",
-    )
-    group.addoption(
-        "--kafka-log-level",
-        default=None,
-        help=(
-            "what Spark prints on the console: ERROR (default), WARN, INFO, DEBUG; the full "
-            "log goes to a file named in failing tests' reports (env KAFKATEST_LOG_LEVEL)"
-        ),
-    )
-    group.addoption(
-        "--kafka-security",
-        default=None,
-        help=(
-            "the session broker's listener: PLAINTEXT (default), SSL, SASL_PLAINTEXT or "
-            "SASL_SSL (ini: kafka_security; env KAFKATEST_SECURITY). Tests reach it with "
-            "kafka_broker.client_config(user) and kafka_broker.spark_options(user)"
-        ),
-    )
-    group.addoption(
-        "--kafka-sasl-mechanism",
-        default=None,
-        help=(
-            "SASL mechanism(s) of a SASL listener, comma-separated: PLAIN, SCRAM-SHA-256, "
-            "SCRAM-SHA-512 (default PLAIN; ini: kafka_sasl_mechanisms)"
-        ),
-    )
-    group.addoption(
-        "--kafka-user",
-        action="append",
-        default=None,
-        help="NAME:PASSWORD of a user of a SASL listener (repeatable; ini: kafka_users)",
-    )
-    parser.addini("kafka_security", "default of --kafka-security", default="")
-    parser.addini("kafka_sasl_mechanisms", "default of --kafka-sasl-mechanism", default="")
-    parser.addini("kafka_users", "NAME:PASSWORD lines, default of --kafka-user", type="linelist")
-    group.addoption(
-        "--kafka-bootstrap",
-        default=None,
-        help="host:port of an existing cluster, for --kafka-backend=external",
-    )
-    group.addoption(
-        "--spark-remote",
-        default=None,
-        help=(
-            "run the spark fixture over Spark Connect: 'local' (a local Connect server with "
-            "the connector) or sc://host:port (ini: spark_remote; env KAFKATEST_SPARK_REMOTE); "
-            "default: the warm server of `kafkatest spark-server start` if one runs, 'off' "
-            "to ignore it"
-        ),
-    )
-    parser.addini("spark_remote", "default of --spark-remote", default="")
-    group.addoption(
-        "--spark-master",
-        default=None,
-        help=(
-            "the spark fixture's master: local[N] (default local[2]), local-cluster[W,C,M] "
-            "(executors in their own JVMs), spark://host:port, or standalone[W] (kafkatest "
-            "starts a master and W workers from the installed PySpark) (ini: spark_master; env "
-            "KAFKATEST_SPARK_MASTER)"
-        ),
-    )
-    parser.addini("spark_master", "default of --spark-master", default="")
-    parser.addini(
-        "spark_extras",
-        "Spark modules the spark fixture attaches next to the connector: avro, protobuf "
-        "(for from_avro / from_protobuf; env KAFKATEST_SPARK_EXTRAS wins)",
-        type="args",
-        default=[],
-    )
+    for option in OPTIONS:
+        if option.flag:
+            attrs: dict[str, object] = {"help": option.help + option.where()}
+            if option.kind == "int":
+                attrs["type"] = int
+            if option.repeat:
+                attrs["action"] = "append"
+            # A flag-only option keeps its default in argparse; the others must say
+            # "not given" (None) so that the environment and ini file are asked.
+            flag_only = option.env is None and option.ini is None
+            attrs["default"] = option.default if flag_only else None
+            group.addoption(option.flag, **attrs)  # type: ignore[arg-type]
+        if option.ini:
+            text = f"default of {option.flag}" if option.flag else option.help
+            ini_type = _INI_TYPES.get(option.kind)
+            if ini_type:
+                parser.addini(option.ini, text, type=ini_type, default=[])  # type: ignore[arg-type]
+            else:
+                parser.addini(option.ini, text, default="")
+
+
+def kafkatest_config(config: pytest.Config) -> Config:
+    """The run's `Config`, built once from its flags, environment and ini file."""
+    if _CONFIG_KEY not in config.stash:
+        flags = {o.flag: config.getoption(o.flag) for o in OPTIONS if o.flag}
+        ini = {o.ini: config.getini(o.ini) for o in OPTIONS if o.ini}
+        try:
+            config.stash[_CONFIG_KEY] = Config.build(flags, ini)
+        except ValueError as exc:
+            raise pytest.UsageError(str(exc)) from None
+    return config.stash[_CONFIG_KEY]
 
 
 #: The markers the plugin declares, as pytest's `markers` ini lines (the reference page of
@@ -137,15 +67,16 @@ MARKERS = (
     "Apache Kafka (KAFKATEST_KAFKA_VERSION)",
 )
 
-#: The flag that sets how many brokers a backend runs, for the backends with
+#: The option that sets how many brokers a backend runs, for the backends with
 #: `Capability.CLUSTERS` (each flag is named after its backend).
-CLUSTER_SIZE_FLAGS = {"emulator": "--emulator-brokers", "kafka": "--kafka-brokers"}
+CLUSTER_SIZE_OPTIONS = {"emulator": "emulator_brokers", "kafka": "kafka_brokers"}
 
 #: More emulated brokers than this is a typo, not a cluster (each takes a port).
 MAX_EMULATOR_BROKERS = 64
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    kafkatest_config(config)
     selected_backends(config)  # a misspelt backend stops the run before anything starts
     _check_options(config)
     _check_security(config)
@@ -160,7 +91,10 @@ def _set_log_level(config: pytest.Config) -> None:
 
     from kafkatest.spark.logs import LEVELS, console_level
 
-    level = config.getoption("--kafka-log-level")
+    settings = kafkatest_config(config)
+    level = (
+        settings.text("log_level") if settings.origins["log_level"] == "--kafka-log-level" else ""
+    )
     if level and level.upper().replace("WARNING", "WARN") not in LEVELS:
         raise pytest.UsageError(
             f"--kafka-log-level={level!r} is not a log level: use one of {', '.join(LEVELS)}"
@@ -175,7 +109,8 @@ def _set_log_level(config: pytest.Config) -> None:
 
 def _check_options(config: pytest.Config) -> None:
     """Bad option values are one usage error at start, naming the option."""
-    brokers = config.getoption("--emulator-brokers")
+    settings = kafkatest_config(config)
+    brokers = settings.number("emulator_brokers")
     if not 1 <= brokers <= MAX_EMULATOR_BROKERS:
         raise pytest.UsageError(
             f"--emulator-brokers={brokers}: the emulator serves 1 to {MAX_EMULATOR_BROKERS} "
@@ -183,15 +118,15 @@ def _check_options(config: pytest.Config) -> None:
         )
     from kafkatest.brokers.config import MAX_KAFKA_BROKERS
 
-    kafka_brokers = config.getoption("--kafka-brokers")
+    kafka_brokers = settings.number("kafka_brokers")
     if not 1 <= kafka_brokers <= MAX_KAFKA_BROKERS:
         raise pytest.UsageError(
             f"--kafka-brokers={kafka_brokers}: the kafka backend runs 1 to {MAX_KAFKA_BROKERS} "
             "brokers (default 1; 3 to test leader moves and broker loss)"
         )
-    bootstrap = config.getoption("--kafka-bootstrap")
+    bootstrap = settings["bootstrap"]
     if bootstrap is not None:
-        for address in bootstrap.split(","):
+        for address in str(bootstrap).split(","):
             host, _, port = address.strip().rpartition(":")
             if not host or not port.isdigit() or not 0 < int(port) < 65536:
                 raise pytest.UsageError(
@@ -215,7 +150,7 @@ def _check_options(config: pytest.Config) -> None:
             f"--spark-remote={remote!r}: give local, local[N], sc://host:port or off"
         )
     _warn_if_executors_cannot_reach_the_broker(config, master, remote)
-    reports = config.getoption("--kafkatest-reports")
+    reports = settings.text("reports")
     if reports and Path(reports).exists() and not Path(reports).is_dir():
         raise pytest.UsageError(
             f"--kafkatest-reports={reports!r} is a file; give a directory for the reports"
@@ -234,7 +169,7 @@ def _warn_if_executors_cannot_reach_the_broker(
 
     if is_loopback(where.group(1)):
         return
-    advertised = config.getoption("--kafka-advertised-host") or "127.0.0.1"
+    advertised = kafkatest_config(config).text("advertised_host") or "127.0.0.1"
     if not is_loopback(advertised):
         return
     config.issue_config_time_warning(
@@ -257,26 +192,13 @@ _MASTER = re.compile(
 
 
 def spark_master(config: pytest.Config) -> str:
-    """The spark fixture's master (local[2] unless an option, ini or env says)."""
-    import os
-
-    return str(
-        config.getoption("--spark-master")
-        or config.getini("spark_master")
-        or os.environ.get("KAFKATEST_SPARK_MASTER", "")
-        or "local[2]"
-    )
+    """The spark fixture's master (local[2] unless an option, env or ini says)."""
+    return kafkatest_config(config).text("spark_master")
 
 
 def spark_remote(config: pytest.Config) -> str:
     """The Spark Connect server the spark fixture uses ('' for classic local Spark)."""
-    import os
-
-    remote = str(
-        config.getoption("--spark-remote")
-        or config.getini("spark_remote")
-        or os.environ.get("KAFKATEST_SPARK_REMOTE", "")
-    )
+    remote = kafkatest_config(config).text("spark_remote")
     if remote == "off":
         return ""
     if not remote:
@@ -293,7 +215,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     from kafkatest.spark.server import running_server, usable_server
 
     lines = []
-    explicit = config.getoption("--spark-remote") or config.getini("spark_remote")
+    explicit = kafkatest_config(config).given("spark_remote")
     running = None if explicit else running_server()
     if running is not None:
         if usable_server() is None:
@@ -312,7 +234,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 def selected_backends(config: pytest.Config) -> list[str]:
     """The backends named by --kafka-backend (comma-separated), checked."""
-    raw = config.getoption("--kafka-backend") or default_backend()
+    raw = kafkatest_config(config).text("backend")
     names = [name.strip() for name in raw.split(",") if name.strip()]
     unknown = [name for name in names if name not in BACKENDS]
     if unknown or not names:
@@ -343,21 +265,13 @@ def _check_security(config: pytest.Config) -> None:
 
 def security_options(config: pytest.Config) -> dict[str, object]:
     """start_broker's security keywords from the command line, ini file or environment."""
-    import os
-
-    protocol = (
-        config.getoption("--kafka-security")
-        or config.getini("kafka_security")
-        or os.environ.get("KAFKATEST_SECURITY")
-        or "PLAINTEXT"
-    )
+    settings = kafkatest_config(config)
+    protocol = settings.text("security")
     if protocol.upper() == "PLAINTEXT":
         return {}
-    mechanisms = config.getoption("--kafka-sasl-mechanism") or config.getini(
-        "kafka_sasl_mechanisms"
-    )
+    mechanisms = settings.text("sasl_mechanisms")
     users: dict[str, str] = {}
-    for entry in config.getoption("--kafka-user") or config.getini("kafka_users") or []:
+    for entry in settings.items("users"):
         name, sep, password = str(entry).partition(":")
         if not sep or not name or not password:
             raise pytest.UsageError(f"--kafka-user: expected NAME:PASSWORD, got {entry!r}")
@@ -373,7 +287,7 @@ def security_options(config: pytest.Config) -> dict[str, object]:
 def _ini_config(config: pytest.Config) -> dict[str, str]:
     """The ``kafka_broker_config`` ini lines (``name=value``), for every broker of the run."""
     settings: dict[str, str] = {}
-    for line in config.getini("kafka_broker_config"):
+    for line in kafkatest_config(config).items("broker_config"):
         name, sep, value = str(line).partition("=")
         if not sep or not name.strip():
             raise pytest.UsageError(

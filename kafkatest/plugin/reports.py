@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kafkatest.plugin.brokers import _BROKERS_KEY
-from kafkatest.plugin.options import xdist_worker
+from kafkatest.plugin.options import kafkatest_config, xdist_worker
 
 
 def _save_delivery_report(
@@ -24,7 +24,7 @@ def _save_delivery_report(
 
     if not isinstance(error, (DeliveryAssertionError, OracleAssertionError)):
         return
-    root = Path(item.config.getoption("--kafkatest-reports") or "kafkatest-reports")
+    root = Path(kafkatest_config(item.config).text("reports") or "kafkatest-reports")
     # Relative to where pytest was invoked (the xdist controller's directory), and
     # named by worker too: `--dist each` runs one test id on every worker.
     if not root.is_absolute() and Path.cwd() != item.config.invocation_params.dir:

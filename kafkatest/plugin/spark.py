@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from kafkatest.plugin.options import _STANDALONE, spark_master, spark_remote
+from kafkatest.plugin.options import _STANDALONE, kafkatest_config, spark_master, spark_remote
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -38,9 +38,11 @@ def spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
     else:
         import os
 
-        extras = pytestconfig.getini("spark_extras")
-        if extras and "KAFKATEST_SPARK_EXTRAS" not in os.environ:
-            os.environ["KAFKATEST_SPARK_EXTRAS"] = ",".join(extras)
+        settings = kafkatest_config(pytestconfig)
+        if settings.origins["spark_extras"] == "ini spark_extras":
+            # the jar resolution below reads the variable (the environment wins: set, it
+            # would have been the origin)
+            os.environ["KAFKATEST_SPARK_EXTRAS"] = ",".join(settings.items("spark_extras"))
         master = spark_master(pytestconfig)
         conf: dict[str, str] = {}
         workers = _STANDALONE.fullmatch(master)

@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from kafkatest.config import environment
 from kafkatest.errors import SetupError
 from kafkatest.lean_imports import import_spark_connect_client
 from kafkatest.spark.checkpoints import checkpoint_conf
@@ -73,7 +74,7 @@ def connect_spark_session(
     if (
         send_connector
         and remote.startswith("sc://")
-        and os.environ.get("KAFKATEST_SPARK_JARS") != "none"
+        and environment("KAFKATEST_SPARK_JARS") != "none"
     ):
         from kafkatest.jars import spark_connector_jars
 

@@ -15,6 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from kafkatest.config import environment
+
 LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF")
 DEFAULT_CONSOLE_LEVEL = "ERROR"
 
@@ -23,7 +25,7 @@ _log_file: Path | None = None
 
 def console_level() -> str:
     """The console's level: KAFKATEST_LOG_LEVEL, else ERROR; a bad name is refused."""
-    level = os.environ.get("KAFKATEST_LOG_LEVEL", DEFAULT_CONSOLE_LEVEL).upper()
+    level = environment("KAFKATEST_LOG_LEVEL", DEFAULT_CONSOLE_LEVEL).upper()
     if level == "WARNING":
         level = "WARN"
     if level not in LEVELS:

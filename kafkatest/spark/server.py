@@ -25,6 +25,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from kafkatest.config import environment
 from kafkatest.errors import SetupError
 from kafkatest.tempdirs import process_alive
 
@@ -47,7 +48,7 @@ class ServerState:
 
 def state_file() -> Path:
     """Where the warm server is recorded: the cache, or $KAFKATEST_SPARK_SERVER_STATE."""
-    explicit = os.environ.get("KAFKATEST_SPARK_SERVER_STATE")
+    explicit = environment("KAFKATEST_SPARK_SERVER_STATE")
     if explicit:
         return Path(explicit)
     from kafkatest.jars.maven import cache_dir

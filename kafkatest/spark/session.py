@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kafkatest.config import environment
 from kafkatest.spark.checkpoints import checkpoint_conf
 from kafkatest.spark.logs import CONSOLE_APPENDER, console_level, log4j2_options, spark_log_file
 from kafkatest.tempdirs import owned_tempdir, remove
@@ -51,7 +52,7 @@ def connector_conf(mode: str | None = None) -> dict[str, str]:
     `mode` "packages" (or KAFKATEST_SPARK_JARS=packages) lets Spark's own Ivy resolve
     the coordinate instead; "none" attaches nothing (the user's conf already does).
     """
-    mode = mode or os.environ.get("KAFKATEST_SPARK_JARS", "resolve")
+    mode = mode or environment("KAFKATEST_SPARK_JARS", "resolve")
     if mode == "none":
         return {}
     from kafkatest.jars.resolve import requested_spark_extras
@@ -102,7 +103,7 @@ def kafka_spark_session(
     session = builder.getOrCreate()
     _after_interrupt_settled(getattr(session, "_jvm", None))  # going on after a Ctrl-C
     _interrupt_without_reentry(session)
-    explicit = os.environ.get("KAFKATEST_SPARK_LOG_LEVEL")
+    explicit = environment("KAFKATEST_SPARK_LOG_LEVEL")
     if explicit:  # the old knob: sets the root level, the file's included
         session.sparkContext.setLogLevel(explicit)
     return session

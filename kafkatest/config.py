@@ -1,0 +1,326 @@
+"""Every option kafkatest reads, declared once, and the one frozen `Config` made of them.
+
+A setting can come from a pytest flag, a ``KAFKATEST_*`` environment variable, an ini
+key, or its default; `OPTIONS` declares, for each, which of these exist, its type, its
+default and its help. `Config.build` resolves them all with one precedence rule,
+**flag > environment > ini > default**, and remembers where each value came from (for
+messages that name the place to change it). The pytest plugin builds the `Config` from
+pytest's options and ini file (`kafkatest.plugin.options`), the ``kafkatest`` command
+from the environment; both add their flags from this table, and the docs' reference
+pages (options, ini keys, environment) are generated from it.
+
+Modules below the plugin that read a variable where it is used (where the jars are
+cached, which Kafka release) call `environment`, which refuses a variable not declared
+here: the table stays the one list of what kafkatest reads. This module imports nothing
+of kafkatest, so every layer may use it (pytest-postgresql's ``config.py`` is the
+model).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal, overload
+
+#: How a value is read from text (the environment, an ini line) and what it becomes:
+#: text -> str, int -> int, list -> tuple of the comma-separated items, lines -> tuple of
+#: ini lines (a flag given several times, an ini linelist).
+Kind = Literal["text", "int", "list", "lines"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One setting and every place it may be given."""
+
+    name: str
+    help: str
+    flag: str | None = None
+    ini: str | None = None
+    env: str | None = None
+    default: object = None
+    kind: Kind = "text"
+    #: The flag may be repeated (argparse ``append``).
+    repeat: bool = False
+    #: Set by kafkatest for its own child processes, never by a user (not documented).
+    internal: bool = False
+
+    def where(self) -> str:
+        """The other places it may be given, as the help texts say them."""
+        places = [f"ini: {self.ini}"] if self.ini else []
+        places += [f"env {self.env}"] if self.env else []
+        return f" ({'; '.join(places)})" if places and self.flag else ""
+
+
+OPTIONS: tuple[Option, ...] = (
+    # -- the broker ---------------------------------------------------------------------
+    Option(
+        "backend",
+        "broker(s) to run tests against: one of emulator, kafka, container, external, or "
+        "several joined by commas to run every broker test on each (default: emulator)",
+        flag="--kafka-backend",
+        env="KAFKATEST_BACKEND",
+        default="emulator",
+    ),
+    Option(
+        "emulator_brokers",
+        "broker ids the emulator serves, each on its own port, leaders spread (default 1)",
+        flag="--emulator-brokers",
+        default=1,
+        kind="int",
+    ),
+    Option(
+        "advertised_host",
+        "address the emulator and kafka backends listen on and advertise (default "
+        "127.0.0.1): one that executors of a Spark cluster on other machines can reach. "
+        "The brokers have no authentication unless asked for: only on a trusted network",
+        flag="--kafka-advertised-host",
+    ),
+    Option(
+        "kafka_brokers",
+        "brokers of the kafka backend: N > 1 runs an N-node KRaft cluster with a "
+        "dedicated controller (default 1: one combined node)",
+        flag="--kafka-brokers",
+        default=1,
+        kind="int",
+    ),
+    Option(
+        "broker_config",
+        "Kafka broker properties (name=value, one a line) for every broker the run starts",
+        ini="kafka_broker_config",
+        default=(),
+        kind="lines",
+    ),
+    Option(
+        "bootstrap",
+        "host:port of an existing cluster, for --kafka-backend=external",
+        flag="--kafka-bootstrap",
+    ),
+    # -- security -------------------------------------------------------------------------
+    Option(
+        "security",
+        "the session broker's listener: PLAINTEXT (default), SSL, SASL_PLAINTEXT or "
+        "SASL_SSL. Tests reach it with kafka_broker.client_config(user) and "
+        "kafka_broker.spark_options(user)",
+        flag="--kafka-security",
+        ini="kafka_security",
+        env="KAFKATEST_SECURITY",
+        default="PLAINTEXT",
+    ),
+    Option(
+        "sasl_mechanisms",
+        "SASL mechanism(s) of a SASL listener, comma-separated: PLAIN, SCRAM-SHA-256, "
+        "SCRAM-SHA-512 (default PLAIN)",
+        flag="--kafka-sasl-mechanism",
+        ini="kafka_sasl_mechanisms",
+    ),
+    Option(
+        "users",
+        "NAME:PASSWORD of a user of a SASL listener (repeatable)",
+        flag="--kafka-user",
+        ini="kafka_users",
+        default=(),
+        kind="lines",
+        repeat=True,
+    ),
+    # -- Spark ------------------------------------------------------------------------------
+    Option(
+        "spark_remote",
+        "run the spark fixture over Spark Connect: 'local' (a local Connect server with "
+        "the connector) or sc://host:port; default: the warm server of `kafkatest "
+        "spark-server start` if one runs, 'off' to ignore it",
+        flag="--spark-remote",
+        ini="spark_remote",
+        env="KAFKATEST_SPARK_REMOTE",
+        default="",
+    ),
+    Option(
+        "spark_master",
+        "the spark fixture's master: local[N] (default local[2]), local-cluster[W,C,M] "
+        "(executors in their own JVMs), spark://host:port, or standalone[W] (kafkatest "
+        "starts a master and W workers from the installed PySpark)",
+        flag="--spark-master",
+        ini="spark_master",
+        env="KAFKATEST_SPARK_MASTER",
+        default="local[2]",
+    ),
+    Option(
+        "spark_extras",
+        "Spark modules the spark fixture attaches next to the connector: avro, protobuf "
+        "(for from_avro / from_protobuf)",
+        ini="spark_extras",
+        env="KAFKATEST_SPARK_EXTRAS",
+        default=(),
+        kind="list",
+    ),
+    Option(
+        "log_level",
+        "what Spark prints on the console: ERROR (default), WARN, INFO, DEBUG; the full "
+        "log goes to a file named in failing tests' reports",
+        flag="--kafka-log-level",
+        env="KAFKATEST_LOG_LEVEL",
+        default="ERROR",
+    ),
+    Option(
+        "spark_log_level",
+        "Spark's own log level (wins over `KAFKATEST_LOG_LEVEL` for Spark)",
+        env="KAFKATEST_SPARK_LOG_LEVEL",
+    ),
+    Option(
+        "spark_server_state",
+        "where `kafkatest spark-server` records the warm server (default: in the cache directory)",
+        env="KAFKATEST_SPARK_SERVER_STATE",
+    ),
+    Option(
+        "reports",
+        "directory for the reports of failed delivery assertions (default kafkatest-reports)",
+        flag="--kafkatest-reports",
+    ),
+    # -- jars -------------------------------------------------------------------------------
+    Option(
+        "cache_dir",
+        "where jars and manifests are cached (default `~/.cache/kafkatest`)",
+        env="KAFKATEST_CACHE_DIR",
+    ),
+    Option(
+        "spark_jars_dir",
+        "use the connector jars in this directory instead of resolving them "
+        "(`KAFKATEST_JARS_DIR` is the older name)",
+        env="KAFKATEST_SPARK_JARS_DIR",
+    ),
+    Option("jars_dir", "older name of KAFKATEST_SPARK_JARS_DIR", env="KAFKATEST_JARS_DIR"),
+    Option(
+        "spark_jars",
+        "`resolve` (default), `packages` (Spark resolves the connector itself through "
+        "`spark.jars.packages`) or `none`",
+        env="KAFKATEST_SPARK_JARS",
+    ),
+    Option(
+        "connector_version",
+        "connector version to use instead of the installed PySpark's",
+        env="KAFKATEST_CONNECTOR_VERSION",
+    ),
+    Option(
+        "kafka_version",
+        "Apache Kafka release for the `kafka` backend (default 4.1.1)",
+        env="KAFKATEST_KAFKA_VERSION",
+    ),
+    Option(
+        "kafka_jars_dir", "use the broker jars in this directory", env="KAFKATEST_KAFKA_JARS_DIR"
+    ),
+    Option("maven_repo_url", "another Maven repository or mirror", env="KAFKATEST_MAVEN_REPO_URL"),
+    Option("maven_settings", "your own Maven `settings.xml`", env="KAFKATEST_MAVEN_SETTINGS"),
+    # -- the kafkatest command ------------------------------------------------------------
+    Option(
+        "control",
+        "`host:port` of a standalone emulator's control interface, for `kafkatest fault`",
+        env="KAFKATEST_CONTROL",
+    ),
+    Option(
+        "client_config",
+        "a child process's client configuration, as JSON",
+        env="KAFKATEST_CLIENT_CONFIG",
+        internal=True,
+    ),
+)
+
+BY_NAME: Mapping[str, Option] = MappingProxyType({option.name: option for option in OPTIONS})
+BY_FLAG: Mapping[str, Option] = MappingProxyType(
+    {option.flag: option for option in OPTIONS if option.flag}
+)
+BY_ENV: Mapping[str, Option] = MappingProxyType(
+    {option.env: option for option in OPTIONS if option.env}
+)
+
+
+@overload
+def environment(variable: str) -> str | None: ...
+@overload
+def environment(variable: str, default: str) -> str: ...
+def environment(variable: str, default: str | None = None) -> str | None:
+    """``os.environ.get(variable, default)`` for a variable declared in `OPTIONS`.
+
+    For modules that read a variable where they use it (it may change between two
+    calls, as tests do); an undeclared name is a bug, refused at once.
+    """
+    if variable not in BY_ENV:
+        raise KeyError(f"{variable} is not declared in kafkatest.config.OPTIONS")
+    return os.environ.get(variable, default)
+
+
+def parse(option: Option, raw: object) -> object:
+    """A value as given (text from the environment, a list from pytest) as its kind."""
+    if option.kind == "int":
+        return raw if isinstance(raw, int) else int(str(raw).strip())
+    if option.kind in ("list", "lines"):
+        if isinstance(raw, str):
+            separator = "," if option.kind == "list" else "\n"
+            return tuple(item.strip() for item in raw.split(separator) if item.strip())
+        return tuple(str(item) for item in raw)  # type: ignore[attr-defined]
+    return str(raw)
+
+
+def _given(raw: object) -> bool:
+    """Whether a source gives a value: None, "" and an empty list say nothing."""
+    return raw is not None and raw != "" and raw != [] and raw != ()
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every setting's value and the place it came from (flag, variable, ini key, default)."""
+
+    values: Mapping[str, object] = field(default_factory=dict)
+    origins: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def build(
+        cls,
+        flags: Mapping[str, object] | None = None,
+        ini: Mapping[str, object] | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> Config:
+        """Resolve every option: flag > environment > ini > default.
+
+        `flags` is keyed by flag (``--kafka-backend``), `ini` by ini key, `environ`
+        defaults to ``os.environ``. A value that does not parse names its place.
+        """
+        flags, ini = flags or {}, ini or {}
+        environ = os.environ if environ is None else environ
+        values: dict[str, object] = {}
+        origins: dict[str, str] = {}
+        for option in OPTIONS:
+            candidates = (
+                (option.flag, flags.get(option.flag) if option.flag else None),
+                (option.env, environ.get(option.env) if option.env else None),
+                (f"ini {option.ini}", ini.get(option.ini) if option.ini else None),
+            )
+            for place, raw in candidates:
+                if place and _given(raw):
+                    try:
+                        values[option.name] = parse(option, raw)
+                    except ValueError:
+                        raise ValueError(f"{place}={raw!r}: expected a whole number") from None
+                    origins[option.name] = place
+                    break
+            else:
+                values[option.name] = option.default
+                origins[option.name] = "default"
+        return cls(MappingProxyType(values), MappingProxyType(origins))
+
+    def __getitem__(self, name: str) -> object:
+        return self.values[name] if name in self.values else BY_NAME[name].default
+
+    def text(self, name: str) -> str:
+        value = self[name]
+        return "" if value is None else str(value)
+
+    def number(self, name: str) -> int:
+        return int(self[name])  # type: ignore[call-overload]
+
+    def items(self, name: str) -> tuple[str, ...]:
+        return tuple(self[name] or ())  # type: ignore[arg-type]
+
+    def given(self, name: str) -> bool:
+        """Whether a flag, variable or ini key set it (not its default)."""
+        return self.origins.get(name, "default") != "default"
