@@ -65,8 +65,9 @@ def make_broker(
     `brokers=N` runs N brokers (emulator: in one process; kafka: an N-node KRaft
     cluster with a dedicated controller).
     Security is asked for with `security` (a `kafkatest.security.Security`) or the
-    keywords `security_protocol`, `sasl_mechanisms`, `users`, `ssl_client_auth`
-    and `tls_dir`, on the emulator and kafka backends.
+    keywords `security_protocol`, `sasl_mechanisms`, `users`, `ssl_client_auth`,
+    `tls_dir` and `delegation_tokens` (default True: served whenever SCRAM is on),
+    on the emulator and kafka backends.
     """
     cls = backend_class(backend or default_backend())
     options = _with_security(cls, options)
@@ -87,7 +88,14 @@ def start_broker(
     return broker
 
 
-_SECURITY_KEYWORDS = ("security_protocol", "sasl_mechanisms", "users", "ssl_client_auth", "tls_dir")
+_SECURITY_KEYWORDS = (
+    "security_protocol",
+    "sasl_mechanisms",
+    "users",
+    "ssl_client_auth",
+    "tls_dir",
+    "delegation_tokens",
+)
 
 
 def _with_security(cls: type[Broker], options: dict[str, object]) -> dict[str, object]:
@@ -105,6 +113,7 @@ def _with_security(cls: type[Broker], options: dict[str, object]) -> dict[str, o
             users=given.get("users"),  # type: ignore[arg-type]
             client_auth=str(given.get("ssl_client_auth") or "none"),
             tls_dir=given.get("tls_dir"),  # type: ignore[arg-type]
+            delegation_tokens=bool(given.get("delegation_tokens", True)),
         )
     if security is None or not getattr(security, "secured", False):
         options.pop("security", None)
