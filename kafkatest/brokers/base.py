@@ -10,7 +10,7 @@ started, stopped and reached.
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from kafkatest.brokers.acl_client import AclClientOperations
@@ -27,6 +27,12 @@ REQUEST_LOG_REFUSAL = (
     "the {backend!r} backend answers requests in its own process, where kafkatest "
     "cannot see them: assert on what the job produced, or run the test on the "
     "emulator only with @pytest.mark.kafka_backends('emulator')"
+)
+
+REQUEST_HOOK_REFUSAL = (
+    "the {backend!r} backend answers requests in its own process, where kafkatest "
+    "cannot hook them: use kafka_faults (what every backend can do), or run the test "
+    "on the emulator only with @pytest.mark.kafka_backends('emulator')"
 )
 
 #: Broker settings as Kafka's property names (``config=`` of `make_broker`), if any.
@@ -55,6 +61,22 @@ class Broker(AclClientOperations):
         from kafkatest.brokers.broker_clock import clock_of
 
         return clock_of(self)
+
+    def on_request(
+        self,
+        api: str | int,
+        fn: Callable[[Any], Any],
+        *,
+        topic: str | None = None,
+        client_id: str | None = None,
+        times: int | None = None,
+    ) -> Any:
+        """Have `fn(request)` answer, delay, drop or hold matching requests. Emulator only."""
+        raise UnsupportedOperation(REQUEST_HOOK_REFUSAL.format(backend=self.backend))
+
+    def release_held(self) -> None:
+        """Let the requests a hook answered HOLD go on. Emulator only."""
+        raise UnsupportedOperation(REQUEST_HOOK_REFUSAL.format(backend=self.backend))
 
     def record_requests(self, limit: int = 10_000) -> None:
         """Log every request from now on (the latest `limit`): see `requests`."""

@@ -17,9 +17,11 @@ from kafkatest.brokers.base import Broker, Options, Settings
 from kafkatest.brokers.capabilities import RUN_BY_KAFKATEST, Capability
 from kafkatest.brokers.config import emulator_settings
 from kafkatest.brokers.security import BrokerSecurity, tls_hosts
+from kafkatest.emulator.control.hook import InjectedFaults
+from kafkatest.emulator.control.request_hooks import RequestHook
 from kafkatest.emulator.exposure import ExposedEmulatorWarning, exposure_warning
 from kafkatest.emulator.runner import EmulatorRunner
-from kafkatest.emulator.server.faults import FaultHook
+from kafkatest.emulator.server.faults import FaultHook, NoFaults
 from kafkatest.emulator.server.request_log import RequestEntry, RequestLog
 from kafkatest.emulator.server.server import HarnessListener
 from kafkatest.emulator.server.timings import RequestTimings
@@ -129,6 +131,33 @@ class EmulatorBroker(Broker):
         timings = RequestTimings()
         self._runner.server.timings = timings
         return timings
+
+    def on_request(
+        self,
+        api: str | int,
+        fn: Callable[[Any], Any],
+        *,
+        topic: str | None = None,
+        client_id: str | None = None,
+        times: int | None = None,
+    ) -> RequestHook:
+        """Let `fn(request)` decide how matching requests are treated (see
+        `kafkatest.emulator.control.request_hooks`); returns the hook (`remove()`, or
+        use it as a context manager). The fault fixture's teardown removes it too."""
+        hook = RequestHook(api, fn, topic=topic, client_id=client_id, times=times)
+        return self._injected_faults().add_hook(hook)
+
+    def release_held(self) -> None:
+        """Let every request a hook answered HOLD go on."""
+        self._injected_faults().release_held()
+
+    def _injected_faults(self) -> InjectedFaults:
+        current = self.faults
+        if isinstance(current, InjectedFaults):
+            return current
+        injected = InjectedFaults(None if isinstance(current, NoFaults) else current)
+        self.faults = injected
+        return injected
 
     def record_requests(self, limit: int = 10_000) -> None:
         """Start (or restart, empty) the request log: the latest `limit` requests."""

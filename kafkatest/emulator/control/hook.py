@@ -14,6 +14,10 @@ import logging
 import threading
 from typing import Any
 
+from kio.static.constants import EntityType
+
+from kafkatest.emulator.control.errors import InvalidFault
+from kafkatest.emulator.control.request_hooks import DELAY, DROP, HOLD, RequestHook, as_error_code
 from kafkatest.emulator.control.rules import Rule
 from kafkatest.emulator.protocol.error_responses import error_response, merge_responses
 from kafkatest.emulator.protocol.request_scope import cut, touches
@@ -30,7 +34,12 @@ class InjectedFaults:
     def __init__(self, fallback: FaultHook | None = None) -> None:
         self.fallback = fallback
         self._rules: list[Rule] = []
+        #: The test's `on_request` functions, consulted before the rules.
+        self._hooks: list[RequestHook] = []
         self._lock = threading.Lock()
+        #: Set when the test releases what hooks HOLD (created on the loop thread).
+        self._released: asyncio.Event | None = None
+        self._held_loop: asyncio.AbstractEventLoop | None = None
         #: Set while paused; requests wait on it (created and set on the loop thread).
         self._resumed: asyncio.Event | None = None
 
@@ -48,8 +57,35 @@ class InjectedFaults:
             return len(self._rules) < before
 
     def clear_rules(self) -> None:
+        """Remove every rule and every request hook (a test's faults end with it)."""
         with self._lock:
             self._rules = []
+            hooks, self._hooks = self._hooks, []
+        for hook in hooks:
+            hook._owner = None
+        self.release_held()  # nothing may stay held by a hook that is gone
+
+    def add_hook(self, hook: RequestHook) -> RequestHook:
+        with self._lock:
+            self._hooks.append(hook)
+            hook._owner = self
+        return hook
+
+    def remove_hook(self, hook: RequestHook) -> None:
+        with self._lock:
+            self._hooks = [h for h in self._hooks if h is not hook]
+            hook._owner = None
+            others_hold = bool(self._hooks)
+        if not others_hold:
+            self.release_held()
+
+    def release_held(self) -> None:
+        """Let every request a hook answered HOLD go on (any thread)."""
+        with self._lock:
+            released, self._released = self._released, None
+            loop = self._held_loop
+        if released is not None and loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(released.set)
 
     def rules(self) -> list[Rule]:
         """Rules that still apply (spent ones are dropped as they run out)."""
@@ -76,6 +112,12 @@ class InjectedFaults:
     async def before_dispatch(self, ctx: RequestContext, request: Any) -> FaultDecision | None:
         while self._resumed is not None:
             await self._resumed.wait()
+        with self._lock:
+            hooks = [hook for hook in self._hooks if hook.matches(ctx, request)]
+        for hook in hooks:
+            decision = await self._consult(hook, ctx, request)
+            if decision is not None:
+                return decision
         for rule in self._take(ctx, request, latency=True):
             await asyncio.sleep(rule.delay_ms / 1000)
         taken = self._take(ctx, request, latency=False)
@@ -84,6 +126,48 @@ class InjectedFaults:
         if self.fallback is not None:
             return await self.fallback.before_dispatch(ctx, request)
         return None
+
+    async def _consult(
+        self, hook: RequestHook, ctx: RequestContext, request: Any
+    ) -> FaultDecision | None:
+        """What `hook` makes of this request: a decision, or None to go on."""
+        if not hook.take():
+            return None
+        try:
+            answer = hook.fn(request)
+            error = as_error_code(answer)
+        except Exception as exc:  # the test's function: its bug costs one connection
+            log.warning("request hook %s on %s raised %r", hook.id, hook.api, exc)
+            hook.failed(exc)
+            return FaultDecision(close_connection=True)
+        with self._lock:
+            self._hooks = [h for h in self._hooks if not h.spent]
+        if answer is None:
+            return None
+        if answer is DROP:
+            return FaultDecision(close_connection=True)
+        if isinstance(answer, DELAY):
+            await asyncio.sleep(answer.seconds)
+            return None
+        if answer is HOLD:
+            with self._lock:
+                if self._released is None:
+                    self._released = asyncio.Event()
+                    self._held_loop = asyncio.get_running_loop()
+                released = self._released
+            await released.wait()
+            return None
+        if error is not None:
+            return FaultDecision(handler=_answer_with_error(error, hook.topic, None))
+        if not _answers(answer, ctx):
+            hook.failed(
+                InvalidFault(
+                    f"request hook {hook.id} returned {answer!r}: return None, an error code, "
+                    f"DELAY(s), DROP, HOLD or a {hook.api}Response of version {ctx.api_version}"
+                )
+            )
+            return FaultDecision(close_connection=True)
+        return FaultDecision(handler=_answer_with(answer))
 
     def _take(self, ctx: RequestContext, request: Any, latency: bool) -> list[Rule]:
         """Matching rules (every latency rule, else the first other one), each hit once."""
@@ -109,18 +193,37 @@ class InjectedFaults:
             return FaultDecision(close_connection=True)
         if rule.kind == "lose_ack":
             return FaultDecision(drop_response=True)
-        return FaultDecision(handler=_answer_with_error(rule))
+        return FaultDecision(handler=_answer_with_error(rule.error, rule.topic, rule.partition))
 
 
-def _answer_with_error(rule: Rule) -> Any:
-    """A handler answering the targeted part with the rule's error, the rest normally."""
+def _answers(answer: Any, ctx: RequestContext) -> bool:
+    """Whether `answer` is a response the request's API and version can be sent."""
+    kind = type(answer)
+    return (
+        getattr(kind, "__type__", None) is EntityType.response
+        and getattr(kind, "__api_key__", None) == ctx.api_key
+        and getattr(kind, "__version__", None) == ctx.api_version
+    )
+
+
+def _answer_with(response: Any) -> Any:
+    """A handler answering with the response object a request hook returned."""
 
     async def handler(ctx: RequestContext, request: Any) -> Any:
-        if rule.topic is None:
-            return error_response(ctx, request, rule.error)
-        target, _ = cut(request, rule.topic, rule.partition, ctx.state, keep_matching=True)
-        rest, anything_left = cut(request, rule.topic, rule.partition, ctx.state, False)
-        injected = error_response(ctx, target, rule.error)
+        return response
+
+    return handler
+
+
+def _answer_with_error(error: Any, topic: str | None, partition: int | None) -> Any:
+    """A handler answering the targeted part with `error`, the rest normally."""
+
+    async def handler(ctx: RequestContext, request: Any) -> Any:
+        if topic is None:
+            return error_response(ctx, request, error)
+        target, _ = cut(request, topic, partition, ctx.state, keep_matching=True)
+        rest, anything_left = cut(request, topic, partition, ctx.state, False)
+        injected = error_response(ctx, target, error)
         if not anything_left:
             return injected
         served = await load_handlers()[ctx.api_key].handler(ctx, rest)
