@@ -108,7 +108,14 @@ def check_cache() -> Check:
 
 
 def check_jars(which: str, resolve: bool) -> Check:
-    """Whether the connector (or Kafka's) jars are cached; with `resolve`, fetch them."""
+    """Whether the connector (or Kafka's) jars are cached; with `resolve`, fetch them.
+
+    Either way the jars are counted as the resolver's summary line counts them (the
+    whole class path Maven resolved, `jar_summary`): the doctor once said "4 jars"
+    (those left after dropping what PySpark ships) where the resolver had just said
+    "13 jars (63.5 MB)", and a newcomer could not tell which was right. The
+    connector's line adds how many of them Spark is given.
+    """
     from kafkatest.jars import kafka_broker_jars, spark_connector_jars
     from kafkatest.jars.coordinates import (
         connector_version_candidates,
@@ -117,6 +124,8 @@ def check_jars(which: str, resolve: bool) -> Check:
         spark_connector_coordinate,
     )
     from kafkatest.jars.maven import cached_jars
+    from kafkatest.jars.progress import jar_summary
+    from kafkatest.jars.resolve import without_spark_provided
 
     name = "connector jars" if which == "spark" else "kafka backend jars"
     try:
@@ -127,10 +136,21 @@ def check_jars(which: str, resolve: bool) -> Check:
             ]
         else:
             candidates = [kafka_broker_coordinates()]
-        for coordinates in candidates:
-            jars = cached_jars(coordinates)
-            if jars is not None:
-                return Check(name, True, f"{', '.join(coordinates)}: {len(jars)} jars cached")
+
+        def described(state: str) -> Check | None:
+            for coordinates in candidates:
+                jars = cached_jars(coordinates)
+                if jars is not None:
+                    detail = f"{', '.join(coordinates)}: {jar_summary(jars)} {state}"
+                    if which == "spark":
+                        given = len(without_spark_provided(jars, spark))
+                        detail += f", {given} of them given to Spark (PySpark ships the rest)"
+                    return Check(name, True, detail)
+            return None
+
+        found = described("cached")
+        if found is not None:
+            return found
         if not resolve:
             maven = shutil.which("mvn")
             return Check(
@@ -142,7 +162,7 @@ def check_jars(which: str, resolve: bool) -> Check:
                 "KAFKATEST_SPARK_JARS_DIR / KAFKATEST_KAFKA_JARS_DIR at a directory of jars",
             )
         jars = spark_connector_jars() if which == "spark" else kafka_broker_jars()
-        return Check(name, True, f"resolved: {len(jars)} jars")
+        return described("resolved") or Check(name, True, f"resolved: {jar_summary(jars)}")
     except KafkaTestError as exc:
         return Check(name, False, str(exc).splitlines()[0], "see the message above")
 

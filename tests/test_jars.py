@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -56,19 +57,28 @@ def test_missing_maven_says_what_to_do(monkeypatch: pytest.MonkeyPatch, tmp_path
         kafka_broker_jars(quiet=True)
 
 
-def test_unknown_artifact_is_reported(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_unknown_artifact_is_reported(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A skipped connector version says why at once (the fallback's lines read as retries
+    without it), and the final error says why for each version tried."""
     monkeypatch.setenv("KAFKATEST_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("KAFKATEST_CONNECTOR_VERSION", "0.0.1")
+    why = r"Maven could not find org\.apache\.spark:spark-sql-kafka-0-10_2\.1\d:0\.0\.1"
     with pytest.raises(
-        SetupError, match=r"no Spark Kafka connector .*spark-sql-kafka-0-10_2\.1\d:0\.0\.1"
+        SetupError,
+        match=rf"no Spark Kafka connector .*spark-sql-kafka-0-10_2\.1\d:0\.0\.1 \({why}",
     ):
-        spark_connector_jars(quiet=True)
+        spark_connector_jars()
+    said = capsys.readouterr().err
+    assert re.search(rf"^kafkatest: skipped \S+:0\.0\.1: {why} in the repositories", said, re.M)
     # Maven's "not found" is remembered: asking again needs no Maven (a patch-release
     # fallback such as PySpark 4.2.1 -> connector 4.2.0 would otherwise pay a Maven run
-    # at every session start).
+    # at every session start), and the skip says whose answer it is.
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(SetupError, match=r"spark-sql-kafka-0-10_2\.1\d:0\.0\.1"):
-        spark_connector_jars(quiet=True)
+        spark_connector_jars()
+    assert "(Maven's answer in an earlier run)" in capsys.readouterr().err
 
 
 def test_jars_dir_override(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

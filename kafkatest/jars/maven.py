@@ -27,6 +27,11 @@ from kafkatest.jars.progress import DownloadProgress
 class ArtifactNotFound(SetupError):
     """Maven answered, but a coordinate does not exist in the repositories it reached."""
 
+    def __init__(self, answer: str, *, remembered: bool = False) -> None:
+        super().__init__(answer)
+        #: The answer is an earlier run's, kept for `NOT_FOUND_TTL_S`: no Maven ran now.
+        self.remembered = remembered
+
 
 def cache_dir() -> Path:
     """Per-user cache: $KAFKATEST_CACHE_DIR, else $XDG_CACHE_HOME/kafkatest, else ~/.cache."""
@@ -155,7 +160,7 @@ def resolve(coordinates: Sequence[str], *, quiet: bool = False) -> list[Path]:
 def _resolve_with_maven(coordinates: Sequence[str], *, quiet: bool) -> list[Path]:
     missing_answer = _known_missing(coordinates)
     if missing_answer is not None:
-        raise ArtifactNotFound(missing_answer)
+        raise ArtifactNotFound(missing_answer, remembered=True)
     mvn = shutil.which("mvn")
     if mvn is None:
         raise SetupError(

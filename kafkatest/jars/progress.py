@@ -27,6 +27,12 @@ def human_bytes(count: float) -> str:
     raise AssertionError("unreachable")
 
 
+def jar_summary(jars: Sequence[Path]) -> str:
+    """``13 jars (63.5 MB)``: how the resolver and `kafkatest doctor` both count a jar set."""
+    size = sum(jar.stat().st_size for jar in jars if jar.is_file())
+    return f"{len(jars)} jars ({human_bytes(size)})"
+
+
 class DownloadProgress:
     """Reads Maven's output; shows files and bytes fetched so far on one line."""
 
@@ -59,9 +65,8 @@ class DownloadProgress:
             return
         if self._live:
             self.stream.write("\r" + " " * 60 + "\r")
-        size = sum(jar.stat().st_size for jar in jars if jar.is_file())
         self.stream.write(
-            f"kafkatest: resolved {self.what}: {len(jars)} jars ({human_bytes(size)}) on the "
+            f"kafkatest: resolved {self.what}: {jar_summary(jars)} on the "
             f"class path, cached in {cache}; later runs need no Maven\n"
         )
         self.stream.flush()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -47,20 +48,34 @@ def spark_connector_jars(quiet: bool = False) -> list[Path]:
     if override:
         return _jars_in(override)
     spark = installed_spark()
-    tried: list[str] = []
+    skipped: list[str] = []
     for version in connector_version_candidates(spark):
         coordinate = spark_connector_coordinate(version, spark)
-        tried.append(coordinate)
         try:
             return without_spark_provided(maven.resolve([coordinate], quiet=quiet), spark)
-        except maven.ArtifactNotFound:
-            continue
+        except maven.ArtifactNotFound as exc:
+            # Said at once, so "resolving ...3.5.9" followed by "resolving ...3.5.8"
+            # does not read as a retry of the same thing.
+            why = _not_found_reason(exc)
+            skipped.append(f"{coordinate} ({why})")
+            if not quiet:
+                print(f"kafkatest: skipped {coordinate}: {why}", file=sys.stderr, flush=True)
     raise SetupError(
         f"no Spark Kafka connector for PySpark {spark.version} was found on Maven Central "
-        f"(tried {', '.join(tried)}). Install a PySpark whose connector is published "
+        f"(tried {'; '.join(skipped)}). Install a PySpark whose connector is published "
         "(pip install 'pyspark>=3.5,<4.3'), set KAFKATEST_CONNECTOR_VERSION, or point "
         "KAFKATEST_SPARK_JARS_DIR at a directory holding the connector jars."
     )
+
+
+def _not_found_reason(error: maven.ArtifactNotFound) -> str:
+    """Why a connector version was skipped, in a clause: Maven's answer, first line.
+
+    The answer may be one remembered from an earlier run (`maven.NOT_FOUND_TTL_S`);
+    the clause says so, since no Maven ran this time.
+    """
+    said = str(error).splitlines()[0].rstrip(".") if str(error) else "not found"
+    return f"{said} (Maven's answer in an earlier run)" if error.remembered else said
 
 
 #: Spark's own format modules a test may ask for next to the connector.
