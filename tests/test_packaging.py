@@ -65,6 +65,12 @@ def test_the_metadata_names_the_license_and_the_supported_pythons() -> None:
     config = pyproject()
     project = config["project"]
     assert project["license"] == "Apache-2.0"  # SPDX: no setuptools deprecation warning
+    # The text the expression names, shipped in both distributions (setuptools takes
+    # LICEN[CS]E* by default when `license-files` is not set).
+    text = (ROOT / "LICENSE").read_text()
+    assert "Apache License" in text and "Version 2.0, January 2004" in text
+    assert "END OF TERMS AND CONDITIONS" in text
+    assert "LICENSE" in project.get("license-files", ["LICENSE"])
     assert any(r.startswith("setuptools>=77") for r in config["build-system"]["requires"])
     assert project["requires-python"] == ">=3.10"
     for version in ("3.10", "3.11", "3.12"):
