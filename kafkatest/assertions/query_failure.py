@@ -6,7 +6,7 @@ Py4JJavaError (batch). The words a data-loss test wants (Spark's
 ``TopicAuthorizationException``) sit on JVM causes further down, and Spark 3.5
 words data loss differently from 4.x. `query_failure` gathers all of it once
 (conditions, the cause chain, data-loss reasons in 4.x terms) so a test names the
-reason the way the README's tables do and the match holds on every Spark line.
+reason the way the tables of docs/how-to/data-loss.md do and the match holds on every Spark line.
 """
 
 from __future__ import annotations

@@ -321,7 +321,7 @@ class SchemaRegistry:
         if level == "NONE" or not against:
             return []
         if schema.schema_type != "AVRO":
-            # Only Avro's resolution rules are implemented (README, Known differences).
+            # Only Avro's resolution rules are implemented (docs/explanation/differences.md).
             return []
         new, new_names = parse_avro(schema.text, schema.references, self._resolve)
         for number, old_schema in reversed(against):

@@ -4,8 +4,8 @@ Observed on Kafka 4.1.1 for User:ANONYMOUS without ACLs: the refusal is in the
 top-level error, and each user named gets a result carrying it with an empty name
 (Kafka's error answer counts the names but does not copy them), in the order and
 number named, duplicates included. librdkafka 2.16's
-`describe_user_scram_credentials` aborts its process on that answer (README,
-Known differences), so this test asks with a raw request.
+`describe_user_scram_credentials` aborts its process on that answer
+(docs/explanation/differences.md), so this test asks with a raw request.
 """
 
 from __future__ import annotations

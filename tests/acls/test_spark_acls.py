@@ -2,7 +2,7 @@
 
 The job is the sample job (`fixtures/jobs/orders_enrichment.py`) run on PLAINTEXT,
 so its principal is User:ANONYMOUS; kafkatest's own seeding and reading act as a
-super user. Each test is a row of the README's ACL scenario table: the exception
+super user. Each test is a row of the table in docs/how-to/acls.md: the exception
 Spark ends in (or that it succeeds), as real Kafka 4.1 and the emulator give it.
 """
 

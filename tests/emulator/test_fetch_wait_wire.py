@@ -2,7 +2,7 @@
 
 Kafka holds such a fetch for its max_wait whatever follows it on the connection;
 the emulator answers it as soon as the client has sent its next request on that
-connection (README, Known differences), which is what Spark's executor consumers do
+connection (docs/explanation/differences.md), which is what Spark's executor consumers do
 after reading their range (a ListOffsets behind the fetch they pipelined).
 """
 

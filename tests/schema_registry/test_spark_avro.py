@@ -2,7 +2,7 @@
 
 The job (fixtures/jobs/avro_orders.py) strips the 5-byte Confluent header and decodes the
 rest with the schema it was built with, as jobs without a registry-aware decoder do.
-Measured on both brokers (the README's "What Spark does with poison pills" table):
+Measured on both brokers (the "poison pills" table of docs/how-to/schemas.md):
 from_avro never looks at the magic byte or the schema id, so a wrong-magic record and
 one with an unknown schema id whose bytes happen to decode become *data*, not errors.
 """

@@ -146,7 +146,7 @@ def test_kafka_configs_adds_a_scram_user_who_can_then_log_in(
     assert "Completed updating config for user bob." in added.stdout
 
     # (`kafka-configs --describe` of a user also lists its client quotas, which the
-    # emulator does not serve: see the README's known differences.)
+    # emulator does not serve: see docs/explanation/differences.md.)
     described = broker.admin().describe_user_scram_credentials(["bob"])["bob"].result(30)
     infos = [(i.mechanism, i.iterations) for i in described.scram_credential_infos]
     assert infos == [(ScramMechanism.SCRAM_SHA_512, 8192)]

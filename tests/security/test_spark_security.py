@@ -3,8 +3,7 @@
 Each case is what a job meets in production: the happy path (the sample job on
 SASL_SSL with SCRAM-SHA-512, options from `broker.spark_options(user)` exactly as
 a job carries them), a wrong password, and a truststore that does not trust the
-broker. The exception text each one ends in is listed in the README's Security
-section; the assertions hold it on the emulator and on real Kafka alike.
+broker. The exception text each one ends in is listed in docs/how-to/security.md; the assertions hold it on the emulator and on real Kafka alike.
 """
 
 from __future__ import annotations

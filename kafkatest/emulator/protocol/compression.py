@@ -19,7 +19,7 @@ rest. Each codec's buffers are bounded by what its format lets a sender choose:
 
 `MAX_DECOMPRESSED_BYTES` bounds the time, not the memory: Kafka has no such limit,
 but inflating a batch runs on the loop every client shares, so a body that inflates
-past it is refused as corrupt (README, "Known differences"). Stored batches read back
+past it is refused as corrupt (docs/explanation/differences.md). Stored batches read back
 whole (`decompress`: by-timestamp lookups, the cleaner) passed that on produce.
 """
 

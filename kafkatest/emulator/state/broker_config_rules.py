@@ -327,6 +327,6 @@ def emulator_refusal(props: Iterable[str]) -> str | None:
     return (
         f"kafkatest's emulator cannot change {', '.join(refused)} while it runs: it does "
         "not rebuild its listeners or their security and loads no Java class. Start the "
-        "broker with the security you need (see the README's Security), or use "
+        "broker with the security you need (see docs/how-to/security.md), or use "
         "--kafka-backend=kafka."
     )

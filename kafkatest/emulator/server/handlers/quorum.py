@@ -183,7 +183,7 @@ async def remove_raft_voter(ctx: RequestContext, request: Any) -> Any:
 @handles(64, 0, 0)
 async def unregister_broker(ctx: RequestContext, request: Any) -> Any:
     """kafka-cluster unregister: acknowledged for a known broker id. The emulated
-    broker stays registered (README, Known differences)."""
+    broker stays registered (docs/explanation/differences.md)."""
     if request.broker_id in ctx.state.cluster.broker_ids:
         error, message = ErrorCode.none, ""
     else:
