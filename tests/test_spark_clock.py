@@ -1,14 +1,11 @@
 """The query clock (`spark_clock`): processing time a test moves instead of waiting.
 
-A stateful job whose groups close after 30 minutes without records is tested in
-seconds, and `current_timestamp()` stamps the clock's time; with the clock ignored
-the first test would wait half an hour (and time out) and the second would see
-today's wall time.
+`current_timestamp()` stamps the clock's time (with the clock ignored the test would
+see today's wall time); the stateful example with a 30-minute processing-time timeout
+is test_spark_session_timeout_example.py, shown whole in docs/clocks-and-hooks.md.
 """
 
 from __future__ import annotations
-
-from collections.abc import Iterator
 
 import pytest
 from confluent_kafka import Producer
@@ -37,69 +34,6 @@ def topic_stream(spark, broker: Broker, topic: str):
         .option("startingOffsets", "earliest")
         .load()
     )
-
-
-def test_sessions_close_after_30_minutes_of_processing_time(
-    spark, spark_clock: QueryClock, kafka_broker: Broker, kafka_topic, checkpoint_dir
-) -> None:
-    pytest.importorskip("pandas", reason="applyInPandasWithState needs pandas")
-    pytest.importorskip("pyarrow", reason="applyInPandasWithState needs a working pyarrow")
-    from pyspark.sql import functions as F
-    from pyspark.sql.streaming.state import GroupStateTimeout
-
-    # Nested, so cloudpickle sends it by value (Spark's Python workers cannot import tests).
-    def close_idle_sessions(key: tuple[str], batches: Iterator, state) -> Iterator:
-        """Counts a key's clicks; emits ("closed", count) once it had none for 30 minutes."""
-        import pandas as pd
-
-        if state.hasTimedOut:
-            (count,) = state.get
-            state.remove()
-            yield pd.DataFrame({"key": [key[0]], "status": ["closed"], "clicks": [count]})
-            return
-        count = state.get[0] if state.exists else 0
-        count += sum(len(batch) for batch in batches)
-        state.update((count,))
-        state.setTimeoutDuration(30 * 60 * 1000)
-        yield pd.DataFrame({"key": [key[0]], "status": ["open"], "clicks": [count]})
-
-    topic = kafka_topic()
-    produce(kafka_broker, topic, ["a", "a", "b"])
-    sessions = (
-        topic_stream(spark, kafka_broker, topic)
-        .select(F.col("key").cast("string").alias("key"))
-        .groupBy("key")
-        .applyInPandasWithState(
-            close_idle_sessions,
-            outputStructType="key string, status string, clicks long",
-            stateStructType="clicks long",
-            outputMode="update",
-            timeoutConf=GroupStateTimeout.ProcessingTimeTimeout,
-        )
-    )
-    name = f"sessions_{topic.replace('-', '_').replace('.', '_')}"
-    query = (
-        sessions.writeStream.format("memory")
-        .queryName(name)
-        .outputMode("update")
-        .trigger(processingTime="10 seconds")
-        .option("checkpointLocation", str(checkpoint_dir))
-        .start()
-    )
-
-    def closed() -> set[tuple[str, int]]:
-        rows = spark.sql(f"select key, clicks from {name} where status = 'closed'").collect()
-        return {(row.key, row.clicks) for row in rows}
-
-    spark_clock.await_batch(query)  # the first trigger fires at once: both sessions open
-    assert spark.sql(f"select * from {name}").count() == 2
-    spark_clock.advance(minutes=29)
-    spark_clock.await_batch(query)
-    assert closed() == set()  # 29 minutes idle: still open
-    spark_clock.advance(minutes=2)
-    spark_clock.await_batch(query)
-    assert closed() == {("a", 2), ("b", 1)}
-    query.stop()
 
 
 def test_current_timestamp_is_the_clock_time(
