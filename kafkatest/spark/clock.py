@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from kafkatest.clocks import duration_ms
 from kafkatest.errors import KafkaTestError
 from kafkatest.spark.connect import is_connect_session
-from kafkatest.spark.queries import QueryTimeout
+from kafkatest.spark.queries import QueryTimeout, describe_progress
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -105,7 +105,8 @@ class QueryClock:
             if time.monotonic() > deadline:
                 raise QueryTimeout(
                     f"query {query.name or query.id} ran no batch at clock time {target} "
-                    f"within {timeout_s:.0f}s; last progress: {progress}"
+                    f"within {timeout_s:.0f}s ({describe_progress(progress)})",
+                    dict(progress) if progress is not None else None,
                 )
             time.sleep(0.05)
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, cast
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 from kafkatest.errors import KafkaTestError
 
@@ -12,7 +14,43 @@ if TYPE_CHECKING:
 
 
 class QueryTimeout(KafkaTestError):
-    """A streaming query did not finish in time; it has been stopped."""
+    """A streaming query did not finish in time; it has been stopped.
+
+    The message is one line (where the query got to, and what to do); the last
+    progress report, a screen of JSON, is `progress` for a test that wants it.
+    """
+
+    def __init__(self, message: str, progress: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message)
+        #: The query's last progress report (None when no batch had finished).
+        self.progress = progress
+
+
+def describe_progress(progress: Mapping[str, Any] | None) -> str:
+    """Where a query got to, in a phrase: its last batch, rows read, each source's offsets.
+
+    A timeout's message used to end with the whole progress JSON (PySpark 3.5 prints
+    its dict on one line, and pytest repeats the message in its summary): unreadable
+    where the user needs the one fact that decides what to do, whether the query was
+    moving at all.
+    """
+    if progress is None:
+        return "no batch had finished"
+    sources = [
+        f"{source.get('description', 'source')} at {_compact(source.get('endOffset'))}"
+        f" (latest {_compact(source.get('latestOffset'))})"
+        for source in progress.get("sources") or []
+    ]
+    return f"last batch {progress.get('batchId')} read {progress.get('numInputRows')} rows" + (
+        f"; {', '.join(sources)}" if sources else ""
+    )
+
+
+def _compact(offsets: Any) -> str:
+    if isinstance(offsets, str):
+        with contextlib.suppress(ValueError):
+            offsets = json.loads(offsets)
+    return json.dumps(offsets, separators=(",", ":")) if not isinstance(offsets, str) else offsets
 
 
 def wait_for_query(query: StreamingQuery, timeout_s: float = 120.0) -> None:
@@ -33,7 +71,10 @@ def wait_for_query(query: StreamingQuery, timeout_s: float = 120.0) -> None:
         query.stop()
         raise QueryTimeout(
             f"streaming query {query.name or query.id} still running after {timeout_s:.0f}s "
-            f"and was stopped; last progress: {progress}"
+            f"and was stopped ({describe_progress(progress)}). If its offsets were still "
+            "moving, it is slow, not stuck (a loaded machine): give it longer with "
+            f"wait_for_query(query, timeout_s={max(2 * timeout_s, 300):.0f})",
+            dict(progress) if progress is not None else None,
         )
     error = query.exception()
     if error is not None:
