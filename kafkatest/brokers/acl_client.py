@@ -20,8 +20,8 @@ from confluent_kafka.admin import (
     ResourceType,
 )
 
-from kafkatest.brokers.client import ClientOperations
 from kafkatest.brokers.client_waits import DEFAULT_TIMEOUT_S, admin_result, wait_until
+from kafkatest.brokers.topic_client import Reach
 from kafkatest.errors import BrokerError
 
 #: The CLUSTER resource's one name.
@@ -107,8 +107,12 @@ def _resource(
     return _RESOURCE_TYPES[kind], name
 
 
-class AclClientOperations(ClientOperations):
-    """Managing a broker's ACLs (the broker must run with ``acls=True``)."""
+class AclClient:
+    """Managing a broker's ACLs (the broker must run with ``acls=True``); a `Broker`
+    holds one (``broker.acl_client``) and offers its methods as its own."""
+
+    def __init__(self, broker: Reach) -> None:
+        self._broker = broker
 
     def allow(
         self,
@@ -152,12 +156,12 @@ class AclClientOperations(ClientOperations):
 
     def acls(self) -> list[Acl]:
         """Every ACL the broker holds."""
-        found = admin_result(self.admin().describe_acls(ALL_ACLS), "describing ACLs")
+        found = admin_result(self._broker.admin().describe_acls(ALL_ACLS), "describing ACLs")
         return sorted(_acl(binding) for binding in found) if found else []
 
     def remove_acls(self) -> list[Acl]:
         """Delete every ACL; returns what was deleted."""
-        futures = self.admin().delete_acls([ALL_ACLS])
+        futures = self._broker.admin().delete_acls([ALL_ACLS])
         deleted = admin_result(futures[ALL_ACLS], "deleting ACLs")
         wait_until(lambda: not self.acls(), DEFAULT_TIMEOUT_S, "the deleted ACLs no longer apply")
         return sorted(_acl(binding) for binding in deleted)
@@ -187,7 +191,7 @@ class AclClientOperations(ClientOperations):
             AclPermissionType[permission],
         )
         what = f"ACL {permission} {operation} for {principal} on {name}"
-        futures = self.admin().create_acls([binding])
+        futures = self._broker.admin().create_acls([binding])
         admin_result(futures[binding], f"adding {what}")
         # Kafka's controller commits the ACL before its broker's authorizer applies it;
         # DescribeAcls is answered from that authorizer, so once it lists the ACL,

@@ -2,20 +2,25 @@
 
 Tests, seeding, sink readers and fault injection only ever see a `Broker`, so the
 same test runs on the emulator, on real Apache Kafka, in a container or on an
-existing cluster. Everything a client can do over the wire (topics, offsets,
-produce, consume) is shared in `ClientOperations`; a backend only says how it is
-started, stopped and reached.
+existing cluster. Everything a client can do over the wire is done by the clients a
+broker holds (`TopicClient`, `RecordClient`, `AclClient`), whose methods it offers as
+its own (``broker.create_topic``, ``broker.produce``, ``broker.allow``); how clients
+reach it is `ClientConnections`; a backend only says how it is started, stopped and
+reached, and what it can do (`capabilities`).
 """
 
 from __future__ import annotations
 
+import functools
 from abc import abstractmethod
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, ParamSpec, TypeVar
 
-from kafkatest.brokers.acl_client import AclClientOperations
+from kafkatest.brokers.acl_client import AclClient
 from kafkatest.brokers.capabilities import Capability
-from kafkatest.brokers.topic_client import parse_topic_config
+from kafkatest.brokers.client import RecordClient
+from kafkatest.brokers.client_connections import ClientConnections
+from kafkatest.brokers.topic_client import TopicClient, parse_topic_config
 from kafkatest.errors import UnsupportedOperation
 
 if TYPE_CHECKING:
@@ -41,7 +46,27 @@ Settings = Mapping[str, object] | None
 Options = dict[str, object]
 
 
-class Broker(AclClientOperations):
+C = TypeVar("C")
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _held(
+    client: str, method: Callable[Concatenate[C, P], R]
+) -> Callable[Concatenate[Broker, P], R]:
+    """`method` of the client the broker holds as `client`, as a method of the broker
+    (same name, signature and docstring, and type-checked as such)."""
+
+    def call(self: Broker, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        return method(getattr(self, client), *args, **kwargs)
+
+    call.__name__ = call.__qualname__ = method.__name__
+    call.__doc__ = method.__doc__
+    call.__wrapped__ = method  # type: ignore[attr-defined]
+    return call
+
+
+class Broker(ClientConnections):
     """A running Kafka-compatible broker (or cluster) and what a test may do with it."""
 
     #: Backend name as given to ``--kafka-backend``.
@@ -99,6 +124,45 @@ class Broker(AclClientOperations):
         if config:
             raise UnsupportedOperation(f"the {cls.backend!r} backend takes no broker config")
         return cls(**options)  # type: ignore[arg-type]
+
+    # -- the clients it holds ------------------------------------------------------------
+
+    @functools.cached_property
+    def topic_client(self) -> TopicClient:
+        """Topics and their configs; its methods are the broker's too."""
+        return TopicClient(self)
+
+    @functools.cached_property
+    def record_client(self) -> RecordClient:
+        """Offsets, produce and consume; its methods are the broker's too."""
+        return RecordClient(self, self.topic_client)
+
+    @functools.cached_property
+    def acl_client(self) -> AclClient:
+        """ACLs (a broker started with ``acls=True``); its methods are the broker's too."""
+        return AclClient(self)
+
+    list_topics = _held("topic_client", TopicClient.list_topics)
+    partition_count = _held("topic_client", TopicClient.partition_count)
+    topic_exists = _held("topic_client", TopicClient.topic_exists)
+    create_topic = _held("topic_client", TopicClient.create_topic)
+    delete_topic = _held("topic_client", TopicClient.delete_topic)
+    add_partitions = _held("topic_client", TopicClient.add_partitions)
+    alter_topic_config = _held("topic_client", TopicClient.alter_topic_config)
+    topic_config_overrides = _held("topic_client", TopicClient.topic_config_overrides)
+    reset_topic_config = _held("topic_client", TopicClient.reset_topic_config)
+    topic_config = _held("topic_client", TopicClient.topic_config)
+    earliest_offsets = _held("record_client", RecordClient.earliest_offsets)
+    latest_offsets = _held("record_client", RecordClient.latest_offsets)
+    delete_records = _held("record_client", RecordClient.delete_records)
+    produce = _held("record_client", RecordClient.produce)
+    consume = _held("record_client", RecordClient.consume)
+    allow = _held("acl_client", AclClient.allow)
+    deny = _held("acl_client", AclClient.deny)
+    acls = _held("acl_client", AclClient.acls)
+    remove_acls = _held("acl_client", AclClient.remove_acls)
+
+    # -- its life --------------------------------------------------------------------------
 
     @abstractmethod
     def start(self) -> None:

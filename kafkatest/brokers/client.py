@@ -4,15 +4,17 @@ These helpers go through confluent-kafka (librdkafka), so they behave the same o
 every backend, and they wait for the cluster to agree (a created topic is visible,
 a deleted one is gone) before returning: tests then never race the broker.
 
-`ClientOperations` is the whole of it; this module holds offsets and records,
-built on how clients connect (client_connections.py) and topics (topic_client.py).
+A `Broker` holds its clients (`TopicClient`, `RecordClient`, `AclClient`) and offers
+their methods as its own; each client reaches the broker through `Reach` (where it is,
+its shared admin client and producer). `ClientOperations` names what seeding, sinks and
+oracles use of a broker.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast, runtime_checkable
 
 from confluent_kafka import (
     Consumer,
@@ -21,14 +23,14 @@ from confluent_kafka import (
     Message,
     TopicPartition,
 )
-from confluent_kafka.admin import OffsetSpec
+from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from kafkatest.brokers.client_waits import DEFAULT_TIMEOUT_S, wait_until
-from kafkatest.brokers.topic_client import TopicOperations
+from kafkatest.brokers.topic_client import Reach, TopicClient
 from kafkatest.errors import BrokerError
 from kafkatest.records import Header, Record
 
-__all__ = ["DEFAULT_TIMEOUT_S", "ClientOperations", "wait_until"]
+__all__ = ["DEFAULT_TIMEOUT_S", "ClientOperations", "RecordClient", "wait_until"]
 
 T = TypeVar("T")
 #: Errors a just-created, just-moved or just-restarted partition gives until its
@@ -60,8 +62,46 @@ def _headers(msg: Message) -> tuple[Header, ...]:
     return tuple(cast("list[Header]", msg.headers() or ()))
 
 
-class ClientOperations(TopicOperations):
-    """Topic, offset, produce and consume helpers shared by every backend."""
+@runtime_checkable
+class ClientOperations(Protocol):
+    """What seeding, sink readers and oracles use of a broker (every `Broker` is one;
+    a stand-in that is not is told apart with ``isinstance``)."""
+
+    def admin(self) -> AdminClient: ...
+
+    def spark_options(
+        self, user: str | None = None, mechanism: str | None = None
+    ) -> dict[str, str]: ...
+
+    def create_topic(
+        self,
+        topic: str,
+        partitions: int = 1,
+        config: Mapping[str, object] | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        replication_factor: int | None = None,
+    ) -> None: ...
+
+    def topic_config(self, topic: str) -> dict[str, str]: ...
+
+    def earliest_offsets(self, topic: str) -> dict[int, int]: ...
+
+    def latest_offsets(self, topic: str) -> dict[int, int]: ...
+
+    def produce(self, records: Iterable[Record], timeout_s: float = 60.0) -> list[Record]: ...
+
+    def consume(
+        self, topic: str, partitions: Sequence[int] | None = None, timeout_s: float = 30.0
+    ) -> list[Record]: ...
+
+
+class RecordClient:
+    """Offsets, produce and consume, shared by every backend; a `Broker` holds one
+    (``broker.record_client``) and offers its methods as its own."""
+
+    def __init__(self, broker: Reach, topics: TopicClient) -> None:
+        self._broker = broker
+        self._topics = topics
 
     # -- offsets ------------------------------------------------------------------
 
@@ -87,9 +127,9 @@ class ClientOperations(TopicOperations):
 
     def _list_offsets(self, topic: str, spec: OffsetSpec) -> dict[int, int]:
         def attempt() -> dict[int, int]:
-            count = self.partition_count(topic)
+            count = self._topics.partition_count(topic)
             request = {TopicPartition(topic, p): spec for p in range(count)}
-            futures = self.admin().list_offsets(request)
+            futures = self._broker.admin().list_offsets(request)
             return {
                 tp.partition: future.result(timeout=30).offset for tp, future in futures.items()
             }
@@ -109,7 +149,7 @@ class ClientOperations(TopicOperations):
 
         def attempt() -> dict[int, int]:
             request = [TopicPartition(topic, p, offset) for p, offset in before.items()]
-            futures = self.admin().delete_records(request)
+            futures = self._broker.admin().delete_records(request)
             return {tp.partition: f.result(timeout=30).low_watermark for tp, f in futures.items()}
 
         return self._settled(attempt, f"deleting records of {topic!r}")
@@ -121,7 +161,7 @@ class ClientOperations(TopicOperations):
 
         Order is kept per partition; the call fails if any write is not acknowledged.
         """
-        producer = self.producer()
+        producer = self._broker.producer()
         batch = list(records)
         placed: list[Record | None] = [None] * len(batch)
         errors: list[str] = []
@@ -182,7 +222,7 @@ class ClientOperations(TopicOperations):
             return []
         consumer = Consumer(
             {
-                **self.client_config(),
+                **self._broker.client_config(),
                 "group.id": "kafkatest-reader",
                 "enable.auto.commit": False,
                 "enable.partition.eof": True,

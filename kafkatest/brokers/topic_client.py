@@ -8,9 +8,11 @@ later somewhere unrelated.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Any, Protocol
 
-from confluent_kafka import KafkaError, KafkaException
+from confluent_kafka import KafkaError, KafkaException, Producer
 from confluent_kafka.admin import (
+    AdminClient,
     AlterConfigOpType,
     ConfigEntry,
     ConfigResource,
@@ -19,7 +21,6 @@ from confluent_kafka.admin import (
     NewTopic,
 )
 
-from kafkatest.brokers.client_connections import ClientConnections
 from kafkatest.brokers.client_waits import DEFAULT_TIMEOUT_S, admin_result, wait_until
 from kafkatest.errors import BrokerError
 
@@ -28,22 +29,42 @@ from kafkatest.errors import BrokerError
 _DROPPED_BY_THE_CLIENT = frozenset({KafkaError._DESTROY_BROKER, KafkaError._TRANSPORT})
 
 
-class TopicOperations(ClientConnections):
-    """Topic and topic-config helpers shared by every backend."""
+class Reach(Protocol):
+    """What a client needs of its broker: where it is, how to log in, and the admin
+    client and producer the broker keeps (so that one `close_clients` drops them all)."""
+
+    @property
+    def bootstrap_servers(self) -> str: ...
+
+    def client_config(
+        self, user: str | None = None, mechanism: str | None = None
+    ) -> dict[str, Any]: ...
+
+    def admin(self) -> AdminClient: ...
+
+    def producer(self) -> Producer: ...
+
+
+class TopicClient:
+    """Topic and topic-config helpers shared by every backend; a `Broker` holds one
+    (``broker.topic_client``) and offers its methods as its own."""
+
+    def __init__(self, broker: Reach) -> None:
+        self._broker = broker
 
     def list_topics(self, timeout_s: float = 10.0) -> list[str]:
-        metadata = self.admin().list_topics(timeout=timeout_s)
+        metadata = self._broker.admin().list_topics(timeout=timeout_s)
         return sorted(name for name in metadata.topics if not name.startswith("__"))
 
     def partition_count(self, topic: str, timeout_s: float = 10.0) -> int:
-        metadata = self.admin().list_topics(topic=topic, timeout=timeout_s)
+        metadata = self._broker.admin().list_topics(topic=topic, timeout=timeout_s)
         info = metadata.topics.get(topic)
         if info is None or info.error is not None:
             raise BrokerError(f"topic {topic!r} does not exist")
         return len(info.partitions)
 
     def topic_exists(self, topic: str) -> bool:
-        metadata = self.admin().list_topics(timeout=10)
+        metadata = self._broker.admin().list_topics(timeout=10)
         info = metadata.topics.get(topic)
         return info is not None and info.error is None and len(info.partitions) > 0
 
@@ -66,7 +87,7 @@ class TopicOperations(ClientConnections):
             replication_factor=-1 if replication_factor is None else replication_factor,
             config=parse_topic_config(config),
         )
-        futures = self.admin().create_topics([new], operation_timeout=timeout_s)
+        futures = self._broker.admin().create_topics([new], operation_timeout=timeout_s)
         admin_result(futures[topic], f"creating topic {topic!r}", timeout_s)
         wait_until(
             lambda: self._leaders_ready(topic, partitions),
@@ -75,7 +96,7 @@ class TopicOperations(ClientConnections):
         )
 
     def _leaders_ready(self, topic: str, partitions: int) -> bool:
-        info = self.admin().list_topics(topic=topic, timeout=5).topics.get(topic)
+        info = self._broker.admin().list_topics(topic=topic, timeout=5).topics.get(topic)
         if info is None or info.error is not None or len(info.partitions) != partitions:
             return False
         return all(p.leader >= 0 for p in info.partitions.values())
@@ -88,7 +109,7 @@ class TopicOperations(ClientConnections):
         and a topic the first attempt deleted is then simply not found.
         """
         for attempt in (1, 2):
-            futures = self.admin().delete_topics([topic], operation_timeout=timeout_s)
+            futures = self._broker.admin().delete_topics([topic], operation_timeout=timeout_s)
             try:
                 futures[topic].result(timeout=timeout_s)
                 break
@@ -103,7 +124,7 @@ class TopicOperations(ClientConnections):
 
     def add_partitions(self, topic: str, total: int, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
         """Grow `topic` to `total` partitions (Kafka never shrinks a topic)."""
-        futures = self.admin().create_partitions([NewPartitions(topic, total)])
+        futures = self._broker.admin().create_partitions([NewPartitions(topic, total)])
         admin_result(futures[topic], f"adding partitions to {topic!r}", timeout_s)
         wait_until(
             lambda: self._leaders_ready(topic, total),
@@ -118,14 +139,14 @@ class TopicOperations(ClientConnections):
             for name, value in parse_topic_config(config).items()
         ]
         resource = ConfigResource(ConfigResource.Type.TOPIC, topic, incremental_configs=entries)
-        futures = self.admin().incremental_alter_configs([resource])
+        futures = self._broker.admin().incremental_alter_configs([resource])
         for future in futures.values():
             admin_result(future, f"altering config of {topic!r}")
 
     def topic_config_overrides(self, topic: str) -> dict[str, str]:
         """Only the configs set on the topic itself (not defaults nor broker settings)."""
         resource = ConfigResource(ConfigResource.Type.TOPIC, topic)
-        futures = self.admin().describe_configs([resource])
+        futures = self._broker.admin().describe_configs([resource])
         entries = admin_result(futures[resource], f"describing config of {topic!r}")
         dynamic = ConfigSource.DYNAMIC_TOPIC_CONFIG.value
         return {
@@ -143,12 +164,12 @@ class TopicOperations(ClientConnections):
         if not entries:
             return
         resource = ConfigResource(ConfigResource.Type.TOPIC, topic, incremental_configs=entries)
-        for future in self.admin().incremental_alter_configs([resource]).values():
+        for future in self._broker.admin().incremental_alter_configs([resource]).values():
             admin_result(future, f"resetting config of {topic!r}")
 
     def topic_config(self, topic: str) -> dict[str, str]:
         resource = ConfigResource(ConfigResource.Type.TOPIC, topic)
-        futures = self.admin().describe_configs([resource])
+        futures = self._broker.admin().describe_configs([resource])
         entries = admin_result(futures[resource], f"describing config of {topic!r}")
         return {name: entry.value for name, entry in entries.items()}
 
