@@ -12,6 +12,7 @@ from confluent_kafka import KafkaException
 from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
 
 from kafkatest import Broker
+from kafkatest.brokers.capabilities import Capability
 
 DEFAULTS = {
     "consumer.heartbeat.interval.ms": "500",  # kafkatest's broker settings on both
@@ -173,6 +174,10 @@ def test_a_consumer_groups_configs_set_its_members_intervals(kafka_broker: Broke
     alter(kafka_broker, configured, "consumer.heartbeat.interval.ms", "1500")
     alter(kafka_broker, configured, "consumer.session.timeout.ms", "16000")
     sessions = {group: ready_session(kafka_broker, group) for group in (configured, plain)}
+    # The emulator's sessions run on its clock, which the test moves instead of waiting.
+    clock = kafka_broker.clock if kafka_broker.can(Capability.CLOCK) else None
+    if clock is not None:
+        clock.freeze()
     try:
         members = {group: new_member() for group in sessions}
         intervals = {
@@ -198,6 +203,16 @@ def test_a_consumer_groups_configs_set_its_members_intervals(kafka_broker: Broke
 
         # Neither member heartbeats again: the broker's 10 s session ends the plain
         # group's member, the configured 16 s keeps the other a while longer.
+        if clock is not None:
+            clock.advance(seconds=9.9)
+            assert still_members() == {configured: True, plain: True}
+            clock.advance(seconds=0.1)
+            assert still_members() == {configured: True, plain: False}
+            clock.advance(seconds=5.9)
+            assert still_members() == {configured: True, plain: False}
+            clock.advance(seconds=0.1)
+            assert still_members() == {configured: False, plain: False}
+            return
         deadline = silent_since + 13
         while still_members()[plain]:
             assert time.monotonic() < deadline, "the broker's session timeout never ended it"
@@ -210,5 +225,7 @@ def test_a_consumer_groups_configs_set_its_members_intervals(kafka_broker: Broke
             time.sleep(0.25)
         assert time.monotonic() - silent_since >= 15.5
     finally:
+        if clock is not None:
+            clock.resume()
         for session in sessions.values():
             session.close()
