@@ -225,14 +225,12 @@ class EmulatorBroker(Broker):
         return self._runner.call(function)
 
     def advance_clock(self, ms: int) -> None:
-        """Move the broker's clock forward (ages data for retention, LogAppendTime,
-        times transactions out: Kafka's periodic abort runs as the time passes)."""
+        """Move the broker's clock forward and run what fell due (retention, the
+        cleaner, transaction aborts, group sessions): see `clock` for the test's API."""
 
-        def advance() -> None:
-            self.state.clock.advance(ms)
-            self.state.maybe_abort_timed_out_transactions()
+        from kafkatest.emulator.state.time_passes import pass_time
 
-        self.call(advance)
+        self.call(lambda: pass_time(self.state, ms))
 
     def enforce_retention(self) -> None:
         """Apply retention.ms / retention.bytes now, as Kafka's periodic check would."""
