@@ -54,11 +54,12 @@ def spark_connector_jars(quiet: bool = False) -> list[Path]:
         try:
             return without_spark_provided(maven.resolve([coordinate], quiet=quiet), spark)
         except maven.ArtifactNotFound as exc:
-            # Said at once, so "resolving ...3.5.9" followed by "resolving ...3.5.8"
-            # does not read as a retry of the same thing.
+            # Said at once after Maven's "resolving ...3.5.9", so the next "resolving
+            # ...3.5.8" does not read as a retry. A remembered answer ran no Maven and
+            # printed nothing: saying it on every session start would be noise.
             why = _not_found_reason(exc)
             skipped.append(f"{coordinate} ({why})")
-            if not quiet:
+            if not quiet and not exc.remembered:
                 print(f"kafkatest: skipped {coordinate}: {why}", file=sys.stderr, flush=True)
     raise SetupError(
         f"no Spark Kafka connector for PySpark {spark.version} was found on Maven Central "
