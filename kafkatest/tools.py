@@ -16,6 +16,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from kafkatest.config import jvm_flags_for_tests
 from kafkatest.errors import SetupError
 
 #: Main classes of the tools in Kafka 4.x (kafka-tools jar), by their script names.
@@ -36,8 +37,8 @@ rootLogger.level = WARN
 rootLogger.appenderRef.stderr.ref = stderr
 """
 
-#: A tool is a short-lived JVM: a small heap and the C1 compiler start it fastest.
-_JVM_FLAGS = ("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
+#: A tool is a short-lived JVM: a small heap (and `jvm_flags_for_tests`) start it fastest.
+_TOOL_HEAP = "-Xmx256m"
 
 
 def kafka_tools_classpath(version: str | None = None) -> str:
@@ -69,7 +70,8 @@ def run_kafka_tool(
         log_config.write_text(_QUIET_LOG4J2)
         command = [
             java,
-            *_JVM_FLAGS,
+            _TOOL_HEAP,
+            *jvm_flags_for_tests(),
             f"-Dlog4j2.configurationFile={log_config}",
             "-cp",
             kafka_tools_classpath(version),

@@ -321,7 +321,9 @@ def spark_start_figures(log: Callable[[str], None]) -> dict[str, float]:
 def _kafka_process(scratch: Path) -> Any:
     from kafkatest.brokers.kafka_process import KafkaProcessBroker
 
-    return KafkaProcessBroker()
+    broker = KafkaProcessBroker()
+    broker.jvm_flags = ("-XX:+UseG1GC",)  # kafka-run-class's collector, full JIT: as deployed
+    return broker
 
 
 #: The broker each benched backend runs as: the emulator as a child process like

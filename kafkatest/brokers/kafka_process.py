@@ -39,6 +39,7 @@ from kafkatest.brokers.kafka_properties import (
     server_properties,
 )
 from kafkatest.brokers.security import BrokerSecurity
+from kafkatest.config import jvm_flags_for_tests
 from kafkatest.errors import BrokerError, SetupError
 from kafkatest.security import DelegationToken, Security
 from kafkatest.tempdirs import owned_tempdir
@@ -95,6 +96,9 @@ class KafkaProcessBroker(Broker):
         self._port: int | None = None
         self._controller_port: int | None = None
         self._classpath: str | None = classpath
+        #: None: `kafkatest.config.jvm_flags_for_tests` (quick to start); the bench
+        #: gives Kafka's own choice, to time the broker as it is deployed.
+        self.jvm_flags: tuple[str, ...] | None = None
 
     # -- Broker --------------------------------------------------------------------
 
@@ -314,7 +318,7 @@ class KafkaProcessBroker(Broker):
             java,
             f"-Xmx{self.heap}",
             "-Xms256m",
-            "-XX:+UseG1GC",
+            *(self.jvm_flags if self.jvm_flags is not None else jvm_flags_for_tests()),
             "-Djava.awt.headless=true",
             f"-Dlog4j2.configurationFile={self._workdir / 'log4j2.properties'}",
             "-cp",

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kafkatest.config import environment
+from kafkatest.config import environment, jvm_flags_for_tests
 from kafkatest.spark.checkpoints import checkpoint_conf
 from kafkatest.spark.logs import CONSOLE_APPENDER, console_level, log4j2_options, spark_log_file
 from kafkatest.tempdirs import owned_tempdir, remove
@@ -91,7 +91,8 @@ def kafka_spark_session(
         "spark.sql.warehouse.dir": str(_scratch / "warehouse"),
         "spark.local.dir": str(_scratch / "local"),
         "spark.driver.extraJavaOptions": (
-            f"-Dderby.system.home={_scratch / 'derby'} {log4j2_options(_scratch)}"
+            f"-Dderby.system.home={_scratch / 'derby'} {log4j2_options(_scratch)} "
+            + " ".join(jvm_flags_for_tests())
         ),
         **connector_conf(jars_mode),
         **(conf or {}),
