@@ -9,3 +9,7 @@ nothing of kafkatest but the codec (`kafkatest.kio_codec`) and `kafkatest.errors
 the harness, the standalone server and the fuzzer sit above it (ARCHITECTURE.md,
 enforced by the import contracts in pyproject.toml).
 """
+
+# Before any subpackage defines a kio type (control/errors.py does, and a broker may
+# import it first): kio's hypothesis hooks stay off (tests/emulator/test_kio_codec.py).
+import kafkatest.kio_codec  # noqa: F401
