@@ -12,17 +12,17 @@ import uuid
 import pytest
 from kio.schema.errors import ErrorCode
 
-from kafkatest.emulator.state.consumer_assignors import AssignorMember, assign
-from kafkatest.emulator.state.consumer_group_model import (
+from kafkatest.emulator.state.groups.clock import ManualClock
+from kafkatest.emulator.state.groups.consumer.assignors import AssignorMember, assign
+from kafkatest.emulator.state.groups.consumer.coordinator import ConsumerGroupCoordinator
+from kafkatest.emulator.state.groups.consumer.model import (
     ConsumerGroup,
     ConsumerGroupState,
     HeartbeatError,
     HeartbeatRequest,
 )
-from kafkatest.emulator.state.consumer_group_regex import compile_regex, validate_regex
-from kafkatest.emulator.state.consumer_group_settings import ConsumerGroupConfig
-from kafkatest.emulator.state.consumer_groups import ConsumerGroupCoordinator
-from kafkatest.emulator.state.group_clock import ManualClock
+from kafkatest.emulator.state.groups.consumer.regex import compile_regex, validate_regex
+from kafkatest.emulator.state.groups.consumer.settings import ConsumerGroupConfig
 from kafkatest.emulator.state.topics import TopicRegistry
 
 T1, T2 = uuid.UUID(int=1), uuid.UUID(int=2)

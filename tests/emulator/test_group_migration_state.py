@@ -21,19 +21,19 @@ from kafkatest.emulator.protocol.consumer_protocol import (
     read_subscription,
     write_assignment,
 )
-from kafkatest.emulator.state.consumer_group_classic import ClassicMembers
-from kafkatest.emulator.state.consumer_group_model import (
+from kafkatest.emulator.state.groups.classic.coordinator import GroupCoordinator
+from kafkatest.emulator.state.groups.classic.membership import Group, NoCandidateProtocol
+from kafkatest.emulator.state.groups.classic.model import GroupState, JoinRequest, Member, Protocol
+from kafkatest.emulator.state.groups.clock import ManualClock
+from kafkatest.emulator.state.groups.consumer.classic_members import ClassicMembers
+from kafkatest.emulator.state.groups.consumer.coordinator import ConsumerGroupCoordinator
+from kafkatest.emulator.state.groups.consumer.model import (
     ConsumerGroup,
     HeartbeatError,
     HeartbeatRequest,
 )
-from kafkatest.emulator.state.consumer_group_settings import ConsumerGroupConfig
-from kafkatest.emulator.state.consumer_groups import ConsumerGroupCoordinator
-from kafkatest.emulator.state.group_clock import ManualClock
-from kafkatest.emulator.state.group_membership import Group, NoCandidateProtocol
-from kafkatest.emulator.state.group_migration import GroupMigration, installed
-from kafkatest.emulator.state.group_model import GroupState, JoinRequest, Member, Protocol
-from kafkatest.emulator.state.groups import GroupCoordinator
+from kafkatest.emulator.state.groups.consumer.settings import ConsumerGroupConfig
+from kafkatest.emulator.state.groups.migration import GroupMigration, installed
 from kafkatest.emulator.state.topics import TopicRegistry
 
 REBALANCE_MS, CLASSIC_SESSION_MS = 30_000, 6_000

@@ -7,8 +7,8 @@ import logging
 import pytest
 
 from kafkatest.emulator.state.broker_state import EmulatorState
+from kafkatest.emulator.state.groups.offsets import CommittedOffset
 from kafkatest.emulator.state.internal_topics import OFFSETS_TOPIC, ensure_offsets_topic
-from kafkatest.emulator.state.offsets import CommittedOffset
 
 
 def offsets_log_end(state: EmulatorState) -> int:

@@ -13,18 +13,24 @@ from typing import Any, TypeVar
 import pytest
 from kio.schema.errors import ErrorCode
 
-from kafkatest.emulator.state.group_clock import ManualClock, PolledClock
-from kafkatest.emulator.state.group_lookups import BURST_GAP_MS, RecentLookups
-from kafkatest.emulator.state.group_model import (
+from kafkatest.emulator.state.groups.classic.coordinator import (
+    GroupCoordinator,
+    GroupCoordinatorConfig,
+)
+from kafkatest.emulator.state.groups.classic.model import (
     GroupState,
     JoinRequest,
     JoinResult,
     LeavingMember,
     Protocol,
 )
-from kafkatest.emulator.state.group_rebalance import NEW_GROUP_JOIN_WINDOW_MS, NEW_GROUP_SETTLE_MS
-from kafkatest.emulator.state.groups import GroupCoordinator, GroupCoordinatorConfig
-from kafkatest.emulator.state.offsets import CommittedOffset, OffsetStore
+from kafkatest.emulator.state.groups.classic.rebalance import (
+    NEW_GROUP_JOIN_WINDOW_MS,
+    NEW_GROUP_SETTLE_MS,
+)
+from kafkatest.emulator.state.groups.clock import ManualClock, PolledClock
+from kafkatest.emulator.state.groups.lookups import BURST_GAP_MS, RecentLookups
+from kafkatest.emulator.state.groups.offsets import CommittedOffset, OffsetStore
 
 T = TypeVar("T")
 SESSION_MS = 10_000

@@ -12,10 +12,10 @@ import struct
 from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.protocol.consumer_protocol import subscribed_topics
-from kafkatest.emulator.state.group_clock import ManualClock
-from kafkatest.emulator.state.group_model import JoinRequest, Protocol
-from kafkatest.emulator.state.groups import GroupCoordinator
-from kafkatest.emulator.state.offsets import CommittedOffset
+from kafkatest.emulator.state.groups.classic.coordinator import GroupCoordinator
+from kafkatest.emulator.state.groups.classic.model import JoinRequest, Protocol
+from kafkatest.emulator.state.groups.clock import ManualClock
+from kafkatest.emulator.state.groups.offsets import CommittedOffset
 
 OFFSET = CommittedOffset(offset=5, leader_epoch=-1, metadata="", commit_timestamp_ms=-1)
 

@@ -26,8 +26,6 @@ from kafkatest.emulator.state.client_quotas import ClientQuotaStore
 from kafkatest.emulator.state.clock import Clock
 from kafkatest.emulator.state.cluster import Cluster
 from kafkatest.emulator.state.config_store import NamedConfigs
-from kafkatest.emulator.state.consumer_group_settings import ConsumerGroupConfig, GroupIntervals
-from kafkatest.emulator.state.consumer_groups import ConsumerGroupCoordinator
 from kafkatest.emulator.state.credentials import CredentialStore
 from kafkatest.emulator.state.delegation_tokens import DelegationTokens
 from kafkatest.emulator.state.dynamic_broker_configs import DynamicBrokerConfigs
@@ -37,15 +35,20 @@ from kafkatest.emulator.state.errors import (
     TopicDeletionDisabled,
 )
 from kafkatest.emulator.state.features import FeatureLevels
-from kafkatest.emulator.state.group_clock import PolledClock
-from kafkatest.emulator.state.group_migration import installed as install_migration
-from kafkatest.emulator.state.group_rebalance import NEW_GROUP_JOIN_WINDOW_MS
-from kafkatest.emulator.state.group_records import GroupRecords
-from kafkatest.emulator.state.groups import GroupCoordinator, GroupCoordinatorConfig
+from kafkatest.emulator.state.groups.classic.coordinator import (
+    GroupCoordinator,
+    GroupCoordinatorConfig,
+)
+from kafkatest.emulator.state.groups.classic.rebalance import NEW_GROUP_JOIN_WINDOW_MS
+from kafkatest.emulator.state.groups.clock import PolledClock
+from kafkatest.emulator.state.groups.consumer.coordinator import ConsumerGroupCoordinator
+from kafkatest.emulator.state.groups.consumer.settings import ConsumerGroupConfig, GroupIntervals
+from kafkatest.emulator.state.groups.migration import installed as install_migration
+from kafkatest.emulator.state.groups.offsets import OffsetStore
+from kafkatest.emulator.state.groups.records import GroupRecords
 from kafkatest.emulator.state.log import PartitionLog
 from kafkatest.emulator.state.log_maintenance import LogMaintenance
 from kafkatest.emulator.state.notify import AppendSignal
-from kafkatest.emulator.state.offsets import OffsetStore
 from kafkatest.emulator.state.partition_writes import AppendResult, TransactionalProduce
 from kafkatest.emulator.state.producers import ProducerRegistry
 from kafkatest.emulator.state.topic_configs import (

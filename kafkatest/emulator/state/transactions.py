@@ -22,7 +22,6 @@ from typing import Protocol
 
 from kafkatest.emulator.state.broker_settings import BrokerSettings
 from kafkatest.emulator.state.clock import Clock
-from kafkatest.emulator.state.consumer_group_regex import compile_linear
 from kafkatest.emulator.state.errors import (
     ConcurrentTransactions,
     InvalidProducerIdMapping,
@@ -33,7 +32,8 @@ from kafkatest.emulator.state.errors import (
     TransactionAbortable,
     TransactionalIdNotFound,
 )
-from kafkatest.emulator.state.offsets import CommittedOffset, OffsetStore
+from kafkatest.emulator.state.groups.consumer.regex import compile_linear
+from kafkatest.emulator.state.groups.offsets import CommittedOffset, OffsetStore
 from kafkatest.emulator.state.producers import ProducerRegistry
 
 

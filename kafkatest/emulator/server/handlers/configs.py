@@ -28,7 +28,7 @@ from kafkatest.emulator.server.handlers.broker_configs import (
 )
 from kafkatest.emulator.server.pacing import Pacer
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
-from kafkatest.emulator.state import client_metrics, group_configs
+from kafkatest.emulator.state import client_metrics
 from kafkatest.emulator.state.broker_configs import BrokerConfig, broker_configs
 from kafkatest.emulator.state.errors import (
     InvalidConfig,
@@ -37,6 +37,7 @@ from kafkatest.emulator.state.errors import (
     StateError,
     UnknownTopicOrPartition,
 )
+from kafkatest.emulator.state.groups import configs as group_configs
 from kafkatest.emulator.state.topic_configs import (
     TOPIC_CONFIGS,
     DescribedConfig,

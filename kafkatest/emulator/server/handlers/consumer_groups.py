@@ -19,7 +19,7 @@ from kafkatest.emulator.server.handlers.groups import client_host, is_coordinato
 from kafkatest.emulator.server.operations_field import OPERATIONS_OMITTED, unrestricted_operations
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state.acls import ResourceType
-from kafkatest.emulator.state.consumer_group_model import (
+from kafkatest.emulator.state.groups.consumer.model import (
     HeartbeatRequest,
     HeartbeatResult,
     Partitions,

@@ -16,7 +16,7 @@ from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordin
 from kafkatest.emulator.server.operations_field import OPERATIONS_OMITTED, unrestricted_operations
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state.acls import ResourceType
-from kafkatest.emulator.state.group_model import GroupDescription, GroupState
+from kafkatest.emulator.state.groups.classic.model import GroupDescription, GroupState
 
 #: DescribeGroups reports a group's authorized operations from v3.
 _OPERATIONS_SINCE = 3

@@ -17,7 +17,7 @@ from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordinator, namespace_of
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state import EmulatorState
-from kafkatest.emulator.state.offsets import CommittedOffset
+from kafkatest.emulator.state.groups.offsets import CommittedOffset
 
 TopicPartition = tuple[str, int]
 NO_OFFSET = -1

@@ -16,8 +16,8 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state import EmulatorState
-from kafkatest.emulator.state.group_migration import GroupMigration
-from kafkatest.emulator.state.group_model import (
+from kafkatest.emulator.state.groups.classic.coordinator import GroupCoordinator
+from kafkatest.emulator.state.groups.classic.model import (
     JoinRequest,
     JoinResult,
     LeaveResult,
@@ -25,8 +25,8 @@ from kafkatest.emulator.state.group_model import (
     Protocol,
     SyncResult,
 )
-from kafkatest.emulator.state.group_namespace import GroupNamespace
-from kafkatest.emulator.state.groups import GroupCoordinator
+from kafkatest.emulator.state.groups.migration import GroupMigration
+from kafkatest.emulator.state.groups.namespace import GroupNamespace
 from kafkatest.emulator.state.internal_topics import group_coordinator
 
 #: JoinGroup v4 introduced MEMBER_ID_REQUIRED for members without an id.

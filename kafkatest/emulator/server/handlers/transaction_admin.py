@@ -17,8 +17,8 @@ from kafkatest.emulator.server.responses import (
     make,
     response_types,
 )
-from kafkatest.emulator.state.consumer_group_regex import compile_linear
 from kafkatest.emulator.state.errors import StateError
+from kafkatest.emulator.state.groups.consumer.regex import compile_linear
 from kafkatest.emulator.state.transactions import STATES
 
 

@@ -25,7 +25,7 @@ from kafkatest.emulator.server.responses import (
     response_types,
 )
 from kafkatest.emulator.state.errors import StateError
-from kafkatest.emulator.state.offsets import CommittedOffset
+from kafkatest.emulator.state.groups.offsets import CommittedOffset
 from kafkatest.emulator.state.transactions import TopicPartition
 
 log = logging.getLogger("kafkatest.emulator")

@@ -9,17 +9,18 @@ from __future__ import annotations
 
 from kio.schema.errors import ErrorCode
 
-from kafkatest.emulator.state.group_clock import Clock
-from kafkatest.emulator.state.group_lookups import RecentLookups
-from kafkatest.emulator.state.group_membership import Group, NoCandidateProtocol
-from kafkatest.emulator.state.group_model import (
+from kafkatest.emulator.state.groups.classic.membership import Group, NoCandidateProtocol
+from kafkatest.emulator.state.groups.classic.model import (
     UNKNOWN_MEMBER_ID,
+    GroupEvent,
     GroupState,
     JoinResult,
     Member,
     SyncResult,
 )
-from kafkatest.emulator.state.offsets import OffsetStore
+from kafkatest.emulator.state.groups.clock import Clock
+from kafkatest.emulator.state.groups.lookups import RecentLookups
+from kafkatest.emulator.state.groups.offsets import OffsetStore
 
 #: A new group's first join stays open at least this long from the first sign of
 #: its members (the first coordinator lookup of the group, see group_lookups, or else
@@ -85,7 +86,7 @@ class Rebalancer:
         self.cancel_sync_timer(group)
         group.pending_sync.clear()
         was_empty = group.is_(EMPTY)
-        group.state = PREPARING
+        group.on(GroupEvent.REBALANCE)
         rebalance_timeout = group.rebalance_timeout_ms()
         if was_empty and self._initial_window_ms > 0:
             group.initial_delay_active = True
@@ -169,7 +170,7 @@ class Rebalancer:
             self.drop_member(group, member, ErrorCode.unknown_member_id)
         group.generation_id += 1
         if not group.members:
-            group.state = EMPTY
+            group.on(GroupEvent.EMPTIED)
             group.protocol_name = None
             group.leader_id = None
             self.record(group)
@@ -177,7 +178,7 @@ class Rebalancer:
         group.protocol_name = protocol
         if group.leader_id not in group.members:
             group.leader_id = next(iter(group.members))
-        group.state = COMPLETING
+        group.on(GroupEvent.JOINED)
         group.pending_sync = set(group.members)
         now = self._clock.now_ms()
         for member in group.members.values():

@@ -29,8 +29,8 @@ from typing import Protocol
 from kafkatest.emulator.protocol.batches import BatchHeader, read_header
 from kafkatest.emulator.protocol.record_rewrite import single_record_batch
 from kafkatest.emulator.state.clock import Clock
+from kafkatest.emulator.state.groups.offsets import CommittedOffset
 from kafkatest.emulator.state.internal_topics import OFFSETS_TOPIC, partition_for
-from kafkatest.emulator.state.offsets import CommittedOffset
 from kafkatest.emulator.state.topics import Topic, TopicRegistry
 
 

@@ -12,17 +12,17 @@ import uuid
 
 from kio.schema.errors import ErrorCode
 
-from kafkatest.emulator.state.group_clock import Clock
-from kafkatest.emulator.state.group_membership import Group
-from kafkatest.emulator.state.group_model import (
+from kafkatest.emulator.state.groups.classic.membership import Group
+from kafkatest.emulator.state.groups.classic.model import (
     UNKNOWN_MEMBER_ID,
     GroupState,
     JoinRequest,
     JoinResult,
     Member,
 )
-from kafkatest.emulator.state.group_rebalance import COMPLETING, STABLE, Rebalancer
-from kafkatest.emulator.state.group_registry import GroupRegistry
+from kafkatest.emulator.state.groups.classic.rebalance import COMPLETING, STABLE, Rebalancer
+from kafkatest.emulator.state.groups.clock import Clock
+from kafkatest.emulator.state.groups.registry import GroupRegistry
 
 
 class GroupJoiner:

@@ -7,8 +7,8 @@ requests all find groups through it, so that rule lives in one place.
 
 from __future__ import annotations
 
-from kafkatest.emulator.state.group_membership import Group
-from kafkatest.emulator.state.offsets import OffsetStore
+from kafkatest.emulator.state.groups.classic.membership import Group
+from kafkatest.emulator.state.groups.offsets import OffsetStore
 
 
 class GroupRegistry:

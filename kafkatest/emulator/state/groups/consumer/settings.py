@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from kafkatest.emulator.state.consumer_assignors import ASSIGNORS
+from kafkatest.emulator.state.groups.consumer.assignors import ASSIGNORS
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.protocol.consumer_protocol import subscribed_topics
-from kafkatest.emulator.state.group_clock import TimerHandle
-from kafkatest.emulator.state.group_model import (
+from kafkatest.emulator.state.groups.classic.model import (
+    TRANSITIONS,
     GroupDescription,
+    GroupEvent,
     GroupState,
     JoinedMember,
     JoinResult,
@@ -24,7 +25,8 @@ from kafkatest.emulator.state.group_model import (
     MemberDescription,
     Protocol,
 )
-from kafkatest.emulator.state.group_records import GroupMetadataRecord, MemberRecord
+from kafkatest.emulator.state.groups.clock import TimerHandle
+from kafkatest.emulator.state.groups.records import GroupMetadataRecord, MemberRecord
 
 
 class NoCandidateProtocol(Exception):
@@ -64,6 +66,17 @@ class Group:
 
     def is_(self, *states: GroupState) -> bool:
         return self.state in states
+
+    def on(self, event: GroupEvent) -> GroupState:
+        """Move to the state `TRANSITIONS` gives for `event`; the new state."""
+        following = TRANSITIONS[self.state].get(event)
+        if following is None:
+            raise AssertionError(
+                f"classic group {self.group_id!r}: {event.value} is not a transition "
+                f"out of {self.state.value} (classic/model.py:TRANSITIONS)"
+            )
+        self.state = following
+        return following
 
     def metadata_record(self, now_ms: int) -> GroupMetadataRecord:
         """The group as Kafka's coordinator records it in __consumer_offsets."""

@@ -19,13 +19,12 @@ from dataclasses import dataclass
 
 from kio.schema.errors import ErrorCode
 
-from kafkatest.emulator.state.group_clock import Clock, LoopClock
-from kafkatest.emulator.state.group_join import GroupJoiner
-from kafkatest.emulator.state.group_lookups import RecentLookups
-from kafkatest.emulator.state.group_membership import Group
-from kafkatest.emulator.state.group_model import (
+from kafkatest.emulator.state.groups.classic.join import GroupJoiner
+from kafkatest.emulator.state.groups.classic.membership import Group
+from kafkatest.emulator.state.groups.classic.model import (
     UNKNOWN_MEMBER_ID,
     GroupDescription,
+    GroupEvent,
     GroupListing,
     GroupState,
     JoinRequest,
@@ -35,15 +34,17 @@ from kafkatest.emulator.state.group_model import (
     Member,
     SyncResult,
 )
-from kafkatest.emulator.state.group_offsets import GroupOffsets, TopicPartition
-from kafkatest.emulator.state.group_rebalance import (
+from kafkatest.emulator.state.groups.classic.offsets import GroupOffsets, TopicPartition
+from kafkatest.emulator.state.groups.classic.rebalance import (
     EMPTY,
     PREPARING,
     STABLE,
     Rebalancer,
 )
-from kafkatest.emulator.state.group_registry import GroupRegistry
-from kafkatest.emulator.state.offsets import CommittedOffset, OffsetStore
+from kafkatest.emulator.state.groups.clock import Clock, LoopClock
+from kafkatest.emulator.state.groups.lookups import RecentLookups
+from kafkatest.emulator.state.groups.offsets import CommittedOffset, OffsetStore
+from kafkatest.emulator.state.groups.registry import GroupRegistry
 
 DEAD = GroupState.DEAD
 
@@ -193,7 +194,7 @@ class GroupCoordinator:
         for member in group.members.values():
             member.assignment = assignments.get(member.member_id, b"")
             member.heartbeat_deadline_ms = now + member.session_timeout_ms
-        group.state = STABLE
+        group.on(GroupEvent.ASSIGNED)
         self._rebalancer.record(group)
         for member in group.members.values():
             member.answer_sync(self._assignment_of(group, member))
@@ -338,7 +339,7 @@ class GroupCoordinator:
             else:
                 self._rebalancer.cancel_join_timer(group)
                 self._rebalancer.cancel_sync_timer(group)
-                group.state = DEAD
+                group.on(GroupEvent.DELETED)
                 del self._registry.groups[group_id]
                 self._offsets.delete_group(group_id)
                 if self._offsets.records is not None:

@@ -14,11 +14,11 @@ from collections.abc import Iterable, Mapping
 
 from kio.schema.errors import ErrorCode
 
-from kafkatest.emulator.state.group_clock import Clock
-from kafkatest.emulator.state.group_model import GroupState
-from kafkatest.emulator.state.group_rebalance import COMPLETING, EMPTY, Rebalancer
-from kafkatest.emulator.state.group_registry import GroupRegistry
-from kafkatest.emulator.state.offsets import CommittedOffset
+from kafkatest.emulator.state.groups.classic.model import GroupState
+from kafkatest.emulator.state.groups.classic.rebalance import COMPLETING, EMPTY, Rebalancer
+from kafkatest.emulator.state.groups.clock import Clock
+from kafkatest.emulator.state.groups.offsets import CommittedOffset
+from kafkatest.emulator.state.groups.registry import GroupRegistry
 
 TopicPartition = tuple[str, int]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from kio.schema.errors import ErrorCode
 
-from kafkatest.emulator.state.consumer_group_model import (
+from kafkatest.emulator.state.groups.consumer.model import (
     JOIN_EPOCH,
     LEAVE_EPOCH,
     STATIC_LEAVE_EPOCH,

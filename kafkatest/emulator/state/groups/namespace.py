@@ -15,10 +15,14 @@ from __future__ import annotations
 
 from kio.schema.errors import ErrorCode
 
-from kafkatest.emulator.state import consumer_group_checks
-from kafkatest.emulator.state.consumer_group_checks import validate_heartbeat
-from kafkatest.emulator.state.consumer_group_classic import ClassicMembers
-from kafkatest.emulator.state.consumer_group_model import (
+from kafkatest.emulator.state.groups.classic.coordinator import GroupCoordinator
+from kafkatest.emulator.state.groups.classic.membership import Group
+from kafkatest.emulator.state.groups.classic.model import GroupState
+from kafkatest.emulator.state.groups.consumer import checks as consumer_group_checks
+from kafkatest.emulator.state.groups.consumer.checks import validate_heartbeat
+from kafkatest.emulator.state.groups.consumer.classic_members import ClassicMembers
+from kafkatest.emulator.state.groups.consumer.coordinator import ConsumerGroupCoordinator
+from kafkatest.emulator.state.groups.consumer.model import (
     JOIN_EPOCH,
     LEAVE_EPOCH,
     STATIC_LEAVE_EPOCH,
@@ -28,12 +32,8 @@ from kafkatest.emulator.state.consumer_group_model import (
     HeartbeatRequest,
     HeartbeatResult,
 )
-from kafkatest.emulator.state.consumer_groups import ConsumerGroupCoordinator
-from kafkatest.emulator.state.group_membership import Group
-from kafkatest.emulator.state.group_migration import GroupMigration
-from kafkatest.emulator.state.group_model import GroupState
-from kafkatest.emulator.state.groups import GroupCoordinator
-from kafkatest.emulator.state.offsets import OffsetStore
+from kafkatest.emulator.state.groups.migration import GroupMigration
+from kafkatest.emulator.state.groups.offsets import OffsetStore
 
 CLASSIC = "classic"
 CONSUMER = "consumer"

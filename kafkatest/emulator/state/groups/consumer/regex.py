@@ -14,7 +14,7 @@ from typing import Any
 import re2
 from kio.schema.errors import ErrorCode
 
-from kafkatest.emulator.state.consumer_group_model import HeartbeatError
+from kafkatest.emulator.state.groups.consumer.model import HeartbeatError
 
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False

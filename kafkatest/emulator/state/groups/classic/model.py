@@ -30,6 +30,42 @@ class GroupState(str, enum.Enum):
     DEAD = "Dead"
 
 
+class GroupEvent(enum.Enum):
+    """What moves a classic group from one state to another."""
+
+    #: A member joins, leaves or changes its protocols: everyone must rejoin.
+    REBALANCE = "rebalance"
+    #: The join phase ends with members: the leader is to send the assignment.
+    JOINED = "joined"
+    #: The join phase ends with nobody left.
+    EMPTIED = "emptied"
+    #: The leader's SyncGroup installs the assignment.
+    ASSIGNED = "assigned"
+    #: DeleteGroups (or the group's expiry) removes it.
+    DELETED = "deleted"
+
+
+_E, _P, _C, _S, _D = (
+    GroupState.EMPTY,
+    GroupState.PREPARING_REBALANCE,
+    GroupState.COMPLETING_REBALANCE,
+    GroupState.STABLE,
+    GroupState.DEAD,
+)
+_REBALANCE, _JOINED, _EMPTIED, _ASSIGNED, _DELETED = GroupEvent
+
+#: The classic protocol in one screen: state -> event -> next state (Kafka's
+#: ClassicGroupState and its valid previous states). `Group.on` follows it; an event a
+#: state does not list is a coordinator bug, refused rather than silently applied.
+TRANSITIONS: dict[GroupState, dict[GroupEvent, GroupState]] = {
+    _E: {_REBALANCE: _P, _DELETED: _D},
+    _P: {_REBALANCE: _P, _JOINED: _C, _EMPTIED: _E, _DELETED: _D},
+    _C: {_REBALANCE: _P, _ASSIGNED: _S, _DELETED: _D},
+    _S: {_REBALANCE: _P, _DELETED: _D},
+    _D: {_DELETED: _D},
+}
+
+
 @dataclass(frozen=True)
 class Protocol:
     """One assignment strategy a member supports, with its subscription metadata."""

@@ -26,7 +26,19 @@ from kafkatest.emulator.protocol.consumer_protocol import (
     subscription_version,
     write_assignment,
 )
-from kafkatest.emulator.state.consumer_group_model import (
+from kafkatest.emulator.state.groups.classic.model import (
+    UNKNOWN_MEMBER_ID,
+    JoinRequest,
+    JoinResult,
+    LeavingMember,
+    SyncResult,
+)
+from kafkatest.emulator.state.groups.clock import TimerHandle
+from kafkatest.emulator.state.groups.consumer.coordinator import (
+    ConsumerGroupCoordinator,
+    copy_member,
+)
+from kafkatest.emulator.state.groups.consumer.model import (
     ClassicMembership,
     ConsumerGroup,
     ConsumerMember,
@@ -34,15 +46,6 @@ from kafkatest.emulator.state.consumer_group_model import (
     MemberState,
     Partitions,
     find_member,
-)
-from kafkatest.emulator.state.consumer_groups import ConsumerGroupCoordinator, copy_member
-from kafkatest.emulator.state.group_clock import TimerHandle
-from kafkatest.emulator.state.group_model import (
-    UNKNOWN_MEMBER_ID,
-    JoinRequest,
-    JoinResult,
-    LeavingMember,
-    SyncResult,
 )
 
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, replace
 
 from kio.schema.errors import ErrorCode
 
-from kafkatest.emulator.state.group_clock import TimerHandle
-from kafkatest.emulator.state.group_model import Protocol
+from kafkatest.emulator.state.groups.classic.model import Protocol
+from kafkatest.emulator.state.groups.clock import TimerHandle
 
 #: topic id -> partitions; the protocol names topics by id.
 Partitions = dict[uuid.UUID, frozenset[int]]
@@ -161,13 +161,9 @@ class ConsumerGroup:
 
     @property
     def state(self) -> ConsumerGroupState:
-        if not self.members:
-            return ConsumerGroupState.EMPTY
-        if self.group_epoch > self.assignment_epoch:
-            return ConsumerGroupState.ASSIGNING
-        if all(m.reconciled_to(self.assignment_epoch) for m in self.members.values()):
-            return ConsumerGroupState.STABLE
-        return ConsumerGroupState.RECONCILING
+        """The first of `STATE_RULES` that holds (a consumer group's state is derived
+        from its epochs and members, never stored)."""
+        return next(state for state, holds in STATE_RULES if holds(self))
 
     def regex_subscribers(self, regex: str, ignoring: str | None = None) -> int:
         return sum(
@@ -346,3 +342,21 @@ def _next_assignment(
     member.state = MemberState.UNRELEASED_PARTITIONS if unreleased else MemberState.STABLE
     member.with_epoch(target_epoch)
     member.assigned, member.pending_revocation = assigned, {}
+
+
+#: KIP-848 in one screen, as Kafka's ConsumerGroup.maybeUpdateGroupState decides it:
+#: a group with no member is Empty; one whose epoch moved past the last assignment is
+#: Assigning (the assignor must run); one whose members all reached that assignment
+#: is Stable; otherwise members are still Reconciling (revoking, then taking
+#: partitions: `reconcile`). Dead is only reported for a group that is gone.
+STATE_RULES: tuple[tuple[ConsumerGroupState, Callable[[ConsumerGroup], bool]], ...] = (
+    (ConsumerGroupState.EMPTY, lambda group: not group.members),
+    (ConsumerGroupState.ASSIGNING, lambda group: group.group_epoch > group.assignment_epoch),
+    (
+        ConsumerGroupState.STABLE,
+        lambda group: all(
+            member.reconciled_to(group.assignment_epoch) for member in group.members.values()
+        ),
+    ),
+    (ConsumerGroupState.RECONCILING, lambda group: True),
+)

@@ -27,17 +27,17 @@ from kafkatest.emulator.protocol.consumer_protocol import (
     subscription_version,
     write_assignment,
 )
-from kafkatest.emulator.state.consumer_group_model import (
+from kafkatest.emulator.state.groups.classic.coordinator import GroupCoordinator
+from kafkatest.emulator.state.groups.classic.membership import Group
+from kafkatest.emulator.state.groups.classic.model import GroupState, Member
+from kafkatest.emulator.state.groups.consumer.coordinator import ConsumerGroupCoordinator
+from kafkatest.emulator.state.groups.consumer.model import (
     ClassicMembership,
     ConsumerGroup,
     ConsumerMember,
     HeartbeatError,
     Partitions,
 )
-from kafkatest.emulator.state.consumer_groups import ConsumerGroupCoordinator
-from kafkatest.emulator.state.group_membership import Group
-from kafkatest.emulator.state.group_model import GroupState, Member
-from kafkatest.emulator.state.groups import GroupCoordinator
 
 
 class GroupMigration:

@@ -21,9 +21,11 @@ from dataclasses import replace
 
 from kio.schema.errors import ErrorCode
 
-from kafkatest.emulator.state.consumer_assignors import AssignorMember, assign
-from kafkatest.emulator.state.consumer_group_checks import check_epoch
-from kafkatest.emulator.state.consumer_group_model import (
+from kafkatest.emulator.state.groups.classic.membership import NoCandidateProtocol
+from kafkatest.emulator.state.groups.clock import Clock
+from kafkatest.emulator.state.groups.consumer.assignors import AssignorMember, assign
+from kafkatest.emulator.state.groups.consumer.checks import check_epoch
+from kafkatest.emulator.state.groups.consumer.model import (
     JOIN_EPOCH,
     LEAVE_EPOCH,
     STATIC_LEAVE_EPOCH,
@@ -37,10 +39,8 @@ from kafkatest.emulator.state.consumer_group_model import (
     find_member,
     reconcile,
 )
-from kafkatest.emulator.state.consumer_group_regex import compile_regex, validate_regex
-from kafkatest.emulator.state.consumer_group_settings import ConsumerGroupConfig, GroupIntervals
-from kafkatest.emulator.state.group_clock import Clock
-from kafkatest.emulator.state.group_membership import NoCandidateProtocol
+from kafkatest.emulator.state.groups.consumer.regex import compile_regex, validate_regex
+from kafkatest.emulator.state.groups.consumer.settings import ConsumerGroupConfig, GroupIntervals
 from kafkatest.emulator.state.topics import TopicRegistry
 
 #: Kafka's GroupMetadataManager.REGEX_BATCH_REFRESH_MIN_INTERVAL_MS.

@@ -1,0 +1,1 @@
+"""The classic group protocol (JoinGroup, SyncGroup, Heartbeat, LeaveGroup)."""

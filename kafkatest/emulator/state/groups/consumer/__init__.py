@@ -1,0 +1,1 @@
+"""KIP-848 consumer groups (ConsumerGroupHeartbeat): the coordinator, its members and assignors."""
