@@ -1,7 +1,7 @@
 """A downstream suite run with ``--spark-remote=local``: the spark fixture is a Spark
 Connect session (a local Connect server with the connector), and the sinks, the
 memory sink, files, ``BatchCapture`` (foreachBatch runs in the server's Python worker)
-and ``wait_for_query`` work through it, against this run's broker on each backend."""
+and ``wait_for_query`` work through it, against this run's emulator."""
 
 from __future__ import annotations
 
@@ -36,6 +36,18 @@ def test_the_spark_fixture_is_a_connect_session(spark):
     assert is_connect_session(spark)
 
 
+def test_the_local_server_listens_on_loopback_on_a_port_of_its_own(spark):
+    import socket
+
+    from kafkatest.spark import connect
+
+    server = connect._local_server
+    port = int(server.conf.get("spark.connect.grpc.binding.port"))
+    assert server.conf.get("spark.connect.grpc.binding.address") == "127.0.0.1"
+    assert port != 15002  # PySpark's fixed port: two runs at once would collide
+    socket.create_connection(("127.0.0.1", port), timeout=5).close()
+
+
 def test_the_query_clock_refuses_spark_connect_with_the_reason(spark):
     from kafkatest.spark import QueryClockError, query_clock
 
@@ -63,7 +75,11 @@ def test_a_failing_query_raises_its_error_through_connect(spark, kafka_broker, k
 """
 
 
-@pytest.mark.kafka_backends("emulator", "kafka")
+# The emulator only: what this checks is the Spark deployment reaching a broker on
+# loopback; real Kafka meets Spark in-process in every [kafka] Spark test, and the
+# advertised address in tests/test_plugin.py (a cold Spark of its own per backend
+# cost CI minutes and proved nothing more).
+@pytest.mark.kafka_backends("emulator")
 def test_a_downstream_suite_runs_over_spark_connect(
     pytester: pytest.Pytester, kafka_broker: Broker
 ) -> None:
@@ -78,7 +94,7 @@ def test_a_downstream_suite_runs_over_spark_connect(
         "no:randomly",
         timeout=600,
     )
-    result.assert_outcomes(passed=4)
+    result.assert_outcomes(passed=5)
 
 
 def test_a_bad_spark_remote_is_one_usage_error(pytester: pytest.Pytester) -> None:

@@ -3,7 +3,11 @@
 
 `remote="local"` (or `local[N]`) starts a Spark Connect server in this process's JVM
 with the Kafka connector on its class path, from the installed PySpark (whose
-`connect` extra brings grpcio, pandas and pyarrow). `remote="sc://host:port"` uses a
+`connect` extra brings grpcio, pandas and pyarrow). kafkatest starts that server
+itself rather than through `builder.remote("local")`, which binds every interface on
+the fixed port 15002: two runs at once (CI's two halves, xdist workers) would collide,
+and a test's Spark would be open to the network. Here it listens on loopback, on a
+port the OS picks. `remote="sc://host:port"` uses a
 server that already runs; the connector's jars are sent to it as session artifacts,
 so a server started without them can still read Kafka.
 """
@@ -19,8 +23,6 @@ from typing import TYPE_CHECKING
 from kafkatest.config import environment
 from kafkatest.errors import SetupError
 from kafkatest.lean_imports import import_spark_connect_client
-from kafkatest.spark.checkpoints import checkpoint_conf
-from kafkatest.spark.session import TEST_CONF, connector_conf
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -54,9 +56,14 @@ def connect_spark_session(
     builder = SparkSession.builder
     if remote == "local" or remote.startswith("local["):
         master = "local[2]" if remote == "local" else remote
-        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-        settings = {**TEST_CONF, **checkpoint_conf(), **connector_conf(), **(conf or {})}
-        builder = builder.remote(master)
+        settings = {}
+        url = _start_local_server(master, conf)
+        # PySpark's own builder refuses a remote session beside the classic one that
+        # serves it; its Connect builder is what its local mode uses for that step.
+        from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+        os.environ["SPARK_CONNECT_MODE_ENABLED"] = "1"  # PySpark's functions go remote
+        builder = ConnectSession.builder.remote(url)  # type: ignore[assignment]
     elif remote.startswith("sc://"):
         settings = dict(conf or {})
         builder = builder.remote(remote)
@@ -80,3 +87,37 @@ def connect_spark_session(
 
         session.addArtifacts(*(str(jar) for jar in spark_connector_jars()))
     return session
+
+
+#: The classic session whose JVM serves a `remote="local"` Connect session.
+_local_server: SparkSession | None = None
+
+
+def _start_local_server(master: str, conf: Mapping[str, str] | None) -> str:
+    """Start Spark with the Connect plugin on a free loopback port; its ``sc://`` URL."""
+    global _local_server
+    from kafkatest.brokers.process import free_port
+    from kafkatest.spark.server import CONNECT_PLUGIN
+    from kafkatest.spark.session import kafka_spark_session
+
+    port = free_port()
+    _local_server = kafka_spark_session(
+        master=master,
+        conf={
+            **(conf or {}),
+            "spark.plugins": CONNECT_PLUGIN,
+            "spark.connect.grpc.binding.address": "127.0.0.1",
+            "spark.connect.grpc.binding.port": str(port),
+        },
+    )
+    return f"sc://127.0.0.1:{port}"
+
+
+def stop_local_server() -> None:
+    """Stop the Spark that served a local Connect session (after that session)."""
+    global _local_server
+    if _local_server is not None:
+        from kafkatest.spark.session import stop_spark_session
+
+        server, _local_server = _local_server, None
+        stop_spark_session(server)

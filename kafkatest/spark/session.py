@@ -157,6 +157,10 @@ def stop_spark_session(session: SparkSession | None = None) -> None:
             _close_cached_producers(jvm)
         session.stop()
         _after_interrupt_settled(jvm)
+        if jvm is None:  # a Connect session: then the Spark that served it, if ours
+            from kafkatest.spark.connect import stop_local_server
+
+            stop_local_server()
     if _scratch is not None:
         remove(_scratch)
         _scratch = None
