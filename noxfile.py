@@ -65,6 +65,16 @@ DEFAULT_LINE_ONLY = {
     "tests/schema_registry/test_spark_avro.py": (
         "what from_avro does with poison pills is measured on PySpark 4.2 (README table)"
     ),
+    # Whole pytest runs in a child, each paying a cold Spark start, that test kafkatest's
+    # own Python around Spark (the lines' differences there are covered by
+    # test_lost_interrupts, test_spark_stop and the scenario tests, which do run).
+    "tests/test_interrupt.py": "Ctrl-C of a whole run: kafkatest's handling, on PySpark 4.2",
+    "tests/test_early_broker.py": "the plugin's start order: kafkatest's own, on PySpark 4.2",
+    "tests/test_demo.py": "`kafkatest demo` runs the scenario runner each line runs",
+    "tests/scenarios/test_repro_cli.py": "`kafkatest repro` wraps the runner each line runs",
+    "tests/oracles/test_process_mode.py": (
+        "the oracles' child-process mode; a crashed job's replay runs per line in test_restart"
+    ),
 }
 #: Delta publishes no release for PySpark 4.2.1 here; the older lines run its sink test.
 DELTA_TESTS = "tests/sinks/test_delta_sink.py"
