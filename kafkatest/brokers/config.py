@@ -14,6 +14,8 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from kafkatest.emulator.state.broker_settings import SETTINGS
+from kafkatest.emulator.state.broker_settings import BrokerSettings as _Fields
 from kafkatest.errors import BrokerError
 
 #: More brokers than this is a typo, not a test cluster (each is a JVM).
@@ -37,23 +39,16 @@ def _integer(name: str, value: object) -> int:
         raise BrokerError(f"broker setting {name}={value!r}: expected a whole number") from None
 
 
-#: Kafka property -> (BrokerSettings field, parser): what the emulator honours.
+#: BrokerSettings field -> its type's name ("bool", "int"), which picks the parser.
+_FIELD_TYPES = {field.name: str(field.type) for field in dataclasses.fields(_Fields)}
+_PARSERS: dict[str, Callable[[str, object], object]] = {"bool": _boolean, "int": _integer}
+
+#: Kafka property -> (BrokerSettings field, parser): what the emulator honours, from the
+#: one table of broker settings (`kafkatest.emulator.state.broker_settings.SETTINGS`).
 EMULATOR_SETTINGS: dict[str, tuple[str, Callable[[str, object], object]]] = {
-    "auto.create.topics.enable": ("auto_create_topics", _boolean),
-    "num.partitions": ("num_partitions", _integer),
-    "default.replication.factor": ("default_replication_factor", _integer),
-    "message.max.bytes": ("message_max_bytes", _integer),
-    "delete.topic.enable": ("delete_topic_enable", _boolean),
-    "log.retention.check.interval.ms": ("retention_check_interval_ms", _integer),
-    "log.cleaner.backoff.ms": ("log_cleaner_backoff_ms", _integer),
-    "transaction.abort.timed.out.transaction.cleanup.interval.ms": (
-        "transaction_abort_interval_ms",
-        _integer,
-    ),
-    "transaction.max.timeout.ms": ("transaction_max_timeout_ms", _integer),
-    "group.consumer.heartbeat.interval.ms": ("group_consumer_heartbeat_interval_ms", _integer),
-    "group.consumer.session.timeout.ms": ("group_consumer_session_timeout_ms", _integer),
-    "group.initial.rebalance.delay.ms": ("group_initial_rebalance_delay_ms", _integer),
+    s.name: (s.field, _PARSERS[_FIELD_TYPES[s.field]])
+    for s in SETTINGS
+    if s.field is not None and s.settable
 }
 
 #: Broker configs that set a topic config's default (the `log.*` twins, and the

@@ -14,36 +14,12 @@ from typing import Any
 
 from kafkatest.brokers.acl_client import ADMIN_PRINCIPAL, harness_listener_config
 from kafkatest.brokers.security import BrokerSecurity
+from kafkatest.emulator.state.broker_settings import KAFKA_BACKEND
 from kafkatest.security import ADMIN_USER, jaas_config
 
-#: Broker settings for fast, single-node tests. Users may override any of them.
-TEST_SETTINGS: dict[str, str] = {
-    "num.partitions": "1",
-    "auto.create.topics.enable": "true",
-    "delete.topic.enable": "true",
-    "offsets.topic.replication.factor": "1",
-    "offsets.topic.num.partitions": "1",
-    "transaction.state.log.replication.factor": "1",
-    "transaction.state.log.min.isr": "1",
-    "transaction.state.log.num.partitions": "1",
-    "share.coordinator.state.topic.replication.factor": "1",
-    "share.coordinator.state.topic.min.isr": "1",
-    "group.initial.rebalance.delay.ms": "0",
-    # KIP-848 consumer groups: Kafka's 5 s heartbeats and 45 s sessions made short
-    # (the emulator's BrokerSettings use the same values).
-    "group.consumer.heartbeat.interval.ms": "500",
-    "group.consumer.min.heartbeat.interval.ms": "500",
-    "group.consumer.session.timeout.ms": "10000",
-    "group.consumer.min.session.timeout.ms": "10000",
-    "log.retention.check.interval.ms": "500",
-    "transaction.abort.timed.out.transaction.cleanup.interval.ms": "500",
-    # Kafka's cleaner sleeps 15 s whenever it finds nothing to clean; 500 ms (as the
-    # emulator) lets compacted topics compact within a test's patience.
-    "log.cleaner.backoff.ms": "500",
-    "log.initial.task.delay.ms": "0",
-    "log.segment.delete.delay.ms": "0",
-    "file.delete.delay.ms": "0",
-}
+#: Broker settings for fast, single-node tests (from the one table of broker settings,
+#: `kafkatest.emulator.state.broker_settings.SETTINGS`). Users may override any of them.
+TEST_SETTINGS: dict[str, str] = dict(KAFKA_BACKEND)
 
 
 @dataclasses.dataclass(frozen=True)

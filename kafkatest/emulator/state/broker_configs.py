@@ -16,12 +16,9 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING
 
+from kafkatest.emulator.state.broker_settings import SETTINGS, BrokerSettings, by_kafka_name
 from kafkatest.emulator.state.cluster import Cluster
-
-if TYPE_CHECKING:
-    from kafkatest.emulator.state.broker_settings import BrokerSettings
 
 #: DescribeConfigs config sources.
 DYNAMIC_DEFAULT_BROKER_CONFIG = 3
@@ -71,61 +68,22 @@ def kafka_defaults() -> tuple[BrokerConfig, ...]:
     )
 
 
-#: Settings that behave in the emulator as these do in Kafka, and that kafkatest also
-#: starts its `kafka` backend with (kafka_properties.TEST_SETTINGS; a test on both
-#: backends holds the two alike). Those the emulator lets a test change come from
-#: BrokerSettings instead.
+#: Settings the emulator behaves by and cannot change, which kafkatest also starts its
+#: `kafka` backend with (broker_settings.SETTINGS); the others come from BrokerSettings.
 QUICK_TEST_SETTINGS: dict[str, str] = {
-    "offsets.topic.replication.factor": "1",
-    "transaction.state.log.replication.factor": "1",
-    "transaction.state.log.min.isr": "1",
-    "transaction.state.log.num.partitions": "1",
-    "share.coordinator.state.topic.replication.factor": "1",
-    "share.coordinator.state.topic.min.isr": "1",
-    "group.consumer.min.heartbeat.interval.ms": "500",
-    "group.consumer.min.session.timeout.ms": "10000",
-    "log.initial.task.delay.ms": "0",
-    "log.segment.delete.delay.ms": "0",
-    "file.delete.delay.ms": "0",
+    s.name: s.kafka_backend for s in SETTINGS if s.field is None and s.kafka_backend is not None
 }
-
 
 #: BrokerSettings that kafkatest's `kafka` backend also sets (so they show as static
 #: even at Kafka's default); the others show as static only when changed.
 SET_LIKE_THE_KAFKA_BACKEND = frozenset(
-    {
-        "num.partitions",
-        "auto.create.topics.enable",
-        "delete.topic.enable",
-        "offsets.topic.num.partitions",
-        "log.retention.check.interval.ms",
-        "transaction.abort.timed.out.transaction.cleanup.interval.ms",
-        "group.consumer.heartbeat.interval.ms",
-        "group.consumer.session.timeout.ms",
-        "log.cleaner.backoff.ms",
-    }
+    s.name for s in SETTINGS if s.field is not None and s.kafka_backend is not None
 )
 
 
 def kafka_settings(s: BrokerSettings) -> dict[str, str]:
     """The BrokerSettings by Kafka config name, as DescribeConfigs shows them."""
-    return {
-        "auto.create.topics.enable": str(s.auto_create_topics).lower(),
-        "num.partitions": str(s.num_partitions),
-        "default.replication.factor": str(s.default_replication_factor),
-        "message.max.bytes": str(s.message_max_bytes),
-        "log.retention.check.interval.ms": str(s.retention_check_interval_ms),
-        "delete.topic.enable": str(s.delete_topic_enable).lower(),
-        "offsets.topic.num.partitions": str(s.offsets_topic_num_partitions),
-        "transaction.abort.timed.out.transaction.cleanup.interval.ms": str(
-            s.transaction_abort_interval_ms
-        ),
-        "group.consumer.heartbeat.interval.ms": str(s.group_consumer_heartbeat_interval_ms),
-        "group.consumer.session.timeout.ms": str(s.group_consumer_session_timeout_ms),
-        "group.initial.rebalance.delay.ms": str(s.group_initial_rebalance_delay_ms),
-        "log.cleaner.backoff.ms": str(s.log_cleaner_backoff_ms),
-        **dict(s.topic_defaults),
-    }
+    return by_kafka_name(s)
 
 
 def static_settings(settings: dict[str, str], given: Collection[str] = ()) -> dict[str, str]:

@@ -1,8 +1,15 @@
-"""The emulated broker's own configs, with Kafka's defaults unless tests need otherwise.
+"""Every broker setting kafkatest knows, in one table, and the emulator's own configs.
 
-Where kafkatest runs real Kafka with a non-default value to make tests quick, the
-emulator's default is that same value, so a test sees the same timing on both
-backends; each such field says which setting it mirrors.
+`SETTINGS` declares each Kafka broker property once: the `BrokerSettings` field that
+holds it in the emulator (if any), the value kafkatest starts its `kafka` backend with
+(if not Kafka's default), and whether ``config=`` may change it on the emulator. From it
+come the emulator's accepted settings (`kafkatest.brokers.config.EMULATOR_SETTINGS`),
+the `kafka` backend's server.properties defaults
+(`kafkatest.brokers.kafka_properties.TEST_SETTINGS`) and what the emulator's
+DescribeConfigs shows (`broker_configs`). Where kafkatest runs real Kafka with a
+non-default value to make tests quick, the emulator's default is that same value
+(checked by tests/test_broker_settings_table.py), so a test sees the same timing on
+both backends.
 """
 
 from __future__ import annotations
@@ -48,3 +55,74 @@ class BrokerSettings:
     #: `log.cleanup.policy`, ...: the `log.*` twins of topic configs), by Kafka name,
     #: as (name, value) pairs; a topic without its own value runs with these.
     topic_defaults: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One Kafka broker property as kafkatest knows it."""
+
+    name: str
+    #: The `BrokerSettings` field that holds it in the emulator; None where the
+    #: emulator behaves as `kafka_backend` says but has nothing to change.
+    field: str | None = None
+    #: What kafkatest starts its `kafka` backend with; None for Kafka's default.
+    kafka_backend: str | None = None
+    #: Whether ``config=`` may set it on the emulator.
+    settable: bool = True
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("auto.create.topics.enable", "auto_create_topics", "true"),
+    Setting("num.partitions", "num_partitions", "1"),
+    Setting("default.replication.factor", "default_replication_factor"),
+    Setting("message.max.bytes", "message_max_bytes"),
+    Setting("delete.topic.enable", "delete_topic_enable", "true"),
+    Setting("log.retention.check.interval.ms", "retention_check_interval_ms", "500"),
+    # Kafka's cleaner sleeps 15 s whenever it finds nothing to clean; 500 ms lets
+    # compacted topics compact within a test's patience.
+    Setting("log.cleaner.backoff.ms", "log_cleaner_backoff_ms", "500"),
+    Setting(
+        "transaction.abort.timed.out.transaction.cleanup.interval.ms",
+        "transaction_abort_interval_ms",
+        "500",
+    ),
+    Setting("transaction.max.timeout.ms", "transaction_max_timeout_ms"),
+    # KIP-848 consumer groups: Kafka's 5 s heartbeats and 45 s sessions made short.
+    Setting("group.consumer.heartbeat.interval.ms", "group_consumer_heartbeat_interval_ms", "500"),
+    Setting("group.consumer.session.timeout.ms", "group_consumer_session_timeout_ms", "10000"),
+    Setting("group.initial.rebalance.delay.ms", "group_initial_rebalance_delay_ms", "0"),
+    Setting("offsets.topic.num.partitions", "offsets_topic_num_partitions", "1", settable=False),
+    # What one node needs, and the minimums that let the short group timeouts above
+    # be asked for: the emulator behaves so already.
+    Setting("offsets.topic.replication.factor", kafka_backend="1"),
+    Setting("transaction.state.log.replication.factor", kafka_backend="1"),
+    Setting("transaction.state.log.min.isr", kafka_backend="1"),
+    Setting("transaction.state.log.num.partitions", kafka_backend="1"),
+    Setting("share.coordinator.state.topic.replication.factor", kafka_backend="1"),
+    Setting("share.coordinator.state.topic.min.isr", kafka_backend="1"),
+    Setting("group.consumer.min.heartbeat.interval.ms", kafka_backend="500"),
+    Setting("group.consumer.min.session.timeout.ms", kafka_backend="10000"),
+    Setting("log.initial.task.delay.ms", kafka_backend="0"),
+    Setting("log.segment.delete.delay.ms", kafka_backend="0"),
+    Setting("file.delete.delay.ms", kafka_backend="0"),
+)
+
+#: The settings with a `BrokerSettings` field, by Kafka name.
+FIELDS: dict[str, str] = {s.name: s.field for s in SETTINGS if s.field is not None}
+#: What the `kafka` backend starts with (Kafka's name -> value).
+KAFKA_BACKEND: dict[str, str] = {
+    s.name: s.kafka_backend for s in SETTINGS if s.kafka_backend is not None
+}
+
+
+def as_kafka_text(value: object) -> str:
+    """A `BrokerSettings` value as Kafka writes it (``true``, ``500``)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def by_kafka_name(settings: BrokerSettings) -> dict[str, str]:
+    """`settings` by Kafka config name (every field of the table), then the topic defaults."""
+    return {
+        **{name: as_kafka_text(getattr(settings, field)) for name, field in FIELDS.items()},
+        **dict(settings.topic_defaults),
+    }
