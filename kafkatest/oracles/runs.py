@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kafkatest.brokers.base import Broker
-from kafkatest.scenarios.checkpoint import committed_batches, planned_batches, planned_offsets
+from kafkatest.checkpoints.logs import committed_batches, planned_batches, planned_offsets
 from kafkatest.tempdirs import owned_tempdir, remove
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ one), fires faults at chosen points of its run, and reports what Spark did and
 what reached the sink; ``kafkatest repro FILE`` runs a saved scenario.
 """
 
-from kafkatest.scenarios.checkpoint import planned_offsets, uncommitted_batch
+from kafkatest.checkpoints.logs import planned_offsets, uncommitted_batch
 from kafkatest.scenarios.events import BatchEvent
 from kafkatest.scenarios.process import JobOutcome, JobProcess, kill_all_jobs
 from kafkatest.scenarios.result import JobRun, ScenarioResult

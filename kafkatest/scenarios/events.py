@@ -12,8 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-#: End offsets per (topic, partition).
-TopicOffsets = dict[tuple[str, int], int]
+from kafkatest.checkpoints.logs import TopicOffsets
 
 
 @dataclass(frozen=True)

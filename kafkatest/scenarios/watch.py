@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from kafkatest.scenarios.checkpoint import committed_batches, planned_batches, planned_offsets
+from kafkatest.checkpoints.logs import committed_batches, planned_batches, planned_offsets
 from kafkatest.scenarios.events import BatchEvent, progress_event
 from kafkatest.scenarios.triggers import Trigger
 

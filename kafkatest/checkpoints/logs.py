@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from kafkatest.scenarios.events import TopicOffsets
+#: End offsets by (topic, partition), as the Kafka source's offset JSON gives them.
+TopicOffsets = dict[tuple[str, int], int]
 
 
 def _batch_ids(folder: Path) -> list[int]:
