@@ -175,6 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
     from kafkatest.faults.cli import add_fault_parser
 
     add_fault_parser(commands)
+    from kafkatest.capture.cli import add_capture_parser
+
+    add_capture_parser(commands)
 
     bench = commands.add_parser("bench", help="measure the emulator and real Kafka side by side")
     bench.add_argument("--json", default=None, help="write the figures to this file")

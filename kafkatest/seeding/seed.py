@@ -71,7 +71,9 @@ def seed(
 
     `data` is an iterable of values (dicts become JSON), record envelopes
     (``{"key", "value", "headers", "partition", "timestamp_ms"}``) or `Record`s,
-    or the path of a fixture file. Each record's identity is the `id_field` of
+    or the path of a fixture file. A capture file (``kafkatest capture``) is replayed
+    as it was read: partitions, order, timestamps, headers, schemas (docs/capture.md).
+    Each record's identity is the `id_field` of
     its JSON value when present, else its `id_header` header, else
     ``f"{id_prefix}{index}"``; it is written to that header (and, for JSON
     objects, to `id_field` when named) so the sink can be matched back to the
@@ -88,6 +90,14 @@ def seed(
     assertions expect each distinct identity once, naming the seeded copies.
     """
     if isinstance(data, (str, os.PathLike)):
+        from kafkatest.capture.format import is_capture_file
+
+        if is_capture_file(data):
+            from kafkatest.capture.replay import replay_capture
+
+            return replay_capture(
+                broker, topic, data, schema_registry=schema_registry, timeout_s=timeout_s
+            )
         data = load_fixture(data)
     value_encoder = framed_encoder(value_format, schema, schema_registry, topic)
     key_encoder = framed_encoder(key_format, key_schema, schema_registry, topic, is_key=True)

@@ -1,0 +1,132 @@
+"""The capture file: JSON Lines a human can read and `seed` can replay (docs/capture.md).
+
+Line 1 is the header: ``{"kafkatest_capture": 1, "topics": {name: {"partitions": n,
+"configs": {...}, "ranges": {"<p>": [start, end]}}}, "anonymized": {field: rule}}``.
+Then, in the order they were read (topic, partition, offset), schema lines
+(``{"schema_id": 3, "schema_type": "AVRO", "schema": "...", "subject": "t-value"}``, each
+before the first record that uses it) and record lines: ``{"topic", "partition", "offset",
+"timestamp", "timestamp_type", "key", "value", "headers"}``. A key, value or header value
+is null or one of ``{"json": v}``, ``{"avro": v, "schema_id": n}`` (Confluent's framing),
+``{"text": "..."}`` (UTF-8 that is not JSON), ``{"base64": "..."}`` (anything else).
+A name ending ``.gz`` is gzip-compressed (with no time stamp, so one capture gives one
+file); ``-`` is standard output.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import gzip
+import io
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+VERSION = 1
+HEADER_KEY = "kafkatest_capture"
+TIMESTAMP_TYPES = {0: None, 1: "create", 2: "log_append"}
+
+
+class CaptureFormatError(ValueError):
+    """A file is not a capture kafkatest can read (with the line that is wrong)."""
+
+
+def encode_bytes(data: bytes | None) -> dict[str, Any] | None:
+    """Bytes as the most readable form that gives them back: JSON, text, else base64."""
+    if data is None:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return {"base64": base64.b64encode(data).decode("ascii")}
+    try:
+        return {"json": json.loads(text)}
+    except ValueError:
+        return {"text": text}
+
+
+def decode_plain(encoded: dict[str, Any] | None) -> bytes | None:
+    """The bytes of a JSON, text or base64 form (Avro needs its schema: see replay)."""
+    if encoded is None:
+        return None
+    if "json" in encoded:
+        return json.dumps(encoded["json"], separators=(",", ":"), ensure_ascii=False).encode()
+    if "text" in encoded:
+        return str(encoded["text"]).encode("utf-8")
+    if "base64" in encoded:
+        return base64.b64decode(encoded["base64"])
+    raise CaptureFormatError(f"no json, text or base64 in {sorted(encoded)}")
+
+
+def dumps(entry: dict[str, Any]) -> str:
+    """One line: compact, keys in a fixed order, so equal captures are equal bytes."""
+    return json.dumps(entry, separators=(",", ":"), ensure_ascii=False, default=_json_default)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return {"$bytes": base64.b64encode(value).decode("ascii")}
+    return str(value)
+
+
+@contextlib.contextmanager
+def open_output(target: str) -> Iterator[IO[str]]:
+    """A text stream to `target` (``-``: standard output; ``.gz``: gzip), written as it goes."""
+    if target == "-":
+        yield sys.stdout
+        sys.stdout.flush()
+        return
+    path = Path(target)
+    partial = path.with_name(f".{path.name}.partial")
+    raw = partial.open("wb")
+    try:
+        stream: Any = raw
+        if path.suffix == ".gz":
+            stream = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
+        with io.TextIOWrapper(stream, encoding="utf-8", newline="\n") as text:
+            yield text
+    except BaseException:
+        raw.close()
+        partial.unlink(missing_ok=True)
+        raise
+    raw.close()
+    os.replace(partial, path)  # a capture cut short leaves no file that looks whole
+
+
+def read_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, entry) of each line of a capture file, the header checked first."""
+    file = Path(path)
+    opener = gzip.open if file.suffix == ".gz" else open
+    with opener(file, "rt", encoding="utf-8") as stream:
+        for number, line in enumerate(stream, start=1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+            except ValueError as exc:
+                raise CaptureFormatError(f"{file}:{number}: not JSON: {exc}") from None
+            if number == 1 and not is_header(entry):
+                raise CaptureFormatError(f"{file}:1: not a kafkatest capture header")
+            yield number, entry
+
+
+def is_header(entry: Any) -> bool:
+    return isinstance(entry, dict) and entry.get(HEADER_KEY) == VERSION
+
+
+def is_capture_file(path: str | os.PathLike[str]) -> bool:
+    """Whether `path` starts with a capture header (so `seed` replays it)."""
+    file = Path(path)
+    if file.name.endswith((".jsonl.gz", ".ndjson.gz")):
+        return True
+    if file.suffix not in (".jsonl", ".ndjson"):
+        return False
+    with file.open(encoding="utf-8") as stream:
+        first = stream.readline()
+    try:
+        return is_header(json.loads(first))
+    except ValueError:
+        return False

@@ -1,0 +1,170 @@
+"""Put a capture back into a topic: partitions, order, timestamps, headers and schemas.
+
+Avro values are encoded again with their schema, registered in the test's registry (it
+gives its own ids, which the records then carry). Offsets cannot be chosen on a real
+broker: the records land at the end of each partition, and `offsets` maps each original
+offset to where it landed.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from kafkatest.capture.format import CaptureFormatError, decode_plain, is_header, read_lines
+from kafkatest.records import Record
+from kafkatest.seeding.result import SeedResult
+
+_CHUNK = 10_000
+
+
+@dataclass(frozen=True)
+class ReplayedCapture(SeedResult):
+    """A seed from a capture: identities are the original ``partition:offset``."""
+
+    #: (partition, original offset) -> the offset the record got in this topic.
+    offsets: dict[tuple[int, int], int] = field(default_factory=dict, compare=False)
+
+    @property
+    def shifted(self) -> bool:
+        return any(original != now for (_, original), now in self.offsets.items())
+
+
+class _Schemas:
+    """The capture's schemas, registered in the test's registry on first use."""
+
+    def __init__(self, registry: Any, topic: str) -> None:
+        self.registry = registry
+        self.topic = topic
+        self.lines: dict[int, dict[str, Any]] = {}
+        self._ready: dict[int, tuple[int, Any]] = {}
+
+    def encode(self, encoded: dict[str, Any], where: str) -> bytes:
+        schema_id = int(encoded["schema_id"])
+        if schema_id not in self._ready:
+            self._ready[schema_id] = self._register(schema_id)
+        new_id, parsed = self._ready[schema_id]
+        from fastavro import schemaless_writer
+
+        out = io.BytesIO()
+        out.write(b"\x00" + struct.pack(">I", new_id))
+        schemaless_writer(out, parsed, _restore_bytes(encoded["avro"]))
+        return out.getvalue()
+
+    def _register(self, schema_id: int) -> tuple[int, Any]:
+        import json
+
+        from fastavro import parse_schema
+
+        line = self.lines.get(schema_id)
+        if line is None:
+            raise CaptureFormatError(f"the capture uses schema {schema_id} but does not hold it")
+        if self.registry is None:
+            raise ValueError(
+                f"the capture holds Avro records (schema {schema_id}): give schema_registry="
+            )
+        from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
+
+        from kafkatest.seeding.wire import registry_url
+
+        client = SchemaRegistryClient({"url": registry_url(self.registry)})
+        field_name = str(line.get("subject", "")).rsplit("-", 1)[-1] or "value"
+        new_id = client.register_schema(
+            f"{self.topic}-{field_name}", Schema(line["schema"], line.get("schema_type", "AVRO"))
+        )
+        return new_id, parse_schema(json.loads(line["schema"]))
+
+
+def _restore_bytes(value: Any) -> Any:
+    """The capture's ``{"$bytes": base64}`` back to bytes, inside any value."""
+    if isinstance(value, dict):
+        if set(value) == {"$bytes"}:
+            return base64.b64decode(value["$bytes"])
+        return {k: _restore_bytes(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_restore_bytes(v) for v in value]
+    return value
+
+
+def capture_records(
+    path: str | os.PathLike[str], topic: str, registry: Any = None
+) -> Iterator[tuple[tuple[int, int], Record]]:
+    """((partition, original offset), record for `topic`) of each record of a capture."""
+    schemas = _Schemas(registry, topic)
+    sources: set[str] = set()
+    for number, entry in read_lines(path):
+        if is_header(entry):
+            sources = set(entry.get("topics") or {})
+            if len(sources) > 1:
+                raise CaptureFormatError(
+                    f"{path} holds {len(sources)} topics ({', '.join(sorted(sources))}): "
+                    "replay one capture per topic"
+                )
+            continue
+        if "schema_id" in entry and "schema" in entry:
+            schemas.lines[int(entry["schema_id"])] = entry
+            continue
+        try:
+            yield (
+                (int(entry["partition"]), int(entry["offset"])),
+                Record(
+                    topic=topic,
+                    value=_bytes(entry["value"], schemas, "value"),
+                    key=_bytes(entry["key"], schemas, "key"),
+                    headers=tuple((n, decode_plain(v)) for n, v in entry.get("headers") or []),
+                    partition=int(entry["partition"]),
+                    timestamp_ms=entry.get("timestamp"),
+                ),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CaptureFormatError(f"{path}:{number}: not a capture record: {exc}") from None
+
+
+def _bytes(encoded: dict[str, Any] | None, schemas: _Schemas, where: str) -> bytes | None:
+    if encoded is not None and "avro" in encoded:
+        return schemas.encode(encoded, where)
+    return decode_plain(encoded)
+
+
+def replay_capture(
+    broker: Any,
+    topic: str,
+    path: str | os.PathLike[str],
+    *,
+    schema_registry: Any = None,
+    timeout_s: float = 120.0,
+) -> ReplayedCapture:
+    """Produce a capture's records to `topic`, in order, a chunk at a time."""
+    placed: list[Record] = []
+    offsets: dict[tuple[int, int], int] = {}
+    ids: list[str] = []
+    chunk: list[tuple[tuple[int, int], Record]] = []
+
+    def flush() -> None:
+        done = broker.produce([record for _, record in chunk], timeout_s=timeout_s)
+        for (origin, _), record in zip(chunk, done, strict=True):
+            offsets[origin] = int(record.offset)
+            ids.append(f"{origin[0]}:{origin[1]}")
+        placed.extend(done)
+        chunk.clear()
+
+    for item in capture_records(path, topic, schema_registry):
+        chunk.append(item)
+        if len(chunk) >= _CHUNK:
+            flush()
+    if chunk:
+        flush()
+    return ReplayedCapture(
+        topic=topic,
+        records=tuple(placed),
+        ids=tuple(ids),
+        id_header=None,
+        id_field=None,
+        broker=broker,
+        offsets=offsets,
+    )

@@ -1,0 +1,84 @@
+"""Keys, values and headers as a capture stores them, decoding Confluent's Avro framing
+with the schema fetched once from the registry (and written into the file)."""
+
+from __future__ import annotations
+
+import io
+import json
+import struct
+from collections.abc import Callable
+from typing import Any
+
+from kafkatest.capture.format import encode_bytes
+
+#: A schema line for the file, written before the first record that uses the schema.
+SchemaSink = Callable[[dict[str, Any]], None]
+
+
+class ValueDecoder:
+    """Bytes as a capture entry; Avro through `registry_url` when the bytes are framed."""
+
+    def __init__(self, registry: Any, on_schema: SchemaSink) -> None:
+        """`registry`: a confluent-kafka SchemaRegistryClient, or None (no Avro decoding)."""
+        self.registry = registry
+        self.on_schema = on_schema
+        self._parsed: dict[int, Any] = {}
+
+    def decode(self, data: bytes | None, topic: str, field: str) -> dict[str, Any] | None:
+        if data is None:
+            return None
+        if self.registry is not None and len(data) > 5 and data[0] == 0:
+            schema = self._schema(struct.unpack(">I", data[1:5])[0], topic, field)
+            if schema is not None:
+                from fastavro import schemaless_reader
+
+                schema_id, parsed = schema
+                value = schemaless_reader(io.BytesIO(data[5:]), parsed, None)
+                return {"avro": value, "schema_id": schema_id}
+        return encode_bytes(data)
+
+    def _schema(self, schema_id: int, topic: str, field: str) -> tuple[int, Any] | None:
+        if schema_id not in self._parsed:
+            self._parsed[schema_id] = self._fetch(schema_id, topic, field)
+        parsed = self._parsed[schema_id]
+        return None if parsed is None else (schema_id, parsed)
+
+    def _fetch(self, schema_id: int, topic: str, field: str) -> Any:
+        from fastavro import parse_schema
+
+        try:
+            schema = self.registry.get_schema(schema_id)
+        except Exception:
+            return None  # not a registry id after all: the bytes are kept as they are
+        schema_type = schema.schema_type or "AVRO"
+        self.on_schema(
+            {
+                "schema_id": schema_id,
+                "schema_type": schema_type,
+                "subject": f"{topic}-{field}",
+                "schema": schema.schema_str,
+            }
+        )
+        if schema_type != "AVRO":
+            return None
+        return parse_schema(json.loads(schema.schema_str))
+
+
+def value_of(encoded: dict[str, Any] | None) -> Any:
+    """The decoded data inside an entry (what anonymization and the field review see)."""
+    if encoded is None:
+        return None
+    for form in ("json", "avro", "text"):
+        if form in encoded:
+            return encoded[form]
+    return None
+
+
+def with_value(encoded: dict[str, Any] | None, data: Any) -> dict[str, Any] | None:
+    """`encoded` with its decoded data replaced (the form and schema id kept)."""
+    if encoded is None:
+        return None
+    for form in ("json", "avro", "text"):
+        if form in encoded:
+            return {**encoded, form: data}
+    return encoded if data is not None else None
