@@ -171,20 +171,19 @@ class FaultBench:
         self._sinks += 1
         sink = f"{self.name}-restart-{self._sinks}"
         self.broker.create_topic(sink, partitions=1)
-        query_id = None
+        query = None
         error: str | None = None
         try:
             query = start_dedup(
                 self.spark, self.broker.bootstrap_servers, self.source, sink, checkpoint
             )
-            query_id = str(query.id)
             wait_for_query(query, timeout_s=600)
         except Exception as exc:  # the fault's effect, recorded in the outcome
             error = _error_name(exc)
         wrote = [int(row["key"][1:]) for row in read_topic(self.broker, sink)]
-        return Outcome(
-            error, query_id is not None and query_id != self.query_ids[label], ranges(wrote)
-        )
+        new_id = query is not None and str(query.id) != self.query_ids[label]
+        progress = list(query.recentProgress) if query is not None else []
+        return Outcome(error, new_id, ranges(wrote)), progress
 
 
 def _error_name(exc: BaseException) -> str:
