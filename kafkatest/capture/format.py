@@ -28,6 +28,8 @@ from typing import IO, Any
 VERSION = 1
 HEADER_KEY = "kafkatest_capture"
 TIMESTAMP_TYPES = {0: None, 1: "create", 2: "log_append"}
+#: First characters of a JSON text (anything else is stored as text without a parse).
+_JSON_START = frozenset('{["-0123456789tfn')
 
 
 class CaptureFormatError(ValueError):
@@ -42,10 +44,19 @@ def encode_bytes(data: bytes | None) -> dict[str, Any] | None:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return {"base64": base64.b64encode(data).decode("ascii")}
+    if text[:1] not in _JSON_START:
+        return {"text": text}  # most keys and headers: no parse attempt to pay for
     try:
-        return {"json": json.loads(text)}
+        parsed = json.loads(text)
     except ValueError:
         return {"text": text}
+    if isinstance(parsed, (dict, list)) or _compact(parsed) == text:
+        return {"json": parsed}
+    return {"text": text}  # " 1" or "1e3": JSON, but kept as the exact text
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def decode_plain(encoded: dict[str, Any] | None) -> bytes | None:
@@ -53,7 +64,7 @@ def decode_plain(encoded: dict[str, Any] | None) -> bytes | None:
     if encoded is None:
         return None
     if "json" in encoded:
-        return json.dumps(encoded["json"], separators=(",", ":"), ensure_ascii=False).encode()
+        return _compact(encoded["json"]).encode()
     if "text" in encoded:
         return str(encoded["text"]).encode("utf-8")
     if "base64" in encoded:

@@ -68,6 +68,8 @@ def consumer_config(client: dict[str, Any]) -> dict[str, Any]:
         "enable.partition.eof": True,
         "auto.offset.reset": "error",
         "isolation.level": "read_committed",
+        # Without it librdkafka pauses fetching for 1 s whenever its queue is full.
+        "fetch.queue.backoff.ms": 10,
     }
 
 
@@ -188,8 +190,11 @@ class Capture:
         start, end = span
         consumer.assign([TopicPartition(tp[0], tp[1], start)])
         count = 0
+        position = start
         while True:
-            messages = consumer.consume(_BATCH, timeout=1.0)
+            # Never more than is left: consume() waits out its timeout for a batch it
+            # cannot fill.
+            messages = consumer.consume(max(1, min(_BATCH, end - position)), timeout=1.0)
             for message in messages:
                 error = message.error()
                 if error is not None:
@@ -197,6 +202,7 @@ class Capture:
                         return self._finish(consumer, tp, summary, count, False)
                     raise CaptureError(f"reading {tp[0]}[{tp[1]}]: {error}")
                 offset = int(message.offset() or 0)
+                position = offset + 1
                 if offset >= end:
                     return self._finish(consumer, tp, summary, count, False)
                 entry = self._entry(message, decoder)
