@@ -131,6 +131,35 @@ def _bytes(encoded: dict[str, Any] | None, schemas: _Schemas, where: str) -> byt
     return decode_plain(encoded)
 
 
+def start_logs_at_captured_offsets(broker: Any, topic: str, path: str | os.PathLike[str]) -> None:
+    """On a broker whose state kafkatest holds (the emulator), begin each empty partition's
+    log at the first captured offset, so the records keep their original offsets and a
+    checkpoint or offsets JSON from production resumes against them. Elsewhere, or on a
+    partition that already holds records, they land at its end."""
+    from kafkatest.brokers.capabilities import Capability
+
+    if Capability.STATE not in getattr(broker, "capabilities", ()):
+        return
+    header = next(entry for _, entry in read_lines(path))
+    sources: dict[str, Any] = header.get("topics") or {}
+    source: dict[str, Any] = next(iter(sources.values()), {})
+    ranges: dict[str, list[int]] = source.get("ranges") or {}
+    starts = {int(p): int(span[0]) for p, span in ranges.items()}
+    state = broker.state
+
+    def start() -> None:
+        found = state.topics.find(topic)
+        if found is None:
+            return  # produce will say (or the broker will create it)
+        for partition, offset in starts.items():
+            if partition < len(found.partitions):
+                log = found.partition(partition).log
+                if log.log_end_offset == log.log_start_offset == 0:
+                    log.start_at(offset)
+
+    broker.call(start)
+
+
 def replay_capture(
     broker: Any,
     topic: str,
@@ -153,6 +182,7 @@ def replay_capture(
         placed.extend(done)
         chunk.clear()
 
+    start_logs_at_captured_offsets(broker, topic, path)
     for item in capture_records(path, topic, schema_registry):
         chunk.append(item)
         if len(chunk) >= _CHUNK:

@@ -254,6 +254,19 @@ class PartitionLog:
     def header_at(self, index: int) -> BatchHeader:
         return read_header(self._batches[index])
 
+    def start_at(self, offset: int) -> None:
+        """Make an empty log begin at `offset`, as a log whose earlier records were all
+        deleted does: a replayed capture then keeps its records' original offsets."""
+        if self._batches or self.log_end_offset != self.log_start_offset:
+            raise OffsetOutOfRange(
+                f"cannot start the log at {offset}: it already holds offsets "
+                f"{self.log_start_offset}-{self.log_end_offset - 1}"
+            )
+        if offset < 0:
+            raise OffsetOutOfRange(f"cannot start a log at offset {offset}")
+        self.log_start_offset = self.log_end_offset = offset
+        self.segments = [Segment(offset, created_ms=-1)]
+
     # -- deletion ------------------------------------------------------------------
 
     def delete_before(self, offset: int) -> None:
