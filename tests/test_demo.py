@@ -1,4 +1,5 @@
-"""`kafkatest demo`, as a newcomer runs it: exit 0 when the check holds, 1 when it does not."""
+"""`kafkatest demo`, as a newcomer runs it (a Spark job on the emulator): exit 0 when the
+check holds, 1 when it does not."""
 
 from __future__ import annotations
 

@@ -220,7 +220,12 @@ class KafkaProcessBroker(Broker):
     def diagnostics(self) -> str:
         if self.log_path is None:
             return ""
-        return f"--- tail of {self.log_path} ---\n{process.tail(self.log_path)}"
+        found = process.warnings_tail(self.log_path)
+        return f"broker log: {self.log_path}" + (
+            f"\n--- its last warnings and errors ---\n{found}"
+            if found
+            else " (no warning or error)"
+        )
 
     # -- internals -------------------------------------------------------------------
 

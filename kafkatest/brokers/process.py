@@ -135,6 +135,26 @@ def _kill_leftovers() -> None:
             terminate(process, grace_s=5.0)
 
 
+def warnings_tail(path: Path, lines: int = 20) -> str:
+    """The last `lines` WARN, ERROR or FATAL entries of a log4j log (with the lines that
+    continue them, such as a trace's first frames cut to 5), for failure reports: a
+    Kafka broker logs tens of INFO lines a second, which bury what went wrong."""
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return ""
+    entries: list[list[str]] = []
+    keep = False
+    for line in text.splitlines():
+        if line.startswith("["):  # a new entry: "[time] LEVEL message"
+            keep = any(f"] {level} " in line for level in ("WARN", "ERROR", "FATAL"))
+            if keep:
+                entries.append([line])
+        elif keep and len(entries[-1]) < 6:
+            entries[-1].append(line)
+    return "\n".join(line for entry in entries[-lines:] for line in entry)
+
+
 def tail(path: Path, lines: int = 60) -> str:
     """The last `lines` lines of a log file, for failure reports."""
     try:

@@ -53,7 +53,8 @@ def pytest_runtest_makereport(
         log_file = spark_log_file()
         if log_file is not None:
             report.sections.append(("kafkatest spark log", f"Spark's full log: {log_file}"))
-    if report.failed:
+    if report.failed and "kafka_broker" in getattr(item, "fixturenames", ()):
+        # Only a test that used the broker: another's failure is not the broker's story.
         for broker in item.config.stash.get(_BROKERS_KEY, []):
             with contextlib.suppress(Exception):
                 text = broker.diagnostics()
