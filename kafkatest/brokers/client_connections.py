@@ -23,7 +23,26 @@ if TYPE_CHECKING:
     from kafkatest.brokers.security import BrokerSecurity
     from kafkatest.security import DelegationToken
 
-_LIBRDKAFKA_LOG = logging.getLogger("kafkatest.librdkafka")
+
+class _LibrdkafkaLog:
+    """Where librdkafka's log lines go (confluent-kafka calls ``log(level, fmt, *args)``).
+
+    A line that says librdkafka is retrying (``Coordinator load in progress:
+    retrying`` while a broker starts) is logged at DEBUG: the retry is librdkafka's own
+    business and usually succeeds, and at WARNING it showed in every ``-rA`` run.
+    """
+
+    def __init__(self, logger: logging.Logger) -> None:
+        self.logger = logger
+
+    def log(self, level: int, msg: str, *args: object) -> None:
+        text = msg % args if args else msg
+        if level >= logging.WARNING and text.rstrip().endswith("retrying"):
+            level = logging.DEBUG
+        self.logger.log(level, "%s", text)
+
+
+_LIBRDKAFKA_LOG = _LibrdkafkaLog(logging.getLogger("kafkatest.librdkafka"))
 
 
 class ClientConnections(ABC):
