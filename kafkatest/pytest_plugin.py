@@ -39,6 +39,7 @@ from kafkatest.plugin.options import (
     xdist_worker,
 )
 from kafkatest.plugin.reports import pytest_runtest_makereport
+from kafkatest.plugin.request_report import pytest_runtest_call, pytest_runtest_teardown
 from kafkatest.plugin.spark import checkpoint_dir, spark, spark_clock, spark_session
 
 __all__ = [
@@ -56,7 +57,9 @@ __all__ = [
     "pytest_configure",
     "pytest_generate_tests",
     "pytest_report_header",
+    "pytest_runtest_call",
     "pytest_runtest_makereport",
+    "pytest_runtest_teardown",
     "pytest_sessionfinish",
     "schema_registry",
     "security_options",

@@ -114,6 +114,10 @@ class DeliveryReport:
     expected_loss: list[Entry] = field(default_factory=list)
     partitions: list[PartitionSummary] = field(default_factory=list)
     failures: tuple[str, ...] = ()
+    #: What the job asked the broker during the test, when its broker logged requests
+    #: (the pytest plugin fills it in for a failed test): one dict per request with
+    #: time_ms, api, version, client_id, connection, isolation_level, error_codes.
+    requests: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -288,6 +292,8 @@ def render_html(report: DeliveryReport) -> str:
         entries: list[Entry] = getattr(report, name)
         if entries:
             parts.append(_entries(name, entries, name in report.failures))
+    if report.requests:
+        parts.append(request_timeline(report.requests))
     parts.append("</body></html>")
     return "\n".join(parts)
 
@@ -348,3 +354,49 @@ def _entries(name: str, entries: list[Entry], failing: bool) -> str:
         heading += f" (first {SHOWN_ENTRIES} shown; all are in the JSON report)"
     items = "".join(f"<li><code>{escape(e.line())}</code></li>" for e in entries[:SHOWN_ENTRIES])
     return f"<h2>{escape(heading)}</h2><ul>{items}</ul>"
+
+
+TIMELINE_ROW = 16
+TIMELINE_LABEL = 260
+
+
+def request_timeline(requests: list[dict[str, Any]]) -> str:
+    """What the job asked the broker, drawn as one row per API and client, a tick per
+    request at its time on the broker's clock (in arrival order when the clock stood
+    still), red when the answer carried an error; hovering a tick shows its details."""
+    rows: dict[tuple[str, str], int] = {}
+    for item in requests:
+        rows.setdefault((str(item.get("api")), str(item.get("client_id"))), len(rows))
+    times = [int(item.get("time_ms") or 0) for item in requests]
+    span = max(times) - min(times)
+    width = BAR_WIDTH - TIMELINE_LABEL
+    ticks: list[str] = []
+    labels: list[str] = []
+    for (api, client), row in rows.items():
+        labels.append(
+            f"<text x='0' y='{row * TIMELINE_ROW + 12}' font-size='11'>"
+            f"{escape(api)} {escape(client)}</text>"
+        )
+    for index, item in enumerate(requests):
+        share = (times[index] - min(times)) / span if span else index / max(len(requests) - 1, 1)
+        row = rows[(str(item.get("api")), str(item.get("client_id")))]
+        errors = list(item.get("error_codes") or ())
+        detail = f"{item.get('api')} v{item.get('version')} from {item.get('client_id')}"
+        detail += f" at {times[index]} ms, connection {item.get('connection')}"
+        if item.get("isolation_level"):
+            detail += f", {item['isolation_level']}"
+        if errors:
+            detail += ", errors " + ", ".join(map(str, errors))
+        colour = COLOURS["lost"] if errors else COLOURS["delivered"]
+        ticks.append(
+            f"<rect x='{TIMELINE_LABEL + share * (width - MIN_MARK):.2f}' "
+            f"y='{row * TIMELINE_ROW + 2}' width='{MIN_MARK}' height='{TIMELINE_ROW - 4}' "
+            f"fill='{colour}'><title>{escape(detail)}</title></rect>"
+        )
+    height = len(rows) * TIMELINE_ROW
+    svg = (
+        f"<svg class='requests' width='{BAR_WIDTH}' height='{height}' role='img' "
+        f"aria-label='requests to the broker'>{''.join(labels + ticks)}</svg>"
+    )
+    heading = f"What the job asked the broker: {len(requests)} requests"
+    return f"<h2>{escape(heading)}</h2>{svg}"

@@ -167,6 +167,11 @@ class EmulatorBroker(Broker):
         """Turn the request log off (and forget it): the request path is as without it."""
         self._runner.server.request_log = None
 
+    @property
+    def request_log(self) -> RequestLog | None:
+        """The request log while it is on (a failed test's report summarises it)."""
+        return self._runner.server.request_log
+
     def requests(self, api: str | None = None, client_id: str | None = None) -> list[RequestEntry]:
         log = self._runner.server.request_log
         if log is None:

@@ -65,6 +65,8 @@ MARKERS = (
     "broker properties (shared by the tests that ask for the same ones)",
     "kafka_min_version(version, why): skip on the kafka backend when it runs an older "
     "Apache Kafka (KAFKATEST_KAFKA_VERSION)",
+    "kafka_requests: log the emulated broker's requests during this test and summarise "
+    "them in its report if it fails (what the job asked for); nothing on other backends",
 )
 
 #: The option that sets how many brokers a backend runs, for the backends with

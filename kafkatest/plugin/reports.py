@@ -7,6 +7,7 @@ import contextlib
 import re
 from collections.abc import Generator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,10 @@ from kafkatest.plugin.options import kafkatest_config, xdist_worker
 
 
 def _save_delivery_report(
-    item: pytest.Item, error: BaseException, report: pytest.TestReport
+    item: pytest.Item,
+    error: BaseException,
+    report: pytest.TestReport,
+    requests: list[dict[str, Any]] | None = None,
 ) -> None:
     """A failed delivery assertion or oracle leaves its JSON and HTML report for the user
     to open."""
@@ -32,6 +36,8 @@ def _save_delivery_report(
     worker = xdist_worker(item.config)
     name = item.nodeid + (f"@{worker}" if worker else "")
     directory = root / re.sub(r"[^A-Za-z0-9._@-]+", "_", name)
+    if requests and isinstance(error, DeliveryAssertionError):
+        error.report.requests = requests
     with contextlib.suppress(OSError):
         paths = error.report.write(directory)
         listing = "\n".join(f"  {kind}: {path}" for kind, path in paths.items())
@@ -45,8 +51,16 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """On failure, attach the broker's log tail: the broker's side of the story."""
     report: pytest.TestReport = yield
+    requests = None
+    if report.failed and report.when == "call":
+        from kafkatest.plugin.request_report import failed_test_requests
+
+        with contextlib.suppress(Exception):
+            requests = failed_test_requests(item)
+        if requests is not None:
+            report.sections.append(("kafkatest request log", requests[0]))
     if report.failed and call.excinfo is not None:
-        _save_delivery_report(item, call.excinfo.value, report)
+        _save_delivery_report(item, call.excinfo.value, report, requests and requests[1])
     if report.failed and "spark" in getattr(item, "fixturenames", ()):
         from kafkatest.spark.logs import spark_log_file
 

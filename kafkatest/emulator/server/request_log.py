@@ -58,6 +58,9 @@ class RequestLog:
         self.limit = limit
         self._entries: deque[RequestEntry] = deque(maxlen=limit)
         self._software: dict[int, str] = {}
+        #: How many requests were ever recorded: a mark taken before a test, so that a
+        #: log a session broker keeps on shows that test's requests only (`since`).
+        self.recorded = 0
 
     def record(self, ctx: Any, request: Any, response: Any) -> None:
         """Add one answered request (`ctx` is the server's RequestContext)."""
@@ -65,6 +68,7 @@ class RequestLog:
             name = getattr(request, "client_software_name", None)
             if name:
                 self._remember_software(ctx.connection_id, str(name))
+        self.recorded += 1
         self._entries.append(
             RequestEntry(
                 api=kafka_api_name(ctx.api_key),
@@ -87,6 +91,13 @@ class RequestLog:
             if (api is None or entry.api == api)
             and (client_id is None or entry.client_id == client_id)
         ]
+
+    def since(self, mark: int) -> tuple[list[RequestEntry], int]:
+        """The entries recorded after `recorded` was `mark`, and how many of those the
+        bound already dropped."""
+        count = max(self.recorded - mark, 0)
+        kept = list(self._entries)[-count:] if count else []
+        return kept, count - len(kept)
 
     def _remember_software(self, connection: int, name: str) -> None:
         self._software.pop(connection, None)
@@ -151,3 +162,61 @@ def _error_name(code: int) -> str:
         return ErrorCode(code).name.upper()
     except ValueError:
         return str(code)
+
+
+#: Fetch's isolation_level field, by Kafka's name for it.
+ISOLATION_LEVELS = {0: "read_uncommitted", 1: "read_committed"}
+
+
+def summary_lines(entries: list[RequestEntry]) -> list[str]:
+    """One line per API and client id, in order of first appearance: how many requests,
+    which versions, the error codes answered (with counts) and, for Fetch, the isolation
+    levels: what a failed test's report says the job asked the broker."""
+    groups: dict[tuple[str, str | None], list[RequestEntry]] = {}
+    for entry in entries:
+        groups.setdefault((entry.api, entry.client_id), []).append(entry)
+    lines = []
+    for (api, client_id), group in groups.items():
+        versions = sorted({entry.version for entry in group})
+        text = f"{api} from {client_id or '(no client id)'}"
+        software = next((e.client_software for e in group if e.client_software), None)
+        if software:
+            text += f" ({software})"
+        text += f": {len(group)}x, v{','.join(map(str, versions))}"
+        isolation = sorted({level for e in group if (level := isolation_level(e))})
+        if isolation:
+            text += f", {'/'.join(isolation)}"
+        errors: dict[str, int] = {}
+        for entry in group:
+            for code in entry.error_codes:
+                errors[code] = errors.get(code, 0) + 1
+        if errors:
+            text += ", errors " + ", ".join(f"{code} x{n}" for code, n in errors.items())
+        lines.append(text)
+    return lines
+
+
+def isolation_level(entry: RequestEntry) -> str | None:
+    """A Fetch's (or ListOffsets') isolation level by name; None for other APIs."""
+    level = entry.request.get("isolation_level") if entry.api in ("Fetch", "ListOffsets") else None
+    if isinstance(level, int) and not isinstance(level, bool):
+        return ISOLATION_LEVELS.get(level, str(level))
+    return None
+
+
+def timeline(entries: list[RequestEntry]) -> list[dict[str, Any]]:
+    """The entries as plain data for a report's timeline (no decoded request: a
+    report stays small and holds no record contents)."""
+    return [
+        {
+            "time_ms": entry.time_ms,
+            "api": entry.api,
+            "version": entry.version,
+            "client_id": entry.client_id,
+            "connection": entry.connection,
+            "broker_id": entry.broker_id,
+            "isolation_level": isolation_level(entry),
+            "error_codes": list(entry.error_codes),
+        }
+        for entry in entries
+    ]
