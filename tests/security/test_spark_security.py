@@ -2,8 +2,9 @@
 
 Each case is what a job meets in production: the happy path (the sample job on
 SASL_SSL with SCRAM-SHA-512, options from `broker.spark_options(user)` exactly as
-a job carries them), a wrong password, and a truststore that does not trust the
-broker. The exception text each one ends in is listed in docs/how-to/security.md; the assertions hold it on the emulator and on real Kafka alike.
+a job carries them), a stream that logs in with a delegation token (what Spark's
+executors use once its driver holds one), a wrong password, and a truststore that
+does not trust the broker. The exception text each one ends in is listed in docs/how-to/security.md; the assertions hold it on the emulator and on real Kafka alike.
 """
 
 from __future__ import annotations
@@ -17,7 +18,11 @@ import orders_enrichment as job
 import pytest
 
 from kafkatest import Broker, Record
+from kafkatest.assertions import assert_exactly_once
+from kafkatest.scenarios.jobs import copy_stream
 from kafkatest.security.tls import CertificateAuthority
+from kafkatest.seeding import seed
+from kafkatest.sinks import topic_rows
 from kafkatest.spark import wait_for_query
 
 pytestmark = pytest.mark.spark
@@ -70,6 +75,35 @@ def test_the_sample_job_runs_end_to_end_on_sasl_ssl_with_scram(
     out = broker.consume(sink)
     assert sorted(r.key_text() for r in out) == [f"o-{i}" for i in range(6)]
     assert json.loads(out[0].value)["amount_eur"] == 9.0
+
+
+def test_a_streaming_job_reads_and_writes_with_a_delegation_token(
+    spark, secured: Callable[[str], Broker], checkpoint_dir: Path, backend: str
+) -> None:
+    """Issue 34's "done when": the token, not alice's password, carries both ends.
+
+    The options hold no password of alice's, so the source and the sink can only
+    log in through SCRAM's ``tokenauth`` extension, as the token's owner.
+    """
+    broker = secured("sasl_ssl")
+    source, sink = f"orders-token-{backend}", f"orders-token-out-{backend}"
+    broker.create_topic(source, partitions=2)
+    broker.create_topic(sink, partitions=2)
+    orders = [{"order_id": f"o-{i}", "customer": f"c{i % 3}", "amount": i * 1.5} for i in range(12)]
+    seeded = seed(broker, source, orders, key_field="customer", id_field="order_id")
+    token = broker.create_token("alice")
+    options = broker.spark_options(token=token)
+    options.pop("kafka.bootstrap.servers")
+    jaas = options["kafka.sasl.jaas.config"]
+    assert f'username="{token.token_id}"' in jaas and 'tokenauth="true"' in jaas
+    assert "alice-secret" not in jaas
+
+    query = copy_stream(
+        spark, broker.bootstrap_servers, source, sink, str(checkpoint_dir), kafka_options=options
+    )
+    wait_for_query(query, timeout_s=240)
+
+    assert assert_exactly_once(seeded, topic_rows(broker, sink)).ok
 
 
 def test_a_job_with_a_wrong_password_fails_with_the_brokers_message(
