@@ -40,6 +40,12 @@ REQUEST_HOOK_REFUSAL = (
     "on the emulator only with @pytest.mark.kafka_backends('emulator')"
 )
 
+RTT_REFUSAL = (
+    "the {backend!r} backend answers requests in its own process, where kafkatest "
+    "cannot delay them: use kafka_faults.add_latency (or a network delay outside the "
+    "test), or run the test on the emulator only with @pytest.mark.kafka_backends('emulator')"
+)
+
 #: Broker settings as Kafka's property names (``config=`` of `make_broker`), if any.
 Settings = Mapping[str, object] | None
 #: The other keywords of `make_broker`, which a backend's constructor takes.
@@ -102,6 +108,20 @@ class Broker(ClientConnections):
     def release_held(self) -> None:
         """Let the requests a hook answered HOLD go on. Emulator only."""
         raise UnsupportedOperation(REQUEST_HOOK_REFUSAL.format(backend=self.backend))
+
+    @property
+    def rtt_ms(self) -> float:
+        """The round-trip time every answer takes (``kafka_broker.rtt_ms = 50``, or
+        `set_rtt` for one node of a cluster); reset after each test. Emulator only."""
+        raise UnsupportedOperation(RTT_REFUSAL.format(backend=self.backend))
+
+    @rtt_ms.setter
+    def rtt_ms(self, ms: float) -> None:
+        self.set_rtt(ms)
+
+    def set_rtt(self, ms: float, *, broker_id: int | None = None) -> None:
+        """Delay every answer of the broker (or of node `broker_id`) by `ms`. Emulator only."""
+        raise UnsupportedOperation(RTT_REFUSAL.format(backend=self.backend))
 
     def record_requests(self, limit: int = 10_000) -> None:
         """Log every request from now on (the latest `limit`): see `requests`."""

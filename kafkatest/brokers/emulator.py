@@ -151,6 +151,24 @@ class EmulatorBroker(Broker):
         """Let every request a hook answered HOLD go on."""
         self._injected_faults().release_held()
 
+    @property
+    def rtt_ms(self) -> float:
+        """The round-trip time every answer takes, in ms (0: none); set it to delay
+        every answer of every node. The plugin resets it after each test."""
+        current = self.faults
+        return current.rtt_ms() if isinstance(current, InjectedFaults) else 0.0
+
+    @rtt_ms.setter
+    def rtt_ms(self, ms: float) -> None:
+        self.set_rtt(ms)
+
+    def set_rtt(self, ms: float, *, broker_id: int | None = None) -> None:
+        """Delay every answer (of node `broker_id` only, in a cluster) by `ms`: the
+        handler runs after it, so no answer leaves sooner; 0 removes it."""
+        if broker_id is not None and broker_id not in self.broker_ids:
+            raise BrokerError(f"no emulated broker {broker_id}: the nodes are {self.broker_ids}")
+        self._injected_faults().set_rtt(ms, broker_id)
+
     def _injected_faults(self) -> InjectedFaults:
         current = self.faults
         if isinstance(current, InjectedFaults):

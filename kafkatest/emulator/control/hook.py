@@ -27,6 +27,10 @@ from kafkatest.emulator.server.handlers import load_handlers
 
 log = logging.getLogger("kafkatest.faults")
 
+#: A round-trip time longer than this (a minute) is a typo, and would outlast clients'
+#: request timeouts anyway.
+MAX_RTT_MS = 60_000
+
 
 class InjectedFaults:
     """A `FaultHook` driven by rules; requests no rule takes go to `fallback`."""
@@ -42,6 +46,9 @@ class InjectedFaults:
         self._held_loop: asyncio.AbstractEventLoop | None = None
         #: Set while paused; requests wait on it (created and set on the loop thread).
         self._resumed: asyncio.Event | None = None
+        #: Round-trip time per emulated broker id (None: every broker), in seconds:
+        #: librdkafka's mock cluster's per-broker rtt, applied to every answer.
+        self._rtt_s: dict[int | None, float] = {}
 
     # -- rules (any thread) -----------------------------------------------------------
 
@@ -56,10 +63,31 @@ class InjectedFaults:
             self._rules = [r for r in self._rules if r.id != rule_id]
             return len(self._rules) < before
 
+    def set_rtt(self, ms: float, broker_id: int | None = None) -> None:
+        """Delay every answer of `broker_id` (None: of every broker) by `ms` (any
+        thread); 0 removes it. A node's own setting wins over the every-broker one."""
+        if isinstance(ms, bool) or not isinstance(ms, (int, float)) or not 0 <= ms <= MAX_RTT_MS:
+            raise InvalidFault(f"rtt_ms must be a number of milliseconds in [0, {MAX_RTT_MS}]")
+        with self._lock:
+            if broker_id is None:
+                self._rtt_s = {}
+            if ms:
+                self._rtt_s[broker_id] = ms / 1000
+            else:
+                self._rtt_s.pop(broker_id, None)
+
+    def rtt_ms(self, broker_id: int | None = None) -> float:
+        """The round-trip time `broker_id`'s answers take (0: none)."""
+        with self._lock:
+            seconds = self._rtt_s.get(broker_id, self._rtt_s.get(None, 0.0))
+        return seconds * 1000
+
     def clear_rules(self) -> None:
-        """Remove every rule and every request hook (a test's faults end with it)."""
+        """Remove every rule, every request hook and the round-trip time (a test's
+        faults end with it)."""
         with self._lock:
             self._rules = []
+            self._rtt_s = {}
             hooks, self._hooks = self._hooks, []
         for hook in hooks:
             hook._owner = None
@@ -112,6 +140,11 @@ class InjectedFaults:
     async def before_dispatch(self, ctx: RequestContext, request: Any) -> FaultDecision | None:
         while self._resumed is not None:
             await self._resumed.wait()
+        with self._lock:
+            rtt = self._rtt_s.get(ctx.broker_id, self._rtt_s.get(None, 0.0)) if self._rtt_s else 0
+        if rtt:
+            # Before the handler: its answer cannot leave before the round trip is over.
+            await asyncio.sleep(rtt)
         with self._lock:
             hooks = [hook for hook in self._hooks if hook.matches(ctx, request)]
         for hook in hooks:
