@@ -93,6 +93,18 @@ class Broker(ClientConnections):
 
         return clock_of(self)
 
+    def let_time_pass(self, seconds: float) -> None:
+        """Let `seconds` of the broker's time pass: its clock is advanced where kafkatest
+        holds it (the emulator: what fell due runs before this returns), else this
+        waits them out. For a test of timeouts on every backend, e.g. a transaction
+        timeout short on Kafka and long, never reached by real time, on the emulator."""
+        if self.can(Capability.CLOCK):
+            self.clock.advance(seconds=seconds)
+        else:
+            import time
+
+            time.sleep(seconds)
+
     def on_request(
         self,
         api: str | int,

@@ -28,6 +28,7 @@ from confluent_kafka import (
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from kafkatest import Broker
+from kafkatest.brokers.capabilities import Capability
 from kafkatest.tools import TRANSACTIONS, kafka_tools_classpath, run_kafka_tool
 
 JAVA_DIR = Path(__file__).parent / "java"
@@ -188,23 +189,19 @@ def test_a_new_producer_with_the_same_id_fences_the_zombie(
 
 
 def transaction_timeout_ms(broker: Broker) -> int:
-    """Long on the emulator, whose clock the test moves, so real time never expires
-    it early; on real Kafka short enough to wait out (5 s)."""
-    return 60_000 if broker.backend == "emulator" else 5_000
+    """Long where the broker's clock is the test's (the emulator), so real time never
+    expires it early; on real Kafka short enough to wait out (5 s)."""
+    return 60_000 if broker.can(Capability.CLOCK) else 5_000
 
 
-def let_transactions_time_out(broker: Broker, faults) -> None:
+def let_transactions_time_out(broker: Broker) -> None:
     """Past `transaction_timeout_ms` plus the 500 ms abort check: the emulator's clock
-    jumps, real Kafka's timers need the real time to pass."""
-    ms = transaction_timeout_ms(broker) + 600
-    if broker.backend == "emulator":
-        faults.advance_clock(ms)
-    else:
-        time.sleep(ms / 1000)
+    jumps (kafka_broker.clock), real Kafka's timers need the real time to pass."""
+    broker.let_time_pass((transaction_timeout_ms(broker) + 600) / 1000)
 
 
 def test_a_hung_transaction_is_aborted_after_its_timeout(
-    kafka_broker: Broker, kafka_topic, kafka_faults, producers: list[Producer]
+    kafka_broker: Broker, kafka_topic, producers: list[Producer]
 ) -> None:
     """Past transaction.timeout.ms the coordinator fences the producer (epoch + 1) and
     aborts: the marker frees read_committed readers, the producer's commit then fails."""
@@ -218,7 +215,7 @@ def test_a_hung_transaction_is_aborted_after_its_timeout(
     hung.flush(TIMEOUT_S)
     assert latest(kafka_broker, topic, IsolationLevel.READ_COMMITTED) == 0
 
-    let_transactions_time_out(kafka_broker, kafka_faults)
+    let_transactions_time_out(kafka_broker)
     deadline = time.monotonic() + TIMEOUT_S
     while latest(kafka_broker, topic, IsolationLevel.READ_COMMITTED) != 2:
         assert time.monotonic() < deadline, "the hung transaction was never aborted"

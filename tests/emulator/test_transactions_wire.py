@@ -21,6 +21,7 @@ from kio.static.primitive import i8, i16, i32, i64
 from raw_client import ask, fetch_v12_request
 
 from kafkatest import Broker
+from kafkatest.brokers.capabilities import Capability
 
 PRODUCE, FETCH, FIND_COORDINATOR, INIT_PRODUCER_ID, ADD_PARTITIONS, END_TXN = 0, 1, 10, 22, 24, 26
 DESCRIBE_TRANSACTIONS, LIST_TRANSACTIONS, TXN_OFFSET_COMMIT = 65, 66, 28
@@ -288,7 +289,7 @@ def describe(broker: Broker, transactional_id: str) -> Any:
 
 
 def test_tv2_produce_adds_the_partition_and_a_timeout_fences_the_epoch(
-    kafka_broker: Broker, kafka_topic, kafka_faults
+    kafka_broker: Broker, kafka_topic
 ) -> None:
     """Produce v12 (TV2) needs no AddPartitionsToTxn: the leader adds the partition.
     Past transaction.timeout.ms the coordinator bumps the epoch and aborts; the old
@@ -296,7 +297,7 @@ def test_tv2_produce_adds_the_partition_and_a_timeout_fences_the_epoch(
     topic = kafka_topic()
     transactional_id = f"wire-tv2-{uuid.uuid4().hex[:8]}"
     # Long on the emulator (its clock is moved), short enough to wait out on Kafka.
-    timeout_ms = 60_000 if kafka_broker.backend == "emulator" else 5_000
+    timeout_ms = 60_000 if kafka_broker.can(Capability.CLOCK) else 5_000
     init = init_producer(kafka_broker, transactional_id, timeout_ms=timeout_ms)
     pid = init.producer_id
     written = produce(kafka_broker, 12, transactional_id, topic, pid, 0, 0)
@@ -305,10 +306,7 @@ def test_tv2_produce_adds_the_partition_and_a_timeout_fences_the_epoch(
     assert (state.transaction_state, state.producer_epoch) == ("Ongoing", 0)
     assert [(t.topic, t.partitions) for t in state.topics] == [(topic, (0,))]
 
-    if kafka_broker.backend == "emulator":
-        kafka_faults.advance_clock(timeout_ms + 600)
-    else:
-        time.sleep((timeout_ms + 600) / 1000)
+    kafka_broker.let_time_pass((timeout_ms + 600) / 1000)  # the clock, or a real wait
     for _ in range(100):
         state = describe(kafka_broker, transactional_id)
         if state.transaction_state == "CompleteAbort":
