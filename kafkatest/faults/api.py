@@ -8,8 +8,9 @@ Ongoing faults (pause, a stopped broker, rules, moved leaders, transactions left
 open) are listed by `active()` and undone by `clear()`, which the `kafka_faults`
 fixture calls after every test so one test's fault never leaks into the next.
 
-`Faults` is assembled here from its parts: topic faults (topics.py) and
-emulator-only ones (emulator_faults.py); this module holds the broker's own
+`Faults` is assembled here from its parts: topic faults (topics.py),
+emulator-only ones (emulator_faults.py) and a stopped query's checkpoint damaged
+(checkpoint_faults.py); this module holds the broker's own
 faults (stop, pause, a cluster's brokers and leaders), open transactions, and the
 bookkeeping that lists and clears them all.
 """
@@ -29,6 +30,7 @@ from kafkatest.faults import cluster
 from kafkatest.faults import transactions as open_transactions
 from kafkatest.faults import validation as check
 from kafkatest.faults.backends import BackendControl, KafkaProcessControl, UnpausableControl
+from kafkatest.faults.checkpoint_faults import CheckpointFaults
 from kafkatest.faults.emulator_faults import MAX_CLOCK_STEP_MS, EmulatorFaults
 from kafkatest.faults.registry import fault
 from kafkatest.faults.topics import TopicFaults
@@ -56,7 +58,7 @@ def faults_for(broker: Broker) -> Faults:
         return faults
 
 
-class Faults(TopicFaults, EmulatorFaults):
+class Faults(TopicFaults, EmulatorFaults, CheckpointFaults):
     """Inject faults into `broker`; see the module docstring for the contract."""
 
     def __init__(self, broker: Broker) -> None:

@@ -83,6 +83,13 @@ def add_fault_parser(commands: Any) -> None:
 def run_fault(args: argparse.Namespace) -> int:
     from kafkatest.faults.control_client import ControlClient
 
+    declared = all_faults().get(args.action)
+    if declared is not None and declared.local_only:
+        print(
+            f"kafkatest fault: {args.action} is not done here: {declared.local_only}",
+            file=sys.stderr,
+        )
+        return 2
     if not args.control:
         print("kafkatest fault: give --control host:port (or KAFKATEST_CONTROL)", file=sys.stderr)
         return 2

@@ -47,6 +47,11 @@ def checked_params(action: str, params: object) -> dict[str, Any]:
     """`params` validated against the action's signature (raises BadRequest)."""
     if action not in ACTIONS:
         raise BadRequest(f"unknown action {action!r}; actions: {', '.join(ACTIONS)}")
+    declared = all_faults().get(action)
+    if declared is not None and declared.local_only:
+        raise BadRequest(
+            f"{action} is not done through the control interface: {declared.local_only}"
+        )
     if not isinstance(params, Mapping):
         raise BadRequest("the body must be a JSON object of parameters")
     spec = ACTIONS[action]

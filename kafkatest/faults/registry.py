@@ -97,6 +97,9 @@ class FaultSpec:
     run: Callable[..., Any]
     #: Whether a scenario file may use it (faults that only report, like topic_id, not).
     scenario: bool = True
+    #: Why the control interface (HTTP, `kafkatest fault`) refuses it, if it must be
+    #: done where the caller runs (a checkpoint is a path on the job's machine).
+    local_only: str = ""
 
     @property
     def backends(self) -> frozenset[str]:
@@ -117,8 +120,13 @@ def fault(
     params: Mapping[str, str] | None = None,
     scenario: bool = True,
     aliases: tuple[str, ...] = (),
+    local_only: str = "",
 ) -> Callable[[F], F]:
-    """Declare the decorated function (``(faults, ...)``, a `Faults` method or not) a fault."""
+    """Declare the decorated function (``(faults, ...)``, a `Faults` method or not) a fault.
+
+    `local_only`, when given, is why the control interface refuses it: the fault acts on
+    the caller's machine (a file path), which a standalone emulator's process does not share.
+    """
 
     def declare(function: F) -> F:
         name = function.__name__
@@ -141,6 +149,7 @@ def fault(
             _params_of(function, params or {}),
             run,
             scenario,
+            local_only,
         )
         for alias in aliases:
             ALIASES[alias] = name

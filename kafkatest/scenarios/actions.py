@@ -43,6 +43,9 @@ class RunContext:
     #: logical topic -> the Avro schema its producer writes with now (set by
     #: register_schema / evolve_schema; seeds to that topic are then Avro).
     schemas: dict[str, str] = field(default_factory=dict)
+    #: The job's checkpoint directory: the one checkpoint actions damage (a scenario
+    #: written in advance cannot know the path, so a file never names it).
+    checkpoint: str | None = None
 
     def topic(self, logical: str) -> str:
         try:
@@ -117,12 +120,22 @@ def _offsets(raw: Any) -> dict[int, int] | int:
     return int(raw) if isinstance(raw, (int, str)) else {int(p): int(o) for p, o in raw.items()}
 
 
+#: A fault parameter the run supplies (the job's checkpoint), never the scenario file.
+RUN_SUPPLIED = "checkpoint"
+
+
 def _fault_action(spec: FaultSpec) -> Callable[[RunContext, dict[str, Any]], object]:
     """A scenario action for a declared fault: topics named as the scenario names them."""
 
     def run(ctx: RunContext, args: dict[str, Any]) -> object:
         params: dict[str, Any] = {}
+        if any(param.name == RUN_SUPPLIED for param in spec.params):
+            if ctx.checkpoint is None:
+                raise ValueError(f"{spec.name} needs the job's checkpoint: a streaming job")
+            params[RUN_SUPPLIED] = ctx.checkpoint
         for param in spec.params:
+            if param.name == RUN_SUPPLIED:
+                continue
             if args.get(param.name) is None:
                 continue
             value = args[param.name]
@@ -179,8 +192,8 @@ ACTIONS: dict[str, Callable[[RunContext, dict[str, Any]], object]] = {
 ACTION_PARAMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     **{
         name: (
-            tuple(p.name for p in spec.params if p.required),
-            tuple(p.name for p in spec.params if not p.required),
+            tuple(p.name for p in spec.params if p.required and p.name != RUN_SUPPLIED),
+            tuple(p.name for p in spec.params if not p.required and p.name != RUN_SUPPLIED),
         )
         for name, spec in _FAULTS.items()
     },

@@ -43,6 +43,7 @@ def run_scenario(
         broker.create_topic(names[logical], partitions=partitions)
     scratch = None if checkpoint else owned_tempdir("kafkatest-checkpoint-")
     checkpoint = str(checkpoint or scratch)
+    ctx.checkpoint = checkpoint
     try:
         for spec in scenario.seed:
             seed_records(ctx, spec)
