@@ -1,10 +1,12 @@
 """The emulator's fault hook: the one place where injected faults meet requests.
 
 The emulator server asks `before_dispatch` about every request; this hook holds
-the rules a test added (latency, dropped connections, error answers, lost
-acknowledgements) and the pause gate. Rules are added and removed from the test
-thread while the hook runs on the emulator's loop, so they sit behind a lock
-that is never held across an await.
+one list of request hooks (kfake's control primitive): the test's own `on_request`
+functions and the fault rules a test added (latency, dropped connections, error
+answers, lost acknowledgements), each rule wrapped in a hook whose function answers
+as the rule says, so one loop decides every request. It also holds the pause gate
+and the round-trip time. Hooks are added and removed from the test thread while the
+loop runs on the emulator's, so they sit behind a lock never held across an await.
 """
 
 from __future__ import annotations
@@ -17,10 +19,19 @@ from typing import Any
 from kio.static.constants import EntityType
 
 from kafkatest.emulator.control.errors import InvalidFault
-from kafkatest.emulator.control.request_hooks import DELAY, DROP, HOLD, RequestHook, as_error_code
+from kafkatest.emulator.control.request_hooks import (
+    DECIDES,
+    DELAY,
+    DELAYS,
+    DROP,
+    HOLD,
+    LOSE_ACK,
+    RequestHook,
+    as_error_code,
+)
 from kafkatest.emulator.control.rules import Rule
 from kafkatest.emulator.protocol.error_responses import error_response, merge_responses
-from kafkatest.emulator.protocol.request_scope import cut, touches
+from kafkatest.emulator.protocol.request_scope import cut
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.faults import FaultDecision, FaultHook
 from kafkatest.emulator.server.handlers import load_handlers
@@ -37,8 +48,8 @@ class InjectedFaults:
 
     def __init__(self, fallback: FaultHook | None = None) -> None:
         self.fallback = fallback
-        self._rules: list[Rule] = []
-        #: The test's `on_request` functions, consulted before the rules.
+        #: The test's `on_request` hooks and the fault rules' hooks, in the order added
+        #: (consulted by `phase`: the test's, then latencies, then the other rules).
         self._hooks: list[RequestHook] = []
         self._lock = threading.Lock()
         #: Set when the test releases what hooks HOLD (created on the loop thread).
@@ -53,15 +64,16 @@ class InjectedFaults:
     # -- rules (any thread) -----------------------------------------------------------
 
     def add(self, rule: Rule) -> Rule:
+        hook = rule_hook(rule)
         with self._lock:
-            self._rules.append(rule)
+            self._hooks.append(hook)
         return rule
 
     def remove(self, rule_id: int) -> bool:
         with self._lock:
-            before = len(self._rules)
-            self._rules = [r for r in self._rules if r.id != rule_id]
-            return len(self._rules) < before
+            before = len(self._hooks)
+            self._hooks = [h for h in self._hooks if h.rule is None or h.rule.id != rule_id]
+            return len(self._hooks) < before
 
     def set_rtt(self, ms: float, broker_id: int | None = None) -> None:
         """Delay every answer of `broker_id` (None: of every broker) by `ms` (any
@@ -86,7 +98,6 @@ class InjectedFaults:
         """Remove every rule, every request hook and the round-trip time (a test's
         faults end with it)."""
         with self._lock:
-            self._rules = []
             self._rtt_s = {}
             hooks, self._hooks = self._hooks, []
         for hook in hooks:
@@ -103,7 +114,7 @@ class InjectedFaults:
         with self._lock:
             self._hooks = [h for h in self._hooks if h is not hook]
             hook._owner = None
-            others_hold = bool(self._hooks)
+            others_hold = any(h.rule is None for h in self._hooks)
         if not others_hold:
             self.release_held()
 
@@ -118,7 +129,7 @@ class InjectedFaults:
     def rules(self) -> list[Rule]:
         """Rules that still apply (spent ones are dropped as they run out)."""
         with self._lock:
-            return list(self._rules)
+            return [h.rule for h in self._hooks if h.rule is not None]
 
     # -- pause (loop thread: call through the broker's `call`) -------------------------
 
@@ -146,16 +157,14 @@ class InjectedFaults:
             # Before the handler: its answer cannot leave before the round trip is over.
             await asyncio.sleep(rtt)
         with self._lock:
-            hooks = [hook for hook in self._hooks if hook.matches(ctx, request)]
+            hooks = sorted(self._hooks, key=lambda hook: hook.phase)  # stable: order kept
         for hook in hooks:
+            # Matched when its turn comes: an earlier hook's delay may have spent it.
+            if not hook.matches(ctx, request):
+                continue
             decision = await self._consult(hook, ctx, request)
             if decision is not None:
                 return decision
-        for rule in self._take(ctx, request, latency=True):
-            await asyncio.sleep(rule.delay_ms / 1000)
-        taken = self._take(ctx, request, latency=False)
-        if taken:
-            return self._decide(taken[0], ctx, request)
         if self.fallback is not None:
             return await self.fallback.before_dispatch(ctx, request)
         return None
@@ -179,6 +188,8 @@ class InjectedFaults:
             return None
         if answer is DROP:
             return FaultDecision(close_connection=True)
+        if answer is LOSE_ACK:
+            return FaultDecision(drop_response=True)
         if isinstance(answer, DELAY):
             await asyncio.sleep(answer.seconds)
             return None
@@ -191,7 +202,7 @@ class InjectedFaults:
             await released.wait()
             return None
         if error is not None:
-            return FaultDecision(handler=_answer_with_error(error, hook.topic, None))
+            return FaultDecision(handler=_answer_with_error(error, hook.topic, hook.partition))
         if not _answers(answer, ctx):
             hook.failed(
                 InvalidFault(
@@ -202,31 +213,37 @@ class InjectedFaults:
             return FaultDecision(close_connection=True)
         return FaultDecision(handler=_answer_with(answer))
 
-    def _take(self, ctx: RequestContext, request: Any, latency: bool) -> list[Rule]:
-        """Matching rules (every latency rule, else the first other one), each hit once."""
-        taken: list[Rule] = []
-        with self._lock:
-            for rule in self._rules:
-                if (rule.kind == "latency") != latency or rule.api_key != ctx.api_key:
-                    continue
-                if rule.topic is not None and not touches(
-                    request, rule.topic, rule.partition, ctx.state
-                ):
-                    continue
-                rule.hits += 1
-                taken.append(rule)
-                if not latency:
-                    break
-            self._rules = [r for r in self._rules if not r.exhausted]
-        return taken
 
-    def _decide(self, rule: Rule, ctx: RequestContext, request: Any) -> FaultDecision:
-        log.info("fault %s hits %s from %s", rule.describe(), ctx.api_key, ctx.client_id)
-        if rule.kind == "drop_connection":
-            return FaultDecision(close_connection=True)
-        if rule.kind == "lose_ack":
-            return FaultDecision(drop_response=True)
-        return FaultDecision(handler=_answer_with_error(rule.error, rule.topic, rule.partition))
+def rule_hook(rule: Rule) -> RequestHook:
+    """`rule` as a request hook: its function answers as the rule's kind says (a
+    latency delays and lets the request on; the others decide), and its `times` is the
+    hook's, so the rule's `hits` count the requests it took."""
+    if rule.kind == "latency":
+        delay = DELAY(rule.delay_ms / 1000)
+        return RequestHook(
+            rule.api_key,
+            lambda request: delay,
+            topic=rule.topic,
+            partition=rule.partition,
+            times=rule.times,
+            phase=DELAYS,
+            rule=rule,
+        )
+    answer: Any = {"drop_connection": DROP, "lose_ack": LOSE_ACK}.get(rule.kind, rule.error)
+
+    def decide(request: Any) -> Any:
+        log.info("fault %s hits %s", rule.describe(), rule.api_key)
+        return answer
+
+    return RequestHook(
+        rule.api_key,
+        decide,
+        topic=rule.topic,
+        partition=rule.partition,
+        times=rule.times,
+        phase=DECIDES,
+        rule=rule,
+    )
 
 
 def _answers(answer: Any, ctx: RequestContext) -> bool:

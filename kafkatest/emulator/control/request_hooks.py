@@ -11,7 +11,8 @@ request on the broker's thread and returns what to do with it:
 * ``DROP``: close the client's connection without answering;
 * ``HOLD``: keep it waiting until the test calls `release_held()`.
 
-Hooks live in `InjectedFaults` with the fault rules, and are consulted first. A hook
+Hooks live in `InjectedFaults` in one list with the fault rules, which are hooks too
+(`InjectedFaults.add` wraps each `Rule` in one), and are consulted first. A hook
 that raises closes that client's connection and keeps the error for the test
 (`RequestHook.errors`): a bug in a test's function must not take the broker down.
 """
@@ -53,6 +54,14 @@ class _Sentinel:
 DROP = _Sentinel("DROP")
 #: Keep the request waiting until `release_held()`.
 HOLD = _Sentinel("HOLD")
+#: Run the handler (its effects stay) and close the connection instead of answering:
+#: a lost acknowledgement (the `lose_ack` fault rule's answer).
+LOSE_ACK = _Sentinel("LOSE_ACK")
+
+#: When a hook is consulted: the test's hooks first, then latency rules (each delays
+#: the request and lets it on), then the other rules (the first that matches decides);
+#: in the order they were added within each.
+FIRST, DELAYS, DECIDES = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -87,6 +96,13 @@ class RequestHook:
     #: What `fn` raised (the first `MAX_ERRORS_KEPT`), each closing that connection.
     errors: list[BaseException] = field(default_factory=list)
     api_key: int = field(init=False)
+    #: Narrows `topic` to one partition (the fault rules').
+    partition: int | None = None
+    #: `FIRST`, `DELAYS` or `DECIDES`: where it stands among the others.
+    phase: int = FIRST
+    #: The fault rule it carries out (None: a test's `on_request` hook); its `hits`
+    #: follow `calls`.
+    rule: Any = None
     #: Set by `InjectedFaults.add_hook`, so that `remove` finds its way back.
     _owner: Any = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -114,7 +130,7 @@ class RequestHook:
             return False
         if self.client_id is not None and ctx.client_id != self.client_id:
             return False
-        return self.topic is None or touches(request, self.topic, None, ctx.state)
+        return self.topic is None or touches(request, self.topic, self.partition, ctx.state)
 
     def take(self) -> bool:
         """Count one request against `times`; False if another took the last one."""
@@ -122,6 +138,8 @@ class RequestHook:
             if self.spent:
                 return False
             self.calls += 1
+            if self.rule is not None:
+                self.rule.hits = self.calls
             return True
 
     def failed(self, error: BaseException) -> None:
