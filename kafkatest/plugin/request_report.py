@@ -57,6 +57,8 @@ def end_test(item: pytest.Item) -> None:
     if hasattr(control, "set_rtt"):
         with contextlib.suppress(Exception):
             control.set_rtt(0)
+    if mark is not None:
+        del item.stash[_MARK]  # items live as long as the session: keep no log alive
     if mark is not None and mark[2] and broker is not None:
         with contextlib.suppress(Exception):
             if broker.request_log is not None:
