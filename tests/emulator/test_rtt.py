@@ -75,3 +75,16 @@ def test_the_kafka_backend_refuses_a_round_trip_time(kafka_broker: Broker) -> No
         kafka_broker.set_rtt(50, broker_id=1)
     with pytest.raises(UnsupportedOperation, match=r"cannot delay"):
         _ = kafka_broker.rtt_ms
+
+
+def test_a_nodes_own_round_trip_time_wins_over_the_brokers() -> None:
+    from kafkatest.emulator.control.hook import InjectedFaults
+
+    control = InjectedFaults()
+    control.set_rtt(50)
+    control.set_rtt(300, broker_id=2)
+    assert (control.rtt_ms(1), control.rtt_ms(2)) == (50, 300)
+    control.set_rtt(0, broker_id=2)
+    assert (control.rtt_ms(1), control.rtt_ms(2)) == (50, 50)
+    control.set_rtt(0)
+    assert (control.rtt_ms(1), control.rtt_ms(2)) == (0, 0)
