@@ -70,7 +70,7 @@ BAD = [
     (
         "unknown bare action",
         changed("steps.1.do", ["explode"]),
-        "steps[1].do[0]: unknown action 'explode'; actions: add_partitions",
+        "steps[1].do[0]: unknown action 'explode'; actions: add_latency, add_partitions",
     ),
     (
         "unknown trigger",
