@@ -39,9 +39,9 @@ def test_the_spark_fixture_is_a_connect_session(spark):
 def test_the_local_server_listens_on_loopback_on_a_port_of_its_own(spark):
     import socket
 
-    from kafkatest.spark import connect
+    from kafkatest.spark import session
 
-    server = connect._local_server
+    server = session._connect_server
     port = int(server.conf.get("spark.connect.grpc.binding.port"))
     assert server.conf.get("spark.connect.grpc.binding.address") == "127.0.0.1"
     assert port != 15002  # PySpark's fixed port: two runs at once would collide

@@ -8,13 +8,22 @@ runs on its machine's clock, so on other backends asking for the clock is refuse
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kafkatest.clocks import duration_ms
 from kafkatest.errors import UnsupportedOperation
 
 if TYPE_CHECKING:
-    from kafkatest.brokers.base import Broker
+    from kafkatest.brokers.capabilities import Capability
+
+
+class _Backend(Protocol):
+    """What `clock_of` asks of a broker (`base.Broker`, which imports this module)."""
+
+    backend: str
+
+    def can(self, capability: Capability) -> bool: ...
+
 
 #: More than this is a unit mistake, not a test (100 years, as `advance_clock` allows).
 MAX_STEP_MS = 100 * 365 * 86_400_000
@@ -61,7 +70,7 @@ class BrokerClock:
         return int(self._broker.call(lambda: pass_time(state, step)))
 
 
-def clock_of(broker: Broker) -> BrokerClock:
+def clock_of(broker: _Backend) -> BrokerClock:
     """`broker`'s clock, or UnsupportedOperation naming what to do on its backend."""
     from kafkatest.brokers.capabilities import Capability
 

@@ -89,19 +89,14 @@ def connect_spark_session(
     return session
 
 
-#: The classic session whose JVM serves a `remote="local"` Connect session.
-_local_server: SparkSession | None = None
-
-
 def _start_local_server(master: str, conf: Mapping[str, str] | None) -> str:
     """Start Spark with the Connect plugin on a free loopback port; its ``sc://`` URL."""
-    global _local_server
     from kafkatest.brokers.process import free_port
     from kafkatest.spark.server import CONNECT_PLUGIN
-    from kafkatest.spark.session import kafka_spark_session
+    from kafkatest.spark.session import hold_connect_server, kafka_spark_session
 
     port = free_port()
-    _local_server = kafka_spark_session(
+    server = kafka_spark_session(
         master=master,
         conf={
             **(conf or {}),
@@ -110,14 +105,5 @@ def _start_local_server(master: str, conf: Mapping[str, str] | None) -> str:
             "spark.connect.grpc.binding.port": str(port),
         },
     )
+    hold_connect_server(server)
     return f"sc://127.0.0.1:{port}"
-
-
-def stop_local_server() -> None:
-    """Stop the Spark that served a local Connect session (after that session)."""
-    global _local_server
-    if _local_server is not None:
-        from kafkatest.spark.session import stop_spark_session
-
-        server, _local_server = _local_server, None
-        stop_spark_session(server)

@@ -41,6 +41,17 @@ TEST_CONF: dict[str, str] = {
 }
 
 _scratch: Path | None = None
+#: The classic session whose JVM serves this process's local Spark Connect session
+#: (`kafkatest.spark.connect`): stopped after that session.
+_connect_server: SparkSession | None = None
+
+
+def hold_connect_server(server: SparkSession | None) -> None:
+    """Remember (or forget) the Spark serving a local Connect session, so that
+    `stop_spark_session` of the Connect session stops it too."""
+    global _connect_server
+    _connect_server = server
+
 
 #: The thread Ctrl-C started to cancel Spark's jobs (see `_interrupt_without_reentry`).
 _cancelling: threading.Thread | None = None
@@ -157,10 +168,11 @@ def stop_spark_session(session: SparkSession | None = None) -> None:
             _close_cached_producers(jvm)
         session.stop()
         _after_interrupt_settled(jvm)
-        if jvm is None:  # a Connect session: then the Spark that served it, if ours
-            from kafkatest.spark.connect import stop_local_server
-
-            stop_local_server()
+        if jvm is None and _connect_server is not None:  # then the Spark that served it
+            server = _connect_server
+            hold_connect_server(None)
+            stop_spark_session(server)
+            return
     if _scratch is not None:
         remove(_scratch)
         _scratch = None

@@ -16,10 +16,7 @@ import hmac
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from kafkatest.emulator.state.delegation_tokens import DelegationTokens
+from typing import Protocol
 
 #: SCRAM mechanism name -> (hash name, the mechanism's number in the Kafka protocol).
 SCRAM_MECHANISMS: dict[str, tuple[str, int]] = {
@@ -82,7 +79,7 @@ class CredentialStore:
         self._plain: dict[str, str] = {}
         self._scram: dict[str, dict[str, ScramCredential]] = {}
         #: The cluster's delegation tokens: a SCRAM login with ``tokenauth`` is one.
-        self.tokens: DelegationTokens | None = None
+        self.tokens: TokenLogins | None = None
 
     # -- PLAIN --------------------------------------------------------------------
 
@@ -235,3 +232,11 @@ def _check_name_and_mechanism(user: str, mechanism: str | None) -> tuple[str, st
     if mechanism is None:
         return ("unsupported_sasl_mechanism", "Unknown SCRAM mechanism")
     return None
+
+
+class TokenLogins(Protocol):
+    """What a ``tokenauth`` login needs of the cluster's delegation tokens
+    (`delegation_tokens.DelegationTokens`), named here so that the tokens module,
+    which builds on these credentials, is not imported back."""
+
+    def login(self, token_id: str, mechanism: str) -> tuple[str, ScramCredential] | None: ...
