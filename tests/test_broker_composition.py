@@ -37,3 +37,17 @@ def test_a_broker_is_what_seeding_and_sinks_ask_for() -> None:
     finally:
         broker.close()
     assert not isinstance(object(), ClientOperations)
+
+
+def test_the_emulator_state_holds_its_writer_and_log_maintenance() -> None:
+    from kafkatest.emulator.state import EmulatorState
+    from kafkatest.emulator.state.log_maintenance import LogMaintenance
+    from kafkatest.emulator.state.partition_writes import PartitionWrites
+
+    for held in (PartitionWrites, LogMaintenance):
+        assert held not in EmulatorState.__mro__
+        for name, method in vars(held).items():
+            if callable(method) and not name.startswith("_"):
+                assert inspect.signature(getattr(EmulatorState, name)) == inspect.signature(method)
+    state = EmulatorState()
+    assert state.maintenance.writes is state.writes and state.writes.clock is state.clock

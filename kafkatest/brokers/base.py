@@ -14,13 +14,14 @@ from __future__ import annotations
 import functools
 from abc import abstractmethod
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from kafkatest.brokers.acl_client import AclClient
 from kafkatest.brokers.capabilities import Capability
 from kafkatest.brokers.client import RecordClient
 from kafkatest.brokers.client_connections import ClientConnections
 from kafkatest.brokers.topic_client import TopicClient, parse_topic_config
+from kafkatest.emulator.held import held
 from kafkatest.errors import UnsupportedOperation
 
 if TYPE_CHECKING:
@@ -50,26 +51,6 @@ RTT_REFUSAL = (
 Settings = Mapping[str, object] | None
 #: The other keywords of `make_broker`, which a backend's constructor takes.
 Options = dict[str, object]
-
-
-C = TypeVar("C")
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def _held(
-    client: str, method: Callable[Concatenate[C, P], R]
-) -> Callable[Concatenate[Broker, P], R]:
-    """`method` of the client the broker holds as `client`, as a method of the broker
-    (same name, signature and docstring, and type-checked as such)."""
-
-    def call(self: Broker, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        return method(getattr(self, client), *args, **kwargs)
-
-    call.__name__ = call.__qualname__ = method.__name__
-    call.__doc__ = method.__doc__
-    call.__wrapped__ = method  # type: ignore[attr-defined]
-    return call
 
 
 class Broker(ClientConnections):
@@ -117,7 +98,7 @@ class Broker(ClientConnections):
         """Have `fn(request)` answer, delay, drop or hold matching requests. Emulator only."""
         raise UnsupportedOperation(REQUEST_HOOK_REFUSAL.format(backend=self.backend))
 
-    def release_held(self) -> None:
+    def releaseheld(self) -> None:
         """Let the requests a hook answered HOLD go on. Emulator only."""
         raise UnsupportedOperation(REQUEST_HOOK_REFUSAL.format(backend=self.backend))
 
@@ -174,25 +155,25 @@ class Broker(ClientConnections):
         """ACLs (a broker started with ``acls=True``); its methods are the broker's too."""
         return AclClient(self)
 
-    list_topics = _held("topic_client", TopicClient.list_topics)
-    partition_count = _held("topic_client", TopicClient.partition_count)
-    topic_exists = _held("topic_client", TopicClient.topic_exists)
-    create_topic = _held("topic_client", TopicClient.create_topic)
-    delete_topic = _held("topic_client", TopicClient.delete_topic)
-    add_partitions = _held("topic_client", TopicClient.add_partitions)
-    alter_topic_config = _held("topic_client", TopicClient.alter_topic_config)
-    topic_config_overrides = _held("topic_client", TopicClient.topic_config_overrides)
-    reset_topic_config = _held("topic_client", TopicClient.reset_topic_config)
-    topic_config = _held("topic_client", TopicClient.topic_config)
-    earliest_offsets = _held("record_client", RecordClient.earliest_offsets)
-    latest_offsets = _held("record_client", RecordClient.latest_offsets)
-    delete_records = _held("record_client", RecordClient.delete_records)
-    produce = _held("record_client", RecordClient.produce)
-    consume = _held("record_client", RecordClient.consume)
-    allow = _held("acl_client", AclClient.allow)
-    deny = _held("acl_client", AclClient.deny)
-    acls = _held("acl_client", AclClient.acls)
-    remove_acls = _held("acl_client", AclClient.remove_acls)
+    list_topics = held("topic_client", TopicClient.list_topics)
+    partition_count = held("topic_client", TopicClient.partition_count)
+    topic_exists = held("topic_client", TopicClient.topic_exists)
+    create_topic = held("topic_client", TopicClient.create_topic)
+    delete_topic = held("topic_client", TopicClient.delete_topic)
+    add_partitions = held("topic_client", TopicClient.add_partitions)
+    alter_topic_config = held("topic_client", TopicClient.alter_topic_config)
+    topic_config_overrides = held("topic_client", TopicClient.topic_config_overrides)
+    reset_topic_config = held("topic_client", TopicClient.reset_topic_config)
+    topic_config = held("topic_client", TopicClient.topic_config)
+    earliest_offsets = held("record_client", RecordClient.earliest_offsets)
+    latest_offsets = held("record_client", RecordClient.latest_offsets)
+    delete_records = held("record_client", RecordClient.delete_records)
+    produce = held("record_client", RecordClient.produce)
+    consume = held("record_client", RecordClient.consume)
+    allow = held("acl_client", AclClient.allow)
+    deny = held("acl_client", AclClient.deny)
+    acls = held("acl_client", AclClient.acls)
+    remove_acls = held("acl_client", AclClient.remove_acls)
 
     # -- its life --------------------------------------------------------------------------
 

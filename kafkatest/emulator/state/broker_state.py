@@ -6,13 +6,14 @@ committed offsets and waiting fetches consistent.
 
 `EmulatorState` holds the cluster's stores and its topic operations; writing to a
 partition (partition_writes.py) and the periodic retention, cleaner and
-transaction timeouts (log_maintenance.py) are its bases, each in its own module.
+transaction timeouts (log_maintenance.py) are objects it holds, each in its own module.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from kafkatest.emulator.held import held
 from kafkatest.emulator.state import replicas
 from kafkatest.emulator.state.acls import Authorizer
 from kafkatest.emulator.state.broker_configs import (
@@ -49,7 +50,11 @@ from kafkatest.emulator.state.groups.records import GroupRecords
 from kafkatest.emulator.state.log import PartitionLog
 from kafkatest.emulator.state.log_maintenance import LogMaintenance
 from kafkatest.emulator.state.notify import AppendSignal
-from kafkatest.emulator.state.partition_writes import AppendResult, TransactionalProduce
+from kafkatest.emulator.state.partition_writes import (
+    AppendResult,
+    PartitionWrites,
+    TransactionalProduce,
+)
 from kafkatest.emulator.state.producers import ProducerRegistry
 from kafkatest.emulator.state.topic_configs import (
     INTERNAL_TOPIC_CONFIGS,
@@ -63,8 +68,9 @@ from kafkatest.emulator.state.transactions import TransactionCoordinator
 __all__ = ["AppendResult", "BrokerSettings", "EmulatorState", "TransactionalProduce"]
 
 
-class EmulatorState(LogMaintenance):
-    """The whole emulated cluster; writes and log maintenance come from its bases."""
+class EmulatorState:
+    """The whole emulated cluster: its stores and coordinators, built here, and the
+    writer and log maintenance it holds (``writes``, ``maintenance``)."""
 
     def __init__(self, brokers: int = 1, settings: BrokerSettings | None = None) -> None:
         self.settings = settings or BrokerSettings()
@@ -92,6 +98,10 @@ class EmulatorState(LogMaintenance):
         self.delegation_tokens = DelegationTokens(self.clock.now_ms)
         self.credentials.tokens = self.delegation_tokens
         self.transactions = TransactionCoordinator(self)
+        #: Every write to a partition's log (append, markers, DeleteRecords).
+        self.writes = PartitionWrites(
+            self.clock, self.topics, self.producers, self.transactions, self.appends
+        )
         #: The ACLs and their decisions; None while ACLs are off (nothing is checked).
         self.acls: Authorizer | None = None
         #: Per-group config overrides (ConfigResource type GROUP).
@@ -101,7 +111,7 @@ class EmulatorState(LogMaintenance):
         #: Client metrics subscriptions (ConfigResource type CLIENT_METRICS, KIP-714).
         self.client_metrics = NamedConfigs()
         #: Finalized feature levels (ApiVersions, UpdateFeatures).
-        self.features = FeatureLevels(lambda: self.cluster.controller_id)
+        self.features: FeatureLevels = FeatureLevels(lambda: self.cluster.controller_id)
         #: The classic group coordinator (JoinGroup, SyncGroup...), its timers on
         #: this cluster's clock so that advancing the clock expires sessions too.
         self.groups = GroupCoordinator(
@@ -127,9 +137,21 @@ class EmulatorState(LogMaintenance):
         install_migration(self.groups, self.consumer_groups)
         #: When this cluster started, on its clock (DescribeQuorum's idle metadata log).
         self.started_ms = self.clock.now_ms()
-        self._last_retention_check_ms = self.started_ms
-        self._last_txn_check_ms = self._last_retention_check_ms
-        self._last_cleaner_run_ms = self._last_retention_check_ms
+        #: Retention, the cleaner and transaction timeouts, on this cluster's clock.
+        self.maintenance = LogMaintenance(self.settings, self.writes, self.started_ms)
+
+    # -- what the writer and the log maintenance it holds do, as its own ----------------
+
+    append = held("writes", PartitionWrites.append)
+    write_marker = held("writes", PartitionWrites.write_marker)
+    delete_records = held("writes", PartitionWrites.delete_records)
+    maybe_enforce_retention = held("maintenance", LogMaintenance.maybe_enforce_retention)
+    maybe_abort_timed_out_transactions = held(
+        "maintenance", LogMaintenance.maybe_abort_timed_out_transactions
+    )
+    enforce_retention = held("maintenance", LogMaintenance.enforce_retention)
+    run_cleaner = held("maintenance", LogMaintenance.run_cleaner)
+    compact_now = held("maintenance", LogMaintenance.compact_now)
 
     # -- topics ---------------------------------------------------------------------
 

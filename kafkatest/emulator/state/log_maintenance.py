@@ -16,14 +16,21 @@ from kafkatest.emulator.state.errors import InvalidConfig
 from kafkatest.emulator.state.partition_writes import PartitionWrites
 
 
-class LogMaintenance(PartitionWrites):
-    """The periodic half of `EmulatorState` (broker_state.py), which sets these attributes."""
+class LogMaintenance:
+    """The broker's periodic work on its logs; `EmulatorState` holds one
+    (``state.maintenance``) and offers its methods as its own."""
 
-    settings: BrokerSettings
-    #: When each periodic task last ran, on the state's clock.
-    _last_retention_check_ms: int
-    _last_txn_check_ms: int
-    _last_cleaner_run_ms: int
+    def __init__(self, settings: BrokerSettings, writes: PartitionWrites, started_ms: int) -> None:
+        self.settings = settings
+        self.writes = writes
+        self.clock = writes.clock
+        self.topics = writes.topics
+        self.producers = writes.producers
+        self.transactions = writes.transactions
+        #: When each periodic task last ran, on the state's clock.
+        self._last_retention_check_ms = started_ms
+        self._last_txn_check_ms = started_ms
+        self._last_cleaner_run_ms = started_ms
 
     def maybe_enforce_retention(self) -> None:
         """Apply retention, run the log cleaner and abort timed-out transactions when
@@ -89,7 +96,7 @@ class LogMaintenance(PartitionWrites):
         header = read_header(marker)
         for partition in topic.partitions if roll else ():
             partition.log.roll(now, topic.roll_limits)
-            self.append(topic, partition.index, header, marker)
+            self.writes.append(topic, partition.index, header, marker)
         self.run_cleaner(only=name, force=True)
         reached = {}
         for partition in topic.partitions:

@@ -57,13 +57,22 @@ class TransactionalProduce:
 
 
 class PartitionWrites:
-    """The write half of `EmulatorState` (broker_state.py), which sets these attributes."""
+    """Every write to a partition's log; `EmulatorState` holds one (``state.writes``)
+    and offers its methods as its own (``state.append``)."""
 
-    clock: Clock
-    topics: TopicRegistry
-    producers: ProducerRegistry
-    transactions: TransactionCoordinator
-    appends: AppendSignal
+    def __init__(
+        self,
+        clock: Clock,
+        topics: TopicRegistry,
+        producers: ProducerRegistry,
+        transactions: TransactionCoordinator,
+        appends: AppendSignal,
+    ) -> None:
+        self.clock = clock
+        self.topics = topics
+        self.producers = producers
+        self.transactions = transactions
+        self.appends = appends
 
     def append(
         self,
