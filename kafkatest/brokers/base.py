@@ -98,7 +98,7 @@ class Broker(ClientConnections):
         """Have `fn(request)` answer, delay, drop or hold matching requests. Emulator only."""
         raise UnsupportedOperation(REQUEST_HOOK_REFUSAL.format(backend=self.backend))
 
-    def releaseheld(self) -> None:
+    def release_held(self) -> None:
         """Let the requests a hook answered HOLD go on. Emulator only."""
         raise UnsupportedOperation(REQUEST_HOOK_REFUSAL.format(backend=self.backend))
 
