@@ -77,8 +77,15 @@ def _spark_server(args: argparse.Namespace) -> int:
     from kafkatest.spark.server import running_server, start_server, stop_server
 
     if args.action == "start":
-        state = start_server(args.port)
+        from kafkatest.config import Config, project_ini
+
+        # The project's spark_extras (environment, then the pytest ini here), as its
+        # pytest runs would load them.
+        extras = Config.build(ini=project_ini()).items("spark_extras")
+        state = start_server(args.port, extras)
         print(f"Spark Connect server (pid {state.pid}) at {state.remote}; log {state.log}")
+        if state.extras:
+            print(f"with the Spark extras: {', '.join(state.extras)}")
     elif args.action == "stop":
         stopped = stop_server()
         print(f"stopped the server (pid {stopped.pid})" if stopped else "no server was running")
@@ -87,7 +94,8 @@ def _spark_server(args: argparse.Namespace) -> int:
         if running is None:
             print("not running (kafkatest spark-server start)")
             return 1
-        print(f"running: pid {running.pid} at {running.remote} (PySpark {running.pyspark})")
+        loaded = f"; extras: {', '.join(running.extras)}" if running.extras else ""
+        print(f"running: pid {running.pid} at {running.remote} (PySpark {running.pyspark}{loaded})")
     return 0
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import Literal, overload
 
@@ -348,3 +349,43 @@ def jvm_flags_for_tests() -> tuple[str, ...]:
 
     given = os.environ.get("KAFKATEST_JVM_FLAGS")
     return QUICK_START_JVM_FLAGS if given is None else tuple(shlex.split(given))
+
+
+def project_ini(start: Path | None = None) -> dict[str, object]:
+    """The pytest ini options of the project around `start` (default: the working
+    directory), for commands run outside pytest (``kafkatest spark-server start``) that
+    must honour what the project's ini says, as its pytest runs do.
+
+    Found as pytest finds its ini file, nearest directory first: ``pytest.ini``, then
+    ``pyproject.toml`` with ``[tool.pytest.ini_options]``, ``tox.ini`` with ``[pytest]``,
+    ``setup.cfg`` with ``[tool:pytest]``. Nothing found: an empty dict.
+    """
+    import configparser
+    import sys
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - pytest brings tomli below 3.11
+        import tomli as tomllib
+
+    here = (start or Path.cwd()).resolve()
+    for directory in (here, *here.parents):
+        for name, section in (
+            ("pytest.ini", "pytest"),
+            ("pyproject.toml", None),
+            ("tox.ini", "pytest"),
+            ("setup.cfg", "tool:pytest"),
+        ):
+            path = directory / name
+            if not path.is_file():
+                continue
+            if section is None:
+                table = tomllib.loads(path.read_text()).get("tool", {}).get("pytest", {})
+                if "ini_options" in table:
+                    return dict(table["ini_options"])
+                continue
+            parser = configparser.ConfigParser(interpolation=None)
+            parser.read(path)
+            if parser.has_section(section):
+                return dict(parser.items(section))
+    return {}

@@ -14,6 +14,11 @@ from pathlib import Path
 import pytest
 
 from kafkatest import Broker
+from kafkatest.jars.maven import cache_dir
+
+#: The user's jar cache, read before pytester points HOME at a temp dir: the server
+#: started here finds the connector and spark-avro there instead of resolving them again.
+JAR_CACHE = str(cache_dir())
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -45,13 +50,24 @@ def test_reads_kafka_through_the_warm_server(spark, kafka_broker, kafka_topic):
     # not seen by the next run.
     assert not [t for t in spark.catalog.listTables() if t.name == "from_an_earlier_run"]
     frame.createOrReplaceTempView("from_an_earlier_run")
+
+
+def test_the_projects_spark_extras_are_loaded_in_the_server(spark):
+    from pyspark.sql import functions as F
+    from pyspark.sql.avro.functions import from_avro, to_avro
+
+    row = spark.range(1).select(from_avro(to_avro(F.col("id")), '"long"').alias("n")).first()
+    assert row.n == 0
 """
 
 
-def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def _cli(
+    *args: str, env: dict[str, str], cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "kafkatest.cli", "spark-server", *args],
         env=env,
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=300,
@@ -64,12 +80,18 @@ def test_pytest_runs_reuse_the_warm_server_until_it_stops(
 ) -> None:
     state = tmp_path / "spark-server.json"
     env = {**os.environ, "KAFKATEST_SPARK_SERVER_STATE": str(state)}
+    env.setdefault("KAFKATEST_CACHE_DIR", JAR_CACHE)
     assert _cli("status", env=env).returncode == 1
-    started = _cli("start", env=env)
+    # The project's ini asks for spark-avro: `start`, run in the project, loads it.
+    pytester.makeini("[pytest]\nspark_extras = avro\n")
+    env.pop("KAFKATEST_SPARK_EXTRAS", None)
+    started = _cli("start", env=env, cwd=pytester.path)
     try:
         assert started.returncode == 0, started.stderr
+        assert "with the Spark extras: avro" in started.stdout
         pid = json.loads(state.read_text())["pid"]
-        assert f"pid {pid}" in _cli("status", env=env).stdout
+        status = _cli("status", env=env).stdout
+        assert f"pid {pid}" in status and "extras: avro" in status
         pytester.makepyfile(test_warm=DOWNSTREAM)
         for _ in range(2):  # the second run finds the same server
             os.environ["KAFKATEST_SPARK_SERVER_STATE"] = str(state)
@@ -83,7 +105,7 @@ def test_pytest_runs_reuse_the_warm_server_until_it_stops(
                 )
             finally:
                 del os.environ["KAFKATEST_SPARK_SERVER_STATE"]
-            result.assert_outcomes(passed=1)
+            result.assert_outcomes(passed=2)
             assert json.loads(state.read_text())["pid"] == pid
             result.stdout.fnmatch_lines(
                 ["kafkatest: spark runs on the warm Spark Connect server sc://127.0.0.1:*"]
@@ -121,4 +143,28 @@ def test_spark_starts_here(pytestconfig):
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(
         ["kafkatest: a warm Spark Connect server runs PySpark 0.0.1, not this environment's*"]
+    )
+
+
+@pytest.mark.kafka_backends("emulator")
+def test_a_warm_server_without_the_projects_extras_is_refused_with_the_fix(
+    pytester: pytest.Pytester, kafka_broker: Broker, tmp_path: Path, monkeypatch
+) -> None:
+    """A project whose ini asks for spark-avro, and a warm server started without it:
+    the spark fixture says which command fixes it (checked without Spark: the recorded
+    server is this process, its port the broker's)."""
+    import pyspark
+
+    state = tmp_path / "spark-server.json"
+    port = int(kafka_broker.bootstrap_servers.rsplit(":", 1)[1])  # a port that answers
+    recorded = {"pid": os.getpid(), "port": port, "log": "x.log", "pyspark": pyspark.__version__}
+    state.write_text(json.dumps(recorded))
+    monkeypatch.setenv("KAFKATEST_SPARK_SERVER_STATE", str(state))
+    monkeypatch.delenv("KAFKATEST_SPARK_EXTRAS", raising=False)
+    pytester.makeini("[pytest]\nspark_extras = avro\n")
+    pytester.makepyfile(test_avro="def test_avro(spark):\n    pass\n")
+    result = pytester.runpytest_subprocess("--kafka-backend=emulator", "-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        ["*SetupError: this project asks for the Spark extras *avro* (spark_extras)*stop*"]
     )

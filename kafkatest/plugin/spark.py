@@ -31,6 +31,18 @@ def spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
         from kafkatest.spark.server import usable_server
 
         warm = usable_server()
+        if warm is not None and warm.remote == remote:
+            wanted = kafkatest_config(pytestconfig).items("spark_extras")
+            missing = sorted(set(wanted) - set(warm.extras))
+            if missing:
+                from kafkatest.errors import SetupError
+
+                raise SetupError(
+                    f"this project asks for the Spark extras {missing} (spark_extras), and "
+                    f"the warm Spark server (pid {warm.pid}) was started without them: "
+                    "restart it here with `kafkatest spark-server stop` then "
+                    "`kafkatest spark-server start`, which loads the project's spark_extras"
+                )
         # The warm server has the connector on its class path already.
         session = connect_spark_session(
             remote, send_connector=warm is None or warm.remote != remote

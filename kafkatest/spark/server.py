@@ -22,6 +22,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -40,6 +41,8 @@ class ServerState:
     port: int
     log: str
     pyspark: str
+    #: Spark modules loaded next to the connector (`spark_extras`: avro, protobuf).
+    extras: tuple[str, ...] = ()
 
     @property
     def remote(self) -> str:
@@ -78,10 +81,22 @@ def usable_server() -> ServerState | None:
     return state if state is not None and state.pyspark == pyspark.__version__ else None
 
 
-def start_server(port: int | None = None) -> ServerState:
-    """Start the warm server (or return the one running) and wait until it serves."""
+def start_server(port: int | None = None, extras: Sequence[str] = ()) -> ServerState:
+    """Start the warm server (or return the one running) and wait until it serves.
+
+    `extras` (the project's `spark_extras`) are loaded into the server: a Connect
+    session cannot add Spark modules to a running JVM, so a project's ``from_avro``
+    works on the warm server only if it started with spark-avro.
+    """
     current = running_server()
     if current is not None:
+        missing = sorted(set(extras) - set(current.extras))
+        if missing:
+            raise SetupError(
+                f"the warm Spark server (pid {current.pid}) runs without the Spark "
+                f"extras {missing} this project asks for (spark_extras): restart it with "
+                "`kafkatest spark-server stop` then `kafkatest spark-server start`"
+            )
         return current
     from kafkatest.brokers.process import free_port
 
@@ -91,6 +106,7 @@ def start_server(port: int | None = None) -> ServerState:
     with log.open("wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "kafkatest.spark.server", str(port)],
+            env={**os.environ, "KAFKATEST_SPARK_EXTRAS": ",".join(extras)} if extras else None,
             stdout=out,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -143,8 +159,14 @@ def _serve(port: int) -> None:
     )
     # Blocked only now, so the JVM (started above) keeps its own signal handling.
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+    from kafkatest.jars.resolve import requested_spark_extras
+
     state = ServerState(
-        os.getpid(), port, str(state_file().with_suffix(".log")), pyspark.__version__
+        os.getpid(),
+        port,
+        str(state_file().with_suffix(".log")),
+        pyspark.__version__,
+        tuple(requested_spark_extras()),
     )
     state_file().write_text(json.dumps(asdict(state)))
     stopping = signal.sigwait({signal.SIGTERM, signal.SIGINT})
@@ -156,7 +178,9 @@ def _serve(port: int) -> None:
 def _recorded(path: Path) -> ServerState | None:
     """The server the state file records, or None (no file, or not one of ours)."""
     try:
-        return ServerState(**json.loads(path.read_text()))
+        recorded = json.loads(path.read_text())
+        recorded["extras"] = tuple(recorded.get("extras", ()))
+        return ServerState(**recorded)
     except (OSError, ValueError, TypeError):
         return None
 
