@@ -28,21 +28,13 @@ def spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
     cluster = None
     if remote:
         from kafkatest.spark.connect import connect_spark_session
-        from kafkatest.spark.server import usable_server
+        from kafkatest.spark.server import lacking_extras, usable_server
 
         warm = usable_server()
         if warm is not None and warm.remote == remote:
-            wanted = kafkatest_config(pytestconfig).items("spark_extras")
-            missing = sorted(set(wanted) - set(warm.extras))
-            if missing:
-                from kafkatest.errors import SetupError
-
-                raise SetupError(
-                    f"this project asks for the Spark extras {missing} (spark_extras), and "
-                    f"the warm Spark server (pid {warm.pid}) was started without them: "
-                    "restart it here with `kafkatest spark-server stop` then "
-                    "`kafkatest spark-server start`, which loads the project's spark_extras"
-                )
+            refusal = lacking_extras(warm, kafkatest_config(pytestconfig).items("spark_extras"))
+            if refusal is not None:
+                raise refusal
         # The warm server has the connector on its class path already.
         session = connect_spark_session(
             remote, send_connector=warm is None or warm.remote != remote

@@ -90,13 +90,9 @@ def start_server(port: int | None = None, extras: Sequence[str] = ()) -> ServerS
     """
     current = running_server()
     if current is not None:
-        missing = sorted(set(extras) - set(current.extras))
-        if missing:
-            raise SetupError(
-                f"the warm Spark server (pid {current.pid}) runs without the Spark "
-                f"extras {missing} this project asks for (spark_extras): restart it with "
-                "`kafkatest spark-server stop` then `kafkatest spark-server start`"
-            )
+        refusal = lacking_extras(current, extras)
+        if refusal is not None:
+            raise refusal
         return current
     from kafkatest.brokers.process import free_port
 
@@ -123,6 +119,20 @@ def start_server(port: int | None = None, extras: Sequence[str] = ()) -> ServerS
     process.kill()
     raise SetupError(
         f"the Spark Connect server did not serve within {START_TIMEOUT_S:.0f}s; see {log}"
+    )
+
+
+def lacking_extras(state: ServerState, wanted: Sequence[str]) -> SetupError | None:
+    """The error for a project whose `spark_extras` the warm server was started
+    without (a Connect session cannot add them), naming the commands that fix it."""
+    missing = sorted(set(wanted) - set(state.extras))
+    if not missing:
+        return None
+    return SetupError(
+        f"this project asks for the Spark extras {missing} (spark_extras), and the warm "
+        f"Spark server (pid {state.pid}) was started without them: restart it here with "
+        "`kafkatest spark-server stop` then `kafkatest spark-server start`, which loads "
+        "the project's spark_extras"
     )
 
 
