@@ -125,7 +125,9 @@ def test_two_workers_share_one_kafka_and_one_report_directory(pytester: pytest.P
     lines = [x for x in everything if not x.get("spark")]
     # Each worker its own SparkSession (its own JVM) and checkpoint directory.
     assert sorted(x["worker"] for x in sparks) == ["gw0", "gw1"]
-    assert len({x["jvm"] for x in sparks}) == 2 and len({x["app"] for x in sparks}) == 2
+    # (Not the application ids: a local one is "local-" and the start's millisecond,
+    # which two workers starting together can share; CI saw it.)
+    assert len({x["jvm"] for x in sparks}) == 2
     assert len({x["checkpoint"] for x in sparks}) == 2
     assert [(x["rows"], x["committed"]) for x in sparks] == [(2, ["0"]), (2, ["0"])]
     assert sorted((x["worker"], x["backend"]) for x in lines) == [
