@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -99,7 +100,7 @@ class QueryClock:
                 raise error
             if not query.isActive:
                 raise QueryClockError(f"query {query.name or query.id} stopped before a batch")
-            progress = query.lastProgress
+            progress = _last_progress(query)
             if progress is not None and _epoch_ms(progress["timestamp"]) >= target:
                 return
             if time.monotonic() > deadline:
@@ -238,3 +239,14 @@ def _epoch_ms(timestamp: str) -> int:
     """Epoch milliseconds of a progress timestamp ("2001-09-09T01:46:40.000Z")."""
     moment = datetime.datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
     return (moment - _EPOCH) // datetime.timedelta(milliseconds=1)
+
+
+def _last_progress(query: Any) -> dict[str, Any] | None:
+    """The query's last progress as plain JSON data.
+
+    Not PySpark's `lastProgress`: on a clock that did not move during a batch, Spark
+    leaves the rates out of the progress (rows per second over no time), and PySpark
+    4.2's parser then fails with ``KeyError: 'inputRowsPerSecond'``.
+    """
+    progress = query._jsq.lastProgress()
+    return None if progress is None else dict(json.loads(progress.json()))
