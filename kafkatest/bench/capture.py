@@ -27,9 +27,9 @@ def _rss_mb() -> float:
 def capture_rate(bootstrap: str, topic: str, out: Path) -> dict[str, Any]:
     """Capture the whole topic to `out`: records/s and RSS along the way."""
     from kafkatest.capture.anonymize import Anonymizer
-    from kafkatest.capture.format import open_output
     from kafkatest.capture.ranges import Selection
     from kafkatest.capture.reader import Capture, Limits
+    from kafkatest.seeding.capture_file import open_output
 
     samples: list[float] = []
     capture = Capture(

@@ -9,10 +9,10 @@ import sys
 from typing import Any
 
 from kafkatest.capture.anonymize import Anonymizer, field_paths, parse_rule
-from kafkatest.capture.format import open_output
 from kafkatest.capture.ranges import CaptureError, Selection
 from kafkatest.capture.reader import Capture, Limits, tty_progress
 from kafkatest.capture.values import value_of
+from kafkatest.seeding.capture_file import open_output
 
 PASSWORD_ENV = "KAFKATEST_SASL_PASSWORD"
 

@@ -18,9 +18,9 @@ from typing import IO, Any
 from confluent_kafka import Consumer, KafkaError, TopicPartition
 
 from kafkatest.capture.anonymize import Anonymizer
-from kafkatest.capture.format import HEADER_KEY, TIMESTAMP_TYPES, VERSION, dumps, encode_bytes
 from kafkatest.capture.ranges import TP, CaptureError, Selection, resolve
 from kafkatest.capture.values import ValueDecoder, value_of, with_value
+from kafkatest.seeding.capture_file import HEADER_KEY, TIMESTAMP_TYPES, VERSION, dumps, encode_bytes
 
 _BATCH = 2000
 

@@ -9,7 +9,7 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
-from kafkatest.capture.format import encode_bytes
+from kafkatest.seeding.capture_file import encode_bytes
 
 #: A schema line for the file, written before the first record that uses the schema.
 SchemaSink = Callable[[dict[str, Any]], None]

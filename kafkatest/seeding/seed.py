@@ -90,10 +90,10 @@ def seed(
     assertions expect each distinct identity once, naming the seeded copies.
     """
     if isinstance(data, (str, os.PathLike)):
-        from kafkatest.capture.format import is_capture_file
+        from kafkatest.seeding.capture_file import is_capture_file
 
         if is_capture_file(data):
-            from kafkatest.capture.replay import replay_capture
+            from kafkatest.seeding.replay import replay_capture
 
             return replay_capture(
                 broker, topic, data, schema_registry=schema_registry, timeout_s=timeout_s

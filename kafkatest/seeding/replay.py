@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafkatest.capture.format import CaptureFormatError, decode_plain, is_header, read_lines
 from kafkatest.records import Record
+from kafkatest.seeding.capture_file import CaptureFormatError, decode_plain, is_header, read_lines
 from kafkatest.seeding.result import SeedResult
 
 _CHUNK = 10_000
