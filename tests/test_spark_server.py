@@ -168,3 +168,42 @@ def test_a_warm_server_without_the_projects_extras_is_refused_with_the_fix(
     result.stdout.fnmatch_lines(
         ["*SetupError: this project asks for the Spark extras *avro* (spark_extras)*stop*"]
     )
+
+
+def _server_processes() -> set[int]:
+    """Processes of a warm server: its Python process and its Spark JVM."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                command = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"kafkatest.spark.server" in command or b"kafkatest-spark-server" in command:
+                found.add(int(entry.name))
+    return found
+
+
+def test_a_start_interrupted_by_ctrl_c_leaves_no_process(tmp_path: Path, monkeypatch) -> None:
+    """The server runs in a session of its own (it outlives `start`): a start that is
+    interrupted (Ctrl-C in `kafkatest spark-server start`) ends that whole session, the
+    Spark JVM it had launched included, instead of leaving it to serve nobody."""
+    import time
+
+    from kafkatest.spark import server
+
+    monkeypatch.setenv("KAFKATEST_SPARK_SERVER_STATE", str(tmp_path / "spark-server.json"))
+    looks = iter(range(1_000))
+
+    def interrupted_after_a_while() -> None:
+        if next(looks) == 8:  # 4 s in: Spark's JVM is up, not serving yet
+            raise KeyboardInterrupt
+        return None
+
+    monkeypatch.setattr(server, "running_server", interrupted_after_a_while)
+    before = _server_processes()
+    with pytest.raises(KeyboardInterrupt):
+        server.start_server()
+    time.sleep(1)
+    assert _server_processes() - before == set()
+    assert not (tmp_path / "spark-server.json").exists()

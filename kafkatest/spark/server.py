@@ -15,6 +15,7 @@ process is gone is forgotten at the next look.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -109,17 +110,25 @@ def start_server(port: int | None = None, extras: Sequence[str] = ()) -> ServerS
             start_new_session=True,  # outlives the command that started it
         )
     deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SetupError(f"the Spark Connect server exited at start; see {log}")
-        state = running_server()
-        if state is not None and state.pid == process.pid:
-            return state
-        time.sleep(0.5)
-    process.kill()
-    raise SetupError(
-        f"the Spark Connect server did not serve within {START_TIMEOUT_S:.0f}s; see {log}"
-    )
+    try:
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise SetupError(f"the Spark Connect server exited at start; see {log}")
+            state = running_server()
+            if state is not None and state.pid == process.pid:
+                return state
+            time.sleep(0.5)
+        raise SetupError(
+            f"the Spark Connect server did not serve within {START_TIMEOUT_S:.0f}s; see {log}"
+        )
+    except BaseException:
+        # A start that failed, timed out or was interrupted (Ctrl-C) leaves nothing: the
+        # server runs in a session of its own, its Spark JVM with it, so end the group.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        state_file().unlink(missing_ok=True)
+        raise
 
 
 def lacking_extras(state: ServerState, wanted: Sequence[str]) -> SetupError | None:
