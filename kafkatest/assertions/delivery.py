@@ -21,6 +21,7 @@ from kafkatest.assertions.order import order_violations
 from kafkatest.assertions.report import DeliveryAssertionError, DeliveryReport, Entry
 from kafkatest.assertions.rows import ExpectedRow, display_id, display_row
 from kafkatest.assertions.summary import partition_summaries
+from kafkatest.checkpoints.explain import RestartExplanation
 
 Columns = str | Sequence[str] | None
 #: A half-open offset range: a ``range`` or a ``(start, end)`` pair.
@@ -32,22 +33,43 @@ LossSpec = (
 
 
 def delivery_report(
-    expected: Any, actual: Any, *, on: Columns = None, ignore: Sequence[str] = ()
+    expected: Any,
+    actual: Any,
+    *,
+    on: Columns = None,
+    ignore: Sequence[str] = (),
+    explain: RestartExplanation | None = None,
 ) -> DeliveryReport:
-    """Everything the assertions see, without asserting: for exploring a job's output."""
-    return _report("delivery", analyse(expected, actual, on, ignore), fail_on=())
+    """Everything the assertions see, without asserting: for exploring a job's output.
+
+    Every assertion takes `explain`: a checkpoint fault's `RestartExplanation`
+    (`kafkatest.checkpoints.record_checkpoint_fault`), whose batches the report then
+    names as the cause of each duplicated or lost range.
+    """
+    return _report("delivery", analyse(expected, actual, on, ignore), (), explain=explain)
 
 
 def assert_exactly_once(
-    expected: Any, actual: Any, *, on: Columns = None, ignore: Sequence[str] = ()
+    expected: Any,
+    actual: Any,
+    *,
+    on: Columns = None,
+    ignore: Sequence[str] = (),
+    explain: RestartExplanation | None = None,
 ) -> DeliveryReport:
     """Every expected record exactly once, nothing else (idempotent or transactional sinks)."""
     fail_on = ("missing", "duplicated", "unexpected", "mismatched")
-    return _check(_report("exactly-once", analyse(expected, actual, on, ignore), fail_on))
+    analysis = analyse(expected, actual, on, ignore)
+    return _check(_report("exactly-once", analysis, fail_on, explain=explain))
 
 
 def assert_at_least_once(
-    expected: Any, actual: Any, *, on: Columns = None, ignore: Sequence[str] = ()
+    expected: Any,
+    actual: Any,
+    *,
+    on: Columns = None,
+    ignore: Sequence[str] = (),
+    explain: RestartExplanation | None = None,
 ) -> DeliveryReport:
     """Every expected record at least once; duplicates pass, strangers do not.
 
@@ -55,17 +77,24 @@ def assert_at_least_once(
     may write a record again, but must never drop or invent one.
     """
     fail_on = ("missing", "unexpected", "mismatched")
-    return _check(_report("at-least-once", analyse(expected, actual, on, ignore), fail_on))
+    analysis = analyse(expected, actual, on, ignore)
+    return _check(_report("at-least-once", analysis, fail_on, explain=explain))
 
 
 def assert_no_loss(
-    expected: Any, actual: Any, *, on: Columns = None, ignore: Sequence[str] = ()
+    expected: Any,
+    actual: Any,
+    *,
+    on: Columns = None,
+    ignore: Sequence[str] = (),
+    explain: RestartExplanation | None = None,
 ) -> DeliveryReport:
     """Every expected record arrived; duplicates and other records are allowed.
 
     For sinks shared with other writers, where only loss is a failure.
     """
-    return _check(_report("no-loss", analyse(expected, actual, on, ignore), ("missing",)))
+    analysis = analyse(expected, actual, on, ignore)
+    return _check(_report("no-loss", analysis, ("missing",), explain=explain))
 
 
 def assert_expected_loss(
@@ -76,6 +105,7 @@ def assert_expected_loss(
     on: Columns = None,
     ignore: Sequence[str] = (),
     allow_duplicates: bool = True,
+    explain: RestartExplanation | None = None,
 ) -> DeliveryReport:
     """The only missing records are those seeded in the given offset ranges.
 
@@ -88,7 +118,8 @@ def assert_expected_loss(
     fail_on: tuple[str, ...] = ("missing", "unexpected", "mismatched")
     if not allow_duplicates:
         fail_on += ("duplicated",)
-    return _check(_report("expected-loss", analyse(expected, actual, on, ignore), fail_on, allowed))
+    analysis = analyse(expected, actual, on, ignore)
+    return _check(_report("expected-loss", analysis, fail_on, allowed, explain=explain))
 
 
 def assert_order_per_key(
@@ -146,6 +177,7 @@ def _report(
     fail_on: tuple[str, ...],
     allowed_loss: dict[tuple[str, int], list[range]] | None = None,
     out_of_order: list[Entry] | None = None,
+    explain: RestartExplanation | None = None,
 ) -> DeliveryReport:
     missing: list[Entry] = []
     expected_loss: list[Entry] = []
@@ -170,6 +202,14 @@ def _report(
     )
     report.partitions = partition_summaries(analysis, report)
     report.failures = tuple(name for name in fail_on if getattr(report, name))
+    if explain is not None:
+        report.explanation = [
+            *explain.explain(
+                {(p.topic, p.partition): p.duplicated for p in report.partitions if p.duplicated},
+                {(p.topic, p.partition): p.lost for p in report.partitions if p.lost},
+            ),
+            *explain.lines(),
+        ]
     return report
 
 

@@ -118,6 +118,10 @@ class DeliveryReport:
     #: (the pytest plugin fills it in for a failed test): one dict per request with
     #: time_ms, api, version, client_id, connection, isolation_level, error_codes.
     requests: list[dict[str, Any]] = field(default_factory=list)
+    #: Why, when the assertion was given a checkpoint fault's `RestartExplanation`
+    #: (``explain=``): a sentence per duplicated or lost range, then the fault, the
+    #: checkpoint's logs around it and each batch the restart ran.
+    explanation: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -179,6 +183,9 @@ class DeliveryReport:
             lines += [f"  {p.line()}" for p in self.partitions[:SHOWN_PARTITIONS]]
             if len(self.partitions) > SHOWN_PARTITIONS:
                 lines.append(f"  ... {len(self.partitions) - SHOWN_PARTITIONS} more partitions")
+        if self.explanation:
+            lines.append("why:")
+            lines += [f"  {line}" for line in self.explanation]
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -292,6 +299,9 @@ def render_html(report: DeliveryReport) -> str:
         entries: list[Entry] = getattr(report, name)
         if entries:
             parts.append(_entries(name, entries, name in report.failures))
+    if report.explanation:
+        items = "".join(f"<li><code>{escape(line)}</code></li>" for line in report.explanation)
+        parts.append(f"<h2>Why</h2><ul>{items}</ul>")
     if report.requests:
         parts.append(request_timeline(report.requests))
     parts.append("</body></html>")

@@ -12,6 +12,14 @@ and assert what Spark and the sink did (docs/checkpoint-faults.md)::
 
 from kafkatest.checkpoints.catalog import CHECKPOINT_FAULTS, CheckpointFault, apply_checkpoint_fault
 from kafkatest.checkpoints.damage import HOWS, Damage, damage_checkpoint
+from kafkatest.checkpoints.explain import (
+    BatchOutcome,
+    LogSnapshot,
+    RecordedFault,
+    RestartExplanation,
+    explain_restart,
+    record_checkpoint_fault,
+)
 from kafkatest.checkpoints.layout import TARGETS, CheckpointFaultError
 from kafkatest.checkpoints.report import BatchRun, ReplayReport, delivered_offsets, replay_report
 from kafkatest.checkpoints.rewind import (
@@ -25,15 +33,21 @@ __all__ = [
     "CHECKPOINT_FAULTS",
     "HOWS",
     "TARGETS",
+    "BatchOutcome",
     "BatchRun",
     "CheckpointFault",
     "CheckpointFaultError",
     "Damage",
+    "LogSnapshot",
+    "RecordedFault",
     "ReplayReport",
+    "RestartExplanation",
     "apply_checkpoint_fault",
     "crash_before_commit",
     "damage_checkpoint",
     "delivered_offsets",
+    "explain_restart",
+    "record_checkpoint_fault",
     "replay_report",
     "restore_checkpoint",
     "rewind_checkpoint",

@@ -134,6 +134,8 @@ class OracleReport:
         ]
         for run in self.runs:
             lines += [f"  {run.name!r}: {leg}" for leg in run.legs]
+            if run.restart is not None and _worth_telling(run):
+                lines += [f"  {run.name!r} {line.strip()}" for line in run.restart.lines()[1:]]
         lines += [f"  note: {note}" for note in self.notes]
         for comparison in self.comparisons:
             lines += comparison.lines() if comparison.differs else [comparison.verdict()]
@@ -184,6 +186,20 @@ class OracleAssertionError(AssertionError):
         self.report = report
 
 
+def _worth_telling(run: RunResult) -> bool:
+    """Whether a stopped run's restart did more than go on: it replayed or skipped
+    records, or a checkpoint fault was applied before it resumed."""
+    restart = run.restart
+    if restart is None:
+        return False
+    return bool(
+        restart.replayed_batches
+        or restart.skipped
+        or restart.damage.removed
+        or restart.damage.changed
+    )
+
+
 # -- the HTML page ------------------------------------------------------------
 # A self-contained HTML page for an oracle report: runs, differences, inputs behind them.
 
@@ -215,13 +231,20 @@ def _runs(report: OracleReport) -> str:
             f"<tr><td>{escape(run.name)}</td><td><code>{escape(str(run.settings))}</code></td>"
             f"<td>{run.seconds:.1f}s</td><td>{len(run.batches)}</td><td>{len(run.rows)}</td>"
             f"<td><code>{escape(watermarks or '-')}</code></td>"
-            f"<td>{escape('; '.join(run.legs) or '-')}</td></tr>"
+            f"<td>{escape('; '.join(run.legs) or '-')}{_restart_html(run)}</td></tr>"
         )
     head = (
         "<tr><th>run</th><th>settings</th><th>time</th><th>batches</th><th>rows</th>"
         "<th>watermark per batch (ms)</th><th>stops</th></tr>"
     )
     return f"<h2>Runs</h2><table>{head}{''.join(rows)}</table>"
+
+
+def _restart_html(run: RunResult) -> str:
+    if run.restart is None or not _worth_telling(run):
+        return ""
+    items = "".join(f"<li><code>{escape(line)}</code></li>" for line in run.restart.lines())
+    return f"<ul>{items}</ul>"
 
 
 def _comparison(comparison: Comparison) -> str:

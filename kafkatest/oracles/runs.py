@@ -24,6 +24,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kafkatest.brokers.base import Broker
+from kafkatest.checkpoints import CHECKPOINT_FAULTS
+from kafkatest.checkpoints.damage import Damage
+from kafkatest.checkpoints.explain import (
+    LogSnapshot,
+    RecordedFault,
+    RestartExplanation,
+    record_checkpoint_fault,
+)
 from kafkatest.checkpoints.logs import committed_batches, planned_batches, planned_offsets
 from kafkatest.tempdirs import owned_tempdir, remove
 
@@ -42,22 +50,33 @@ class OracleError(Exception):
 
 @dataclass(frozen=True)
 class StopPoint:
-    """Where a run is interrupted: ``after_batch:n`` or ``crash_before_commit:n``."""
+    """Where a run is interrupted: ``after_batch:n`` or ``crash_before_commit:n``, and
+    optionally a checkpoint fault applied before it resumes (``after_batch:2+rewind-to-0``,
+    any name of `kafkatest.checkpoints.CHECKPOINT_FAULTS`)."""
 
     kind: str
     batch: int
+    fault: str | None = None
 
     @classmethod
     def parse(cls, text: str) -> StopPoint:
-        kind, _, number = text.partition(":")
+        point, _, fault = text.partition("+")
+        kind, _, number = point.partition(":")
         if kind not in STOP_KINDS or not number.isdigit():
             raise ValueError(
-                f"stop {text!r}: give after_batch:<n> or crash_before_commit:<n> (n a batch id)"
+                f"stop {text!r}: give after_batch:<n> or crash_before_commit:<n> (n a batch id), "
+                "optionally +<checkpoint fault> (after_batch:2+rewind-to-0)"
             )
-        return cls(kind, int(number))
+        rewind = fault.startswith("rewind-to-") and fault[len("rewind-to-") :].isdigit()
+        if fault and fault not in CHECKPOINT_FAULTS and not rewind:
+            raise ValueError(
+                f"stop {text!r}: unknown checkpoint fault {fault!r}: one of "
+                f"{', '.join(CHECKPOINT_FAULTS)}, or rewind-to-<n>"
+            )
+        return cls(kind, int(number), fault or None)
 
     def __str__(self) -> str:
-        return f"{self.kind}:{self.batch}"
+        return f"{self.kind}:{self.batch}" + (f"+{self.fault}" if self.fault else "")
 
     def blocked_file(self, checkpoint: Path) -> Path:
         """The log entry taken from Spark to stop the query at this point."""
@@ -130,6 +149,9 @@ class RunResult:
     watermark_column: str | None = None
     #: Input records behind each source position of this run: (partition, offset) -> (index, copy).
     placement: Mapping[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
+    #: For a stopped run: what its checkpoint's logs say the resumed query ran again,
+    #: planned anew or skipped (and the fault applied between, if any).
+    restart: RestartExplanation | None = None
 
     def batch_of(self, partition: int, offset: int) -> Batch | None:
         """The batch that read this source position."""
@@ -154,6 +176,7 @@ class RunResult:
                 for b in self.batches
             ],
             "legs": self.legs,
+            "restart": self.restart.lines() if self.restart is not None else None,
             "watermark_column": self.watermark_column,
         }
 
@@ -257,6 +280,7 @@ class Runner:
         checkpoint = self.new_dir("kafkatest-oracle-checkpoint-") / "checkpoint"
         result = RunResult(name, {k: v for k, v in options.items() if k != "trigger"})
         started = time.monotonic()
+        recorded: RecordedFault | None = None
         if stop is not None:
             with _Blocker(checkpoint, stop) as blocker:
                 ended = self._leg(source, sink, checkpoint, options, result)
@@ -268,9 +292,14 @@ class Runner:
                     + "): stop earlier, or give a smaller max_offsets_per_trigger"
                 )
             result.legs.append(_stopped_text(stop, checkpoint))
+            recorded = _fault_at(stop, checkpoint)
+            if stop.fault:
+                result.legs.append(f"then the checkpoint fault {recorded.damage}")
         self._leg(source, sink, checkpoint, options, result)
         result.seconds = time.monotonic() - started
         result.batches = read_batches(checkpoint, source)
+        if recorded is not None:
+            result.restart = recorded.explain(checkpoint)
         return result, sink
 
     def _leg(
@@ -341,6 +370,23 @@ class Runner:
                     self.broker.delete_topic(topic)
         for path in self._dirs:
             remove(path)
+
+
+def _fault_at(stop: StopPoint, checkpoint: Path) -> RecordedFault:
+    """The stop's checkpoint fault applied, with the logs before and after it; without a
+    fault, the stop itself as the damage. A crash before the commit left batch n's rows
+    in the sink without ``commits/n``: it counts as delivered."""
+    written = (stop.batch,) if stop.kind == "crash_before_commit" else ()
+    if stop.fault:
+        return record_checkpoint_fault(checkpoint, stop.fault, written=written)
+    detail = (
+        f"the query died after batch {stop.batch}'s sink write, before commits/{stop.batch}"
+        if written
+        else f"the query stopped after batch {stop.batch} committed"
+    )
+    damage = Damage(str(stop), checkpoint, batches=written, detail=detail)
+    logs = LogSnapshot.read(checkpoint, written)
+    return RecordedFault(damage, logs, logs)
 
 
 def _stopped_text(stop: StopPoint, checkpoint: Path) -> str:
