@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from kafkatest.brokers.base import Broker
 from kafkatest.faults import faults_for
 from kafkatest.faults.registry import FaultSpec, all_faults, canonical
-from kafkatest.scenarios.parts import SeedSpec
+from kafkatest.scenarios.parts import SEED_OPTIONAL, SEED_REQUIRED, SEED_SOURCES, SeedSpec
 from kafkatest.seeding import SeedResult, seed
 
 
@@ -58,6 +58,13 @@ def seed_records(ctx: RunContext, spec: SeedSpec) -> SeedResult:
     """Seed `spec.count` records; identities ``<label>-<n>`` stay unique across seeds."""
     if spec.label in ctx.seeds:
         raise ValueError(f"seed label {spec.label!r} is used twice")
+    if spec.capture is not None:
+        # Replayed as captured: partitions, timestamps, headers; Avro values registered
+        # again in the run's registry (the records carry the ids it gives).
+        ctx.seeds[spec.label] = seed(
+            ctx.broker, ctx.topic(spec.topic), spec.capture, schema_registry=ctx.schema_registry
+        )
+        return ctx.seeds[spec.label]
     records = [
         {
             "value": {"label": spec.label, "n": n},
@@ -170,7 +177,7 @@ _SCENARIO_ACTIONS: dict[str, Callable[[RunContext, dict[str, Any]], object]] = {
     "start_query": lambda ctx, a: _job(ctx).start(),
 }
 _SCENARIO_PARAMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "seed": (("label", "topic", "count"), ("partition",)),
+    "seed": (SEED_REQUIRED, (*SEED_SOURCES, *SEED_OPTIONAL)),
     "create_topic": (("topic",), ("partitions",)),
     "wait": (("seconds",), ()),
     "register_schema": (("topic", "schema"), ()),

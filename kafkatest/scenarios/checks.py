@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 from kafkatest.errors import KafkaTestError
-from kafkatest.scenarios.parts import Step
+from kafkatest.scenarios.parts import Step, seed_problems, seed_source_problems
 
 #: Trigger kinds a step's ``when`` may name (besides the string ``before_start``).
 TRIGGERS = (
@@ -78,11 +78,9 @@ def check_fields(data: dict[str, Any]) -> None:
         if unknown:
             raise ScenarioError(f"{label}: steps[{i}]: unknown field(s) {unknown}; use when, do")
     for i, seed in enumerate(data.get("seed", [])):
-        missing = [
-            k for k in ("label", "topic", "count") if not isinstance(seed, dict) or k not in seed
-        ]
-        if missing:
-            raise ScenarioError(f"{label}: seed[{i}]: missing field(s) {missing}")
+        problems = seed_problems(seed)
+        if problems:
+            raise ScenarioError(f"{label}: seed[{i}]: {'; '.join(problems)}")
     unknown = sorted(set(data.get("expect", {})) - set(EXPECT_FIELDS))
     if unknown:
         raise ScenarioError(
@@ -171,6 +169,8 @@ def _action_problems(where: str, action: object, topics: dict[str, int]) -> list
         problem = _argument_problem(arg, value)
         if problem is not None:
             problems.append(f"{where}.{name}.{arg}: {problem}, not {value!r}")
+    if name == "seed":
+        problems += [f"{where}.seed: {problem}" for problem in seed_source_problems(args)]
     topic = args.get("topic")
     if isinstance(topic, str) and topic not in topics:
         problems.append(f"{where}.{name}: topic {topic!r} is not listed under topics")

@@ -10,24 +10,77 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+#: Where a seed's records come from, one per seed: `count` generated records, or a
+#: `capture` file (``kafkatest capture``) replayed as it was read. The file checks, the
+#: ``seed`` action's arguments and `SeedSpec` all take these from here.
+SEED_SOURCES = {
+    "count": "how many records {label, n} to generate",
+    "capture": "a capture file (kafkatest capture), relative to the scenario file",
+}
+#: A seed's other fields: required, then optional.
+SEED_REQUIRED = ("label", "topic")
+SEED_OPTIONAL = ("partition",)
+
+
+def seed_problems(data: object) -> list[str]:
+    """What is wrong with one seed's fields (empty when it can run): a label, a topic, and
+    exactly one source."""
+    if not isinstance(data, dict):
+        return [f"a seed is a mapping of {', '.join((*SEED_REQUIRED, *SEED_SOURCES))}"]
+    missing = [k for k in SEED_REQUIRED if k not in data]
+    return ([f"missing field(s) {missing}"] if missing else []) + seed_source_problems(data)
+
+
+def seed_source_problems(data: dict[str, Any]) -> list[str]:
+    """Exactly one of `SEED_SOURCES`, and no partition for a capture (it keeps its own)."""
+    problems = []
+    sources = [k for k in SEED_SOURCES if k in data]
+    if len(sources) != 1:
+        given = f"not {' and '.join(sources)}" if sources else "none given"
+        problems.append(
+            "give one source: "
+            + " or ".join(f"{k} ({meaning})" for k, meaning in SEED_SOURCES.items())
+            + f"; {given}"
+        )
+    if "capture" in data and "partition" in data:
+        problems.append("a capture keeps its records' partitions: drop 'partition'")
+    return problems
+
 
 @dataclass
 class SeedSpec:
-    """`count` records ``{"label", "n"}`` to one partition, identities ``<label>-<n>``."""
+    """`count` records ``{"label", "n"}`` to one partition, identities ``<label>-<n>``; or
+    the records of a `capture` file, with their partitions, timestamps, headers and schemas
+    (identities ``<partition>:<original offset>``)."""
 
     label: str
     topic: str
-    count: int
+    count: int = 0
     partition: int = 0
+    capture: str | None = None
 
     @classmethod
     def parse(cls, data: dict[str, Any]) -> SeedSpec:
+        problems = seed_problems(data)
+        if problems:
+            raise ValueError(f"seed {data.get('label', '?')!r}: {'; '.join(problems)}")
+        capture = data.get("capture")
         return cls(
             str(data["label"]),
             str(data["topic"]),
-            int(data["count"]),
+            int(data.get("count", 0)),
             int(data.get("partition", 0)),
+            None if capture is None else str(capture),
         )
+
+    def to_data(self) -> dict[str, Any]:
+        """As a file writes it: only the source it has."""
+        out: dict[str, Any] = {"label": self.label, "topic": self.topic}
+        if self.capture is not None:
+            out["capture"] = self.capture
+        else:
+            out.update(count=self.count, partition=self.partition)
+        return out
 
 
 @dataclass

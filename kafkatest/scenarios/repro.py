@@ -39,14 +39,21 @@ def run_repro(
     if not trust:
         check_job_is_trusted(scenario, Path(path))
     spark = None
+    registry = None
     broker = start_broker(backend, bootstrap)
     try:
+        if any(spec.capture is not None for spec in scenario.seed):
+            # A capture's Avro values are registered again in a registry of the run's own.
+            from kafkatest.schema_registry import SchemaRegistryServer
+
+            registry = SchemaRegistryServer().start()
         if scenario.mode != "process":
             from kafkatest.spark.session import kafka_spark_session
 
             spark = kafka_spark_session(app_name=f"kafkatest-repro-{scenario.name}")
         with tempfile.TemporaryDirectory(prefix="kafkatest-repro-") as scratch:
-            result = run_scenario(scenario, broker, spark, Path(scratch) / "checkpoint")
+            checkpoint = Path(scratch) / "checkpoint"
+            result = run_scenario(scenario, broker, spark, checkpoint, schema_registry=registry)
         print(result.text())
         return 0 if result.ok else 1
     finally:
@@ -54,6 +61,8 @@ def run_repro(
             from kafkatest.spark.session import stop_spark_session
 
             stop_spark_session(spark)
+        if registry is not None:
+            registry.close()
         broker.close()
 
 

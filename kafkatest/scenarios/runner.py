@@ -39,8 +39,11 @@ def run_scenario(
     """
     names = real_topic_names(scenario)
     ctx = RunContext(broker, names, schema_registry=schema_registry)
+    captured = {spec.topic for spec in scenario.seed if spec.capture is not None}
     for logical, partitions in scenario.topics.items():
-        broker.create_topic(names[logical], partitions=partitions)
+        # Captured records keep their (old) timestamps: retention would delete them at once.
+        config = {"retention.ms": "-1"} if logical in captured else None
+        broker.create_topic(names[logical], partitions=partitions, config=config)
     scratch = None if checkpoint else owned_tempdir("kafkatest-checkpoint-")
     checkpoint = str(checkpoint or scratch)
     ctx.checkpoint = checkpoint

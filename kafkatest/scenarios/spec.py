@@ -10,7 +10,7 @@ may refer to them as ``{src}`` (in ``subscribePattern``, ``endingOffsets``).
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -173,7 +173,7 @@ class Scenario:
             "source": self.source,
             "sink": self.sink,
             "options": dict(self.options),
-            "seed": [asdict(s) for s in self.seed],
+            "seed": [s.to_data() for s in self.seed],
             "steps": [{"when": s.when, "do": s.do} for s in self.steps],
             "expect": self.expect.to_data(),
             "timeout_s": self.timeout_s,
@@ -203,6 +203,24 @@ def load_scenario(path: str | Path) -> Scenario:
     if not isinstance(data, dict):
         raise ScenarioError(f"{path}: a scenario file holds one mapping")
     try:
-        return Scenario.from_data(data)
+        scenario = Scenario.from_data(data)
     except ScenarioError as exc:
         raise ScenarioError(f"{path}: {exc}") from None
+    return with_captures_found(scenario, Path(path).parent)
+
+
+def with_captures_found(scenario: Scenario, folder: Path) -> Scenario:
+    """`scenario` with each capture seed's path taken relative to `folder` (the scenario
+    file's, so a file and its capture move together); a missing file is refused now,
+    before a broker or Spark starts."""
+    missing = []
+    for i, spec in enumerate(scenario.seed):
+        if spec.capture is None:
+            continue
+        found = folder / spec.capture
+        if not found.is_file():
+            missing.append(f"seed[{i}].capture: no file {found}")
+        spec.capture = str(found)
+    if missing:
+        raise ScenarioError(f"scenario {scenario.name!r}: " + "; ".join(missing))
+    return scenario

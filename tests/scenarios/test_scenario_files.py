@@ -133,9 +133,9 @@ BAD = [
         "steps[2] must be a mapping with 'do'",
     ),
     (
-        "seed without count",
+        "seed without a source",
         changed("seed.0", {"label": "a", "topic": "src"}),
-        "seed[0]: missing field(s) ['count']",
+        "seed[0]: give one source: count (how many records {label, n} to generate) or capture",
     ),
     (
         "zero partitions",
