@@ -59,10 +59,31 @@ def installed_spark() -> SparkBuild:
     return SparkBuild(version=version, scala_binary=scala, jars_dir=jars_dir)
 
 
+#: Spark's Kafka connector (Structured Streaming's `kafka` source and sink).
+KAFKA_CONNECTOR = "spark-sql-kafka-0-10"
+#: Spark Connect's server (its `SparkConnectPlugin`): PySpark's pip package ships it
+#: from 4.0 on; for 3.5 it is resolved like the connector (warm mode, `--spark-remote`).
+CONNECT_SERVER = "spark-connect"
+
+
+def spark_module_coordinate(
+    artifact: str, version: str | None = None, spark: SparkBuild | None = None
+) -> str:
+    """`org.apache.spark:<artifact>_<scala>:<version>`: one of Spark's own modules, built
+    for the installed PySpark's Scala binary version (and its version unless told)."""
+    spark = spark or installed_spark()
+    return f"org.apache.spark:{artifact}_{spark.scala_binary}:{version or spark.version}"
+
+
 def spark_connector_coordinate(version: str | None = None, spark: SparkBuild | None = None) -> str:
     """`org.apache.spark:spark-sql-kafka-0-10_<scala>:<version>` for the installed Spark."""
-    spark = spark or installed_spark()
-    return f"org.apache.spark:spark-sql-kafka-0-10_{spark.scala_binary}:{version or spark.version}"
+    return spark_module_coordinate(KAFKA_CONNECTOR, version, spark)
+
+
+def spark_ships(artifact: str, spark: SparkBuild) -> bool:
+    """Whether the installed PySpark's own jars hold one of Spark's modules (a second
+    copy on the class path would conflict with it)."""
+    return any(spark.jars_dir.glob(f"{artifact}_{spark.scala_binary}-*.jar"))
 
 
 def connector_version_candidates(spark: SparkBuild) -> list[str]:
@@ -74,6 +95,11 @@ def connector_version_candidates(spark: SparkBuild) -> list[str]:
     forced = environment("KAFKATEST_CONNECTOR_VERSION")
     if forced:
         return [forced]
+    return patch_candidates(spark)
+
+
+def patch_candidates(spark: SparkBuild) -> list[str]:
+    """The installed PySpark's version, then the earlier patches of its minor line."""
     major, minor = spark.minor_line
     return [spark.version] + [f"{major}.{minor}.{p}" for p in range(spark.patch - 1, -1, -1)]
 

@@ -1,4 +1,4 @@
-"""The two jar sets kafkatest needs, with the user's overrides applied."""
+"""The jar sets kafkatest needs, with the user's overrides applied."""
 
 from __future__ import annotations
 
@@ -10,11 +10,15 @@ from kafkatest.config import environment
 from kafkatest.errors import SetupError
 from kafkatest.jars import maven
 from kafkatest.jars.coordinates import (
+    CONNECT_SERVER,
+    KAFKA_CONNECTOR,
     SparkBuild,
     connector_version_candidates,
     installed_spark,
     kafka_broker_coordinates,
-    spark_connector_coordinate,
+    patch_candidates,
+    spark_module_coordinate,
+    spark_ships,
 )
 
 
@@ -48,9 +52,50 @@ def spark_connector_jars(quiet: bool = False) -> list[Path]:
     if override:
         return _jars_in(override)
     spark = installed_spark()
+    found = _first_published(KAFKA_CONNECTOR, connector_version_candidates(spark), spark, quiet)
+    if isinstance(found, list):
+        return found
+    raise SetupError(
+        f"no Spark Kafka connector for PySpark {spark.version} was found on Maven Central "
+        f"(tried {found}). Install a PySpark whose connector is published "
+        "(pip install 'pyspark>=3.5,<4.3'), set KAFKATEST_CONNECTOR_VERSION, or point "
+        "KAFKATEST_SPARK_JARS_DIR at a directory holding the connector jars."
+    )
+
+
+def spark_connect_server_jars(quiet: bool = False) -> list[Path]:
+    """Spark Connect's server for the installed PySpark, when PySpark lacks it; else [].
+
+    PySpark 4's pip package ships `spark-connect_2.13`; 3.5's does not, and its server
+    (one shaded jar, gRPC inside) comes from Maven Central as the connector does: the
+    installed version, else an earlier patch of its line. A KAFKATEST_SPARK_JARS_DIR
+    that holds it already puts it on the class path with the connector.
+    """
+    spark = installed_spark()
+    if spark_ships(CONNECT_SERVER, spark):
+        return []
+    override = environment("KAFKATEST_SPARK_JARS_DIR") or environment("KAFKATEST_JARS_DIR")
+    if override and any(j.name.startswith(f"{CONNECT_SERVER}_") for j in _jars_in(override)):
+        return []
+    found = _first_published(CONNECT_SERVER, patch_candidates(spark), spark, quiet)
+    if isinstance(found, list):
+        return found
+    raise SetupError(
+        f"PySpark {spark.version} does not ship Spark Connect's server, and no "
+        f"{spark_module_coordinate(CONNECT_SERVER, spark=spark)} was found on Maven Central "
+        f"(tried {found}). Install a PySpark whose Connect server is published "
+        "(pip install 'pyspark>=3.5,<4.3'), or put its jar in KAFKATEST_SPARK_JARS_DIR."
+    )
+
+
+def _first_published(
+    artifact: str, versions: Sequence[str], spark: SparkBuild, quiet: bool
+) -> list[Path] | str:
+    """The jars of the first of `versions` of a Spark module Maven finds, without those
+    PySpark ships; or, when none is found, what was tried and why (for the error)."""
     skipped: list[str] = []
-    for version in connector_version_candidates(spark):
-        coordinate = spark_connector_coordinate(version, spark)
+    for version in versions:
+        coordinate = spark_module_coordinate(artifact, version, spark)
         try:
             return without_spark_provided(maven.resolve([coordinate], quiet=quiet), spark)
         except maven.ArtifactNotFound as exc:
@@ -61,12 +106,7 @@ def spark_connector_jars(quiet: bool = False) -> list[Path]:
             skipped.append(f"{coordinate} ({why})")
             if not quiet and not exc.remembered:
                 print(f"kafkatest: skipped {coordinate}: {why}", file=sys.stderr, flush=True)
-    raise SetupError(
-        f"no Spark Kafka connector for PySpark {spark.version} was found on Maven Central "
-        f"(tried {'; '.join(skipped)}). Install a PySpark whose connector is published "
-        "(pip install 'pyspark>=3.5,<4.3'), set KAFKATEST_CONNECTOR_VERSION, or point "
-        "KAFKATEST_SPARK_JARS_DIR at a directory holding the connector jars."
-    )
+    return "; ".join(skipped)
 
 
 def _not_found_reason(error: maven.ArtifactNotFound) -> str:
@@ -108,7 +148,7 @@ def spark_extra_jars(extras: Sequence[str], quiet: bool = False) -> list[Path]:
     spark = installed_spark()
     major = spark.minor_line[0]
     coordinates = [
-        f"org.apache.spark:spark-{name}_{spark.scala_binary}:[{major}.0.0,{spark.version}]"
+        spark_module_coordinate(f"spark-{name}", f"[{major}.0.0,{spark.version}]", spark)
         for name in requested_spark_extras(extras)
     ]
     return without_spark_provided(maven.resolve(coordinates, quiet=quiet), spark)

@@ -85,6 +85,15 @@ def pytest_configure(config: pytest.Config) -> None:
     _set_log_level(config)
     for marker in MARKERS:
         config.addinivalue_line("markers", marker)
+    for noise in PYSPARK_NOISE:
+        config.addinivalue_line("filterwarnings", noise)
+
+
+#: Warnings PySpark's own code raises that no user caused or can act on: PySpark 3.5's
+#: Connect client compares versions with distutils' LooseVersion on every DataFrame
+#: call, so one test on a warm server (or --spark-remote) ended in "102 warnings".
+#: Only PySpark's modules: a user's own LooseVersion still warns.
+PYSPARK_NOISE = (r"ignore:distutils Version classes are deprecated:DeprecationWarning:pyspark\.",)
 
 
 def _set_log_level(config: pytest.Config) -> None:

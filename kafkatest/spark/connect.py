@@ -14,21 +14,16 @@ so a server started without them can still read Kafka.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from kafkatest.config import environment
-from kafkatest.errors import SetupError
 from kafkatest.lean_imports import import_spark_connect_client
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
-
-#: The Python packages PySpark's Connect client imports.
-_CONNECT_MODULES = ("grpc", "pandas", "pyarrow", "google.protobuf")
 
 
 def is_connect_session(session: object) -> bool:
@@ -44,12 +39,11 @@ def connect_spark_session(
     An `sc://` server is sent the connector's jars as session artifacts unless
     `send_connector` is false (a server started with them, like kafkatest's warm one).
     """
-    missing = [name for name in _CONNECT_MODULES if importlib.util.find_spec(name) is None]
-    if missing:
-        raise SetupError(
-            f"Spark Connect needs {', '.join(missing)}: pip install 'kafkatest[connect]' "
-            "(PySpark's connect extra)"
-        )
+    from kafkatest.spark.server import connect_client_refusal
+
+    refusal = connect_client_refusal("a Spark Connect session")
+    if refusal is not None:
+        raise refusal
     import_spark_connect_client()
     from pyspark.sql import SparkSession
 
@@ -92,18 +86,12 @@ def connect_spark_session(
 def _start_local_server(master: str, conf: Mapping[str, str] | None) -> str:
     """Start Spark with the Connect plugin on a free loopback port; its ``sc://`` URL."""
     from kafkatest.brokers.process import free_port
-    from kafkatest.spark.server import CONNECT_PLUGIN
-    from kafkatest.spark.session import hold_connect_server, kafka_spark_session
+    from kafkatest.spark.server import connect_server_conf
+    from kafkatest.spark.session import hold_connect_server, kafka_spark_session, merged_conf
 
     port = free_port()
     server = kafka_spark_session(
-        master=master,
-        conf={
-            **(conf or {}),
-            "spark.plugins": CONNECT_PLUGIN,
-            "spark.connect.grpc.binding.address": "127.0.0.1",
-            "spark.connect.grpc.binding.port": str(port),
-        },
+        master=master, conf=merged_conf(conf or {}, connect_server_conf(port))
     )
     hold_connect_server(server)
     return f"sc://127.0.0.1:{port}"

@@ -16,6 +16,7 @@ process is gone is forgotten at the next look.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import signal
@@ -34,6 +35,16 @@ from kafkatest.tempdirs import process_alive
 #: The plugin that starts Spark Connect's gRPC service inside a Spark driver.
 CONNECT_PLUGIN = "org.apache.spark.sql.connect.SparkConnectPlugin"
 START_TIMEOUT_S = 180.0
+#: What PySpark's Connect client imports, and the pip package that brings each: the
+#: `connect` extra of PySpark (and of kafkatest) installs them all.
+CONNECT_CLIENT_MODULES = {
+    "grpc": "grpcio",
+    "grpc_status": "grpcio-status",
+    "google.rpc": "googleapis-common-protos",
+    "google.protobuf": "protobuf",
+    "pandas": "pandas",
+    "pyarrow": "pyarrow",
+}
 
 
 @dataclass(frozen=True)
@@ -82,13 +93,51 @@ def usable_server() -> ServerState | None:
     return state if state is not None and state.pyspark == pyspark.__version__ else None
 
 
+def connect_client_refusal(needing: str) -> SetupError | None:
+    """The error for an environment without Spark Connect's client (PySpark's
+    `connect` extra), naming the install that fixes it; None when it is there.
+
+    PySpark installs without it; its Connect code then fails on its first import of
+    grpc or pyarrow, far from the command that needed it. `needing` says what did.
+    """
+    missing = [package for module, package in CONNECT_CLIENT_MODULES.items() if not _has(module)]
+    if not missing:
+        return None
+    return SetupError(
+        f"{needing} needs Spark Connect's client, and {', '.join(missing)} "
+        f"{'is' if len(missing) == 1 else 'are'} not installed: "
+        'pip install "kafkatest[connect]" (PySpark\'s connect extra)'
+    )
+
+
+def connect_server_conf(port: int) -> dict[str, str]:
+    """Spark settings that start Spark Connect's gRPC service in a driver, on loopback
+    `port`: its plugin, and the server's jar on the class path where PySpark lacks it
+    (3.5's pip package; `kafkatest.jars.spark_connect_server_jars` resolves it)."""
+    from kafkatest.jars import spark_connect_server_jars
+
+    conf = {
+        "spark.plugins": CONNECT_PLUGIN,
+        "spark.connect.grpc.binding.address": "127.0.0.1",
+        "spark.connect.grpc.binding.port": str(port),
+    }
+    jars = spark_connect_server_jars()
+    if jars:
+        conf["spark.jars"] = ",".join(str(jar) for jar in jars)
+    return conf
+
+
 def start_server(port: int | None = None, extras: Sequence[str] = ()) -> ServerState:
     """Start the warm server (or return the one running) and wait until it serves.
 
     `extras` (the project's `spark_extras`) are loaded into the server: a Connect
     session cannot add Spark modules to a running JVM, so a project's ``from_avro``
-    works on the warm server only if it started with spark-avro.
+    works on the warm server only if it started with spark-avro. Refused without
+    Spark Connect's client: no pytest run here could use the server.
     """
+    refusal = connect_client_refusal("warm mode (`kafkatest spark-server start`)")
+    if refusal is not None:
+        raise refusal
     current = running_server()
     if current is not None:
         refusal = lacking_extras(current, extras)
@@ -96,7 +145,11 @@ def start_server(port: int | None = None, extras: Sequence[str] = ()) -> ServerS
             raise refusal
         return current
     from kafkatest.brokers.process import free_port
+    from kafkatest.jars import spark_connect_server_jars
 
+    # Here, not in the server's process: a first download (PySpark 3.5's Connect
+    # server, 14 MB) shows its progress, and a failure its reason, on this terminal.
+    spark_connect_server_jars()
     port = port or free_port()
     log = state_file().with_suffix(".log")
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -168,14 +221,7 @@ def _serve(port: int) -> None:
 
     from kafkatest.spark.session import kafka_spark_session, stop_spark_session
 
-    session = kafka_spark_session(
-        app_name="kafkatest-spark-server",
-        conf={
-            "spark.plugins": CONNECT_PLUGIN,
-            "spark.connect.grpc.binding.address": "127.0.0.1",
-            "spark.connect.grpc.binding.port": str(port),
-        },
-    )
+    session = kafka_spark_session(app_name="kafkatest-spark-server", conf=connect_server_conf(port))
     # Blocked only now, so the JVM (started above) keeps its own signal handling.
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
     from kafkatest.jars.resolve import requested_spark_extras
@@ -202,6 +248,15 @@ def _recorded(path: Path) -> ServerState | None:
         return ServerState(**recorded)
     except (OSError, ValueError, TypeError):
         return None
+
+
+def _has(module: str) -> bool:
+    """Whether `module` can be imported (without importing it; a missing parent
+    package, like `google` for `google.rpc`, is a missing module too)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
 
 
 def _answers(port: int) -> bool:

@@ -84,30 +84,51 @@ def connector_conf(mode: str | None = None) -> dict[str, str]:
     return {"spark.jars": ",".join(str(jar) for jar in jars)}
 
 
+def merged_conf(*confs: Mapping[str, str]) -> dict[str, str]:
+    """Spark settings, a later one winning, except `spark.jars`: those lists are joined
+    (each jar once), so jars a caller adds (Delta's, Spark Connect's server) join the
+    connector's instead of replacing them."""
+    merged: dict[str, str] = {}
+    jars: list[str] = []
+    for conf in confs:
+        merged.update(conf)
+        for jar in conf.get("spark.jars", "").split(","):
+            if jar and jar not in jars:
+                jars.append(jar)
+    if jars:
+        merged["spark.jars"] = ",".join(jars)
+    return merged
+
+
 def kafka_spark_session(
     app_name: str = "kafkatest",
     master: str = "local[2]",
     conf: Mapping[str, str] | None = None,
     jars_mode: str | None = None,
 ) -> SparkSession:
-    """Build (or return the running) SparkSession with the Kafka connector attached."""
+    """Build (or return the running) SparkSession with the Kafka connector attached.
+
+    `conf` wins over kafkatest's settings, but its `spark.jars` join the connector's.
+    """
     from pyspark.sql import SparkSession
 
     global _scratch
     if _scratch is None:
         _scratch = owned_tempdir("kafkatest-spark-")
-    settings = {
-        **TEST_CONF,
-        **checkpoint_conf(),
-        "spark.sql.warehouse.dir": str(_scratch / "warehouse"),
-        "spark.local.dir": str(_scratch / "local"),
-        "spark.driver.extraJavaOptions": (
-            f"-Dderby.system.home={_scratch / 'derby'} {log4j2_options(_scratch)} "
-            + " ".join(jvm_flags_for_tests())
-        ),
-        **connector_conf(jars_mode),
-        **(conf or {}),
-    }
+    settings = merged_conf(
+        {
+            **TEST_CONF,
+            **checkpoint_conf(),
+            "spark.sql.warehouse.dir": str(_scratch / "warehouse"),
+            "spark.local.dir": str(_scratch / "local"),
+            "spark.driver.extraJavaOptions": (
+                f"-Dderby.system.home={_scratch / 'derby'} {log4j2_options(_scratch)} "
+                + " ".join(jvm_flags_for_tests())
+            ),
+            **connector_conf(jars_mode),
+        },
+        conf or {},
+    )
     builder = SparkSession.builder.master(master).appName(app_name)
     for key, value in settings.items():
         builder = builder.config(key, value)
