@@ -59,7 +59,9 @@ def kafka39(session: nox.Session) -> None:
 DEFAULT_LINE_ONLY = {
     "tests/test_spark_connect.py": "Spark Connect (--spark-remote) is tested on PySpark 4.2",
     "tests/test_spark_masters.py": "local-cluster (--spark-master) is tested on PySpark 4.2",
-    "tests/test_spark_server.py": "warm mode is a Spark Connect server: tested on PySpark 4.2",
+    # Warm mode's round trip (start, pytest runs on the server, stop) runs on every line:
+    # tests/test_spark_server_lines.py.
+    "tests/test_spark_server.py": "warm mode's refusals and Ctrl-C: kafkatest's own, on 4.2",
     "tests/test_xdist.py": "pytest-xdist workers (a SparkSession each) are tested on PySpark 4.2",
     "tests/test_bench.py": "the bench's figures are taken on PySpark 4.2",
     "tests/schema_registry/test_spark_avro.py": (

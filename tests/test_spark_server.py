@@ -1,24 +1,18 @@
-"""Warm mode: `kafkatest spark-server start` keeps a Spark Connect server with the
-connector up; pytest runs find it, each in a session of its own, and reuse its JVM;
-`stop` ends it and nothing is left running."""
+"""Warm mode's own handling, on the default PySpark line: a server of another PySpark
+is not used, one without the project's extras is refused with the fix, and a start
+interrupted by Ctrl-C leaves nothing running. The round trip (start, pytest runs that
+reuse the server, stop) runs on every line: tests/test_spark_server_lines.py."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from kafkatest import Broker
-from kafkatest.jars.maven import cache_dir
-
-#: The user's jar cache, read before pytester points HOME at a temp dir: the server
-#: started here finds the connector and spark-avro there instead of resolving them again.
-JAR_CACHE = str(cache_dir())
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -27,96 +21,6 @@ pytestmark = [
         reason="PySpark's connect extra is not installed (pip install 'kafkatest[connect]')",
     ),
 ]
-
-DOWNSTREAM = """
-import json, os
-
-from kafkatest.seeding import seed
-from kafkatest.spark.connect import is_connect_session
-
-
-def test_reads_kafka_through_the_warm_server(spark, kafka_broker, kafka_topic):
-    assert is_connect_session(spark)
-    topic = kafka_topic(partitions=2)
-    seed(kafka_broker, topic, [{"n": i} for i in range(10)])
-    frame = (
-        spark.read.format("kafka")
-        .option("kafka.bootstrap.servers", kafka_broker.bootstrap_servers)
-        .option("subscribe", topic)
-        .load()
-    )
-    assert frame.count() == 10
-    # Each run has a session of its own on the shared server: a view made here is
-    # not seen by the next run.
-    assert not [t for t in spark.catalog.listTables() if t.name == "from_an_earlier_run"]
-    frame.createOrReplaceTempView("from_an_earlier_run")
-
-
-def test_the_projects_spark_extras_are_loaded_in_the_server(spark):
-    from pyspark.sql import functions as F
-    from pyspark.sql.avro.functions import from_avro, to_avro
-
-    row = spark.range(1).select(from_avro(to_avro(F.col("id")), '"long"').alias("n")).first()
-    assert row.n == 0
-"""
-
-
-def _cli(
-    *args: str, env: dict[str, str], cwd: Path | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "kafkatest.cli", "spark-server", *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
-@pytest.mark.kafka_backends("emulator")
-def test_pytest_runs_reuse_the_warm_server_until_it_stops(
-    pytester: pytest.Pytester, kafka_broker: Broker, tmp_path: Path
-) -> None:
-    state = tmp_path / "spark-server.json"
-    env = {**os.environ, "KAFKATEST_SPARK_SERVER_STATE": str(state)}
-    env.setdefault("KAFKATEST_CACHE_DIR", JAR_CACHE)
-    assert _cli("status", env=env).returncode == 1
-    # The project's ini asks for spark-avro: `start`, run in the project, loads it.
-    pytester.makeini("[pytest]\nspark_extras = avro\n")
-    env.pop("KAFKATEST_SPARK_EXTRAS", None)
-    started = _cli("start", env=env, cwd=pytester.path)
-    try:
-        assert started.returncode == 0, started.stderr
-        assert "with the Spark extras: avro" in started.stdout
-        pid = json.loads(state.read_text())["pid"]
-        status = _cli("status", env=env).stdout
-        assert f"pid {pid}" in status and "extras: avro" in status
-        pytester.makepyfile(test_warm=DOWNSTREAM)
-        for _ in range(2):  # the second run finds the same server
-            os.environ["KAFKATEST_SPARK_SERVER_STATE"] = str(state)
-            try:
-                result = pytester.runpytest_subprocess(
-                    "--kafka-backend=external",
-                    f"--kafka-bootstrap={kafka_broker.bootstrap_servers}",
-                    "-p",
-                    "no:cacheprovider",
-                    timeout=300,
-                )
-            finally:
-                del os.environ["KAFKATEST_SPARK_SERVER_STATE"]
-            result.assert_outcomes(passed=2)
-            assert json.loads(state.read_text())["pid"] == pid
-            result.stdout.fnmatch_lines(
-                ["kafkatest: spark runs on the warm Spark Connect server sc://127.0.0.1:*"]
-            )
-    finally:
-        stopped = _cli("stop", env=env)
-    assert f"stopped the server (pid {pid})" in stopped.stdout
-    assert not state.exists()
-    with pytest.raises(ProcessLookupError):
-        os.kill(pid, 0)
-    assert _cli("status", env=env).returncode == 1
 
 
 @pytest.mark.kafka_backends("emulator")

@@ -61,6 +61,7 @@ DECLARED: dict[str, tuple[tuple[str, ...], str]] = {
     "tests/test_bench.py": (("spark", "slow"), "runs the bench, Spark and Kafka"),
     "tests/test_bench_turns.py": (("slow",), "pauses and resumes broker processes"),
     "tests/test_spark_server.py": (("spark", "slow"), "a warm Spark Connect server"),
+    "tests/test_spark_server_lines.py": (("spark", "slow"), "a warm Spark Connect server"),
     "tests/test_spark_connect.py": (("spark", "slow"), "a Spark Connect server"),
     "tests/test_demo.py": (("spark", "slow"), "`kafkatest demo` starts Spark"),
     "tests/test_interrupt.py": (("spark", "slow"), "interrupts a run that started Spark"),
