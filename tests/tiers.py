@@ -97,6 +97,11 @@ DECLARED: dict[str, tuple[tuple[str, ...], str]] = {
         "Kafka's DelegationTokenCommand and console clients",
     ),
     "tests/security/test_standalone_security.py": (("slow",), "Kafka's tools"),
+    "tests/security/test_spark_token_provider.py": (("slow",), "a KDC (MiniKdc) JVM"),
+    "tests/security/test_spark_token_provider.py::test_spark_obtains_the_token_itself_and_a_stream_reads_and_writes_with_it": (
+        ("spark", "slow"),
+        "Spark with Kerberos on, in a subprocess",
+    ),
     "tests/acls/test_acl_tool.py": (("slow",), "Kafka's ACL tool"),
     "tests/faults/test_compaction.py": (("slow",), "Kafka's tools and real cleaner waits"),
     "tests/faults/test_control.py": (("slow",), "the control CLI in subprocesses"),
