@@ -77,6 +77,22 @@ DEFAULT_LINE_ONLY = {
     "tests/oracles/test_process_mode.py": (
         "the oracles' child-process mode; a crashed job's replay runs per line in test_restart"
     ),
+    # kafkatest's own Python around a job, the same on every line: what the connector
+    # does on each line is what the older lines are run for, and these do not show it.
+    "tests/sinks/test_sinks_spark.py": (
+        "kafkatest's foreachBatch sinks; the connector's Kafka sink runs per line in "
+        "test_sinks_topic, the Delta sink in its own process"
+    ),
+    "tests/test_sample_job.py": "the sample job's fixtures and reports, kafkatest's own",
+    "tests/test_readme_scenario_example.py": "a docs example; test_readme_example runs per line",
+    "tests/test_readme_sinks_example.py": "a docs example; test_readme_example runs per line",
+    "tests/scenarios/test_incident_example.py": "a docs example of capture and replay",
+    "tests/oracles/test_docs_example.py": "a docs example; the oracles run per line in test_split",
+    "tests/oracles/test_strategies.py": "how an oracle picks its strategy, kafkatest's own",
+    "tests/checkpoints/test_fault_explained.py": (
+        "how a report explains a fault; what Spark does after each fault runs per line in "
+        "test_checkpoint_faults"
+    ),
 }
 #: Delta publishes no release for PySpark 4.2.1 here; the older lines run its sink test.
 DELTA_TESTS = "tests/sinks/test_delta_sink.py"
