@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from kafkatest.brokers.base import Broker
+from kafkatest.checkpoints import Damage, LogSnapshot, RecordedFault
 from kafkatest.faults import faults_for
 from kafkatest.faults.registry import FaultSpec, all_faults, canonical
 from kafkatest.scenarios.parts import SEED_OPTIONAL, SEED_REQUIRED, SEED_SOURCES, SeedSpec
@@ -46,6 +47,9 @@ class RunContext:
     #: The job's checkpoint directory: the one checkpoint actions damage (a scenario
     #: written in advance cannot know the path, so a file never names it).
     checkpoint: str | None = None
+    #: Each checkpoint fault applied, with the checkpoint's logs before and after it, for
+    #: the delivery report to explain what the restart did.
+    checkpoint_faults: list[RecordedFault] = field(default_factory=list)
 
     def topic(self, logical: str) -> str:
         try:
@@ -153,7 +157,14 @@ def _fault_action(spec: FaultSpec) -> Callable[[RunContext, dict[str, Any]], obj
             elif param.types == (int,):
                 value = int(value)
             params[param.name] = value
-        return spec.run(faults_for(ctx.broker), **params)
+        if RUN_SUPPLIED not in params:
+            return spec.run(faults_for(ctx.broker), **params)
+        before = LogSnapshot.read(params[RUN_SUPPLIED])
+        done = spec.run(faults_for(ctx.broker), **params)
+        if isinstance(done, Damage):
+            after = LogSnapshot.read(params[RUN_SUPPLIED])
+            ctx.checkpoint_faults.append(RecordedFault(done, before, after))
+        return done
 
     return run
 

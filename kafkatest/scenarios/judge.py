@@ -104,13 +104,15 @@ def _delivery(
     result: ScenarioResult, ctx: RunContext, expected: list[Record], rows: list[dict[str, Any]]
 ) -> DeliveryReport:
     expect = result.scenario.expect
+    # The last checkpoint fault, set against the logs now: what the restart replayed.
+    explain = ctx.checkpoint_faults[-1].explain() if ctx.checkpoint_faults else None
     try:
         if expect.delivery == "exactly_once":
-            return assert_exactly_once(expected, rows)
+            return assert_exactly_once(expected, rows, explain=explain)
         if expect.delivery == "at_least_once":
-            return assert_at_least_once(expected, rows)
+            return assert_at_least_once(expected, rows, explain=explain)
         lost = record_set_ids(ctx, expect.lost)
-        report = assert_expected_loss(expected, rows, loss_ranges(ctx, lost))
+        report = assert_expected_loss(expected, rows, loss_ranges(ctx, lost), explain=explain)
         _compare(result, "lost", lost, {entry.id for entry in report.expected_loss})
         return report
     except DeliveryAssertionError as exc:
@@ -118,7 +120,7 @@ def _delivery(
         return exc.report
     except ValueError as exc:
         result.problems.append(str(exc))
-        return delivery_report(expected, rows)
+        return delivery_report(expected, rows, explain=explain)
 
 
 def _compare(result: ScenarioResult, what: str, named: set[str], found: set[str]) -> None:

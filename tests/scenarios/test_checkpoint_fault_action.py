@@ -63,3 +63,11 @@ def test_a_scenario_damages_the_checkpoint_between_two_runs(
     with pytest.raises(DeliveryAssertionError) as replayed:
         assert_exactly_once(result.expected, result.sink_rows)
     assert str(replayed.value).startswith("exactly-once delivery failed: 8 duplicated")
+    # The scenario's own delivery report says why, from the checkpoint's logs.
+    assert result.delivery is not None
+    source = result.topics["src"]
+    assert result.delivery.explanation[0] == (
+        f"records 0-7 of {source}[0] were written twice: batch 0 was replayed after "
+        "commits/0 was deleted (crash-before-commit)"
+    ), result.text()
+    assert "why:" in result.text()
