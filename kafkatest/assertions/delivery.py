@@ -204,7 +204,7 @@ def _report(
     report.failures = tuple(name for name in fail_on if getattr(report, name))
     if explain is not None:
         report.explanation = [
-            *explain.explain(
+            *explain.why(
                 {(p.topic, p.partition): p.duplicated for p in report.partitions if p.duplicated},
                 {(p.topic, p.partition): p.lost for p in report.partitions if p.lost},
             ),

@@ -232,7 +232,7 @@ class RestartExplanation:
     def __str__(self) -> str:
         return "\n".join(self.lines())
 
-    def explain(
+    def why(
         self,
         duplicated: Mapping[TopicPartition, Iterable[InclusiveSpan]] | None = None,
         lost: Mapping[TopicPartition, Iterable[InclusiveSpan]] | None = None,
