@@ -169,6 +169,13 @@ OPTIONS: tuple[Option, ...] = (
         env="KAFKATEST_SPARK_LOG_LEVEL",
     ),
     Option(
+        "spark_cds",
+        "the Spark driver JVM's class-data-sharing archive: `auto` (default: written by "
+        "the first session start, in the cache directory, and mapped by every later one; "
+        "a cold start in about half the time), `off`, or a directory to keep it in",
+        env="KAFKATEST_SPARK_CDS",
+    ),
+    Option(
         "spark_server_state",
         "where `kafkatest spark-server` records the warm server (default: in the cache directory)",
         env="KAFKATEST_SPARK_SERVER_STATE",

@@ -60,6 +60,10 @@ DECLARED: dict[str, tuple[tuple[str, ...], str]] = {
     "tests/test_spark_masters.py": (("spark", "slow"), "Spark masters in their own JVMs"),
     "tests/test_bench.py": (("spark", "slow"), "runs the bench, Spark and Kafka"),
     "tests/test_bench_turns.py": (("slow",), "pauses and resumes broker processes"),
+    "tests/test_spark_cds.py::test_the_second_start_maps_what_the_first_wrote": (
+        ("spark", "slow"),
+        "starts Spark twice in subprocesses",
+    ),
     "tests/test_spark_server.py": (("spark", "slow"), "a warm Spark Connect server"),
     "tests/test_spark_server_lines.py": (("spark", "slow"), "a warm Spark Connect server"),
     "tests/test_spark_connect.py": (("spark", "slow"), "a Spark Connect server"),

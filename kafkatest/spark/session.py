@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kafkatest.config import environment, jvm_flags_for_tests
+from kafkatest.spark.cds import Archive, driver_archive
 from kafkatest.spark.checkpoints import checkpoint_conf
 from kafkatest.spark.logs import CONSOLE_APPENDER, console_level, log4j2_options, spark_log_file
 from kafkatest.tempdirs import owned_tempdir, remove
@@ -129,11 +130,16 @@ def kafka_spark_session(
         },
         conf or {},
     )
+    archive = Archive()
+    if "spark.driver.extraJavaOptions" not in (conf or {}):  # the user's own JVM options win
+        archive = driver_archive(settings, jvm_flags_for_tests())
+        settings["spark.driver.extraJavaOptions"] += "".join(f" {o}" for o in archive.java_options)
     builder = SparkSession.builder.master(master).appName(app_name)
     for key, value in settings.items():
         builder = builder.config(key, value)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # no "resolves to loopback" warning
     session = builder.getOrCreate()
+    archive.started(getattr(session, "_jvm", None))
     _after_interrupt_settled(getattr(session, "_jvm", None))  # going on after a Ctrl-C
     _interrupt_without_reentry(session)
     explicit = environment("KAFKATEST_SPARK_LOG_LEVEL")

@@ -1,0 +1,264 @@
+"""A class-data-sharing archive for the Spark driver's JVM: its classes loaded once, ever.
+
+A cold Spark start is mostly the JVM loading, verifying and linking some 17,000
+classes (Spark's, Scala's, the connector's, the Kafka clients'). JDK 13+ can write
+the classes a run loaded to an archive when it exits (`-XX:ArchiveClassesAtExit`,
+dynamic AppCDS) and map them from it in later runs (`-XX:SharedArchiveFile`). Measured
+here (2 cores, JDK 17, PySpark 4.2.1): a fresh process to a session with the connector
+that has run a job took 14.1 s without and 6.9 s with the archive, side by side
+(BENCHMARKS.md has the bench's figures).
+
+The archive is made once per PySpark version, Java build and jar set: the first
+session start with none passes `ArchiveClassesAtExit`, its JVM writes the archive as
+it exits (after the run's result), and the next start checks it (a JVM started with
+``-Xshare:on`` and the archive, which fails on an archive it would not map; a
+truncated one would crash the driver instead of being ignored) and moves it into
+place; from then on every start maps it. Its name holds a hash of everything the JVM
+checks or that changes the classes (PySpark's version and jars, the Java build, the
+connector's jars, the JVM flags), so a changed jar set or Java gets a new archive and
+the old one of that PySpark version is removed. The JVM's own messages about the
+archive (several hundred "Skipping ... Signed JAR" warnings while it writes it) are
+turned off: they would reach the user's terminal. ``KAFKATEST_SPARK_CDS=off`` turns
+it all off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kafkatest.config import environment
+
+#: Silences the JVM's unified-logging messages tagged cds (warnings go to stdout).
+QUIET = "-Xlog:cds*=off"
+#: The first Java feature release with dynamic archives (JEP 350).
+FIRST_JAVA = 13
+
+
+@dataclass(frozen=True)
+class Archive:
+    """What a session start does about the archive: the Java options to add, and, when
+    this start writes the archive, the claim to complete once its JVM is up."""
+
+    java_options: tuple[str, ...] = ()
+    claim: Path | None = None
+
+    def started(self, jvm: Any) -> None:
+        """Note the JVM that will write the archive (its pid, start time and class
+        path), so that a later start knows when it is done and can check it."""
+        if self.claim is None or jvm is None:
+            return
+        try:
+            pid = int(jvm.java.lang.ProcessHandle.current().pid())
+            record = {
+                "jvm_pid": pid,
+                "jvm_started": _start_time(pid),
+                "class_path": str(jvm.java.lang.System.getProperty("java.class.path")),
+                "java": str(Path(str(jvm.java.lang.System.getProperty("java.home"))) / "bin/java"),
+                # -Xmx, the collector, --add-opens...: what the check's JVM runs with
+                "flags": [
+                    str(flag)
+                    for flag in jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
+                    .getInputArguments()
+                    .toArray()
+                    if not str(flag).startswith(("-XX:ArchiveClassesAtExit", "-D"))
+                ],
+            }
+            self.claim.write_text(json.dumps(record))
+        except Exception:  # the archive is an optimisation: never fail a session for it
+            with contextlib.suppress(OSError):
+                self.claim.unlink()
+
+
+def cds_dir() -> Path:
+    from kafkatest.jars.maven import cache_dir
+
+    return cache_dir() / "cds"
+
+
+def driver_archive(settings: Mapping[str, str], jvm_flags: Sequence[str]) -> Archive:
+    """The archive options for a driver JVM about to start with `settings`.
+
+    Nothing when turned off, when the JVM is already up (PySpark reuses its gateway's
+    JVM), or when Java is older than 13 or not found; the archive's options when a
+    checked archive is there; the options that write it when nobody else is writing
+    it. Never raises: a start without the archive is only slower.
+    """
+    where = environment("KAFKATEST_SPARK_CDS", "auto")
+    if where == "off":
+        return Archive()
+    try:
+        from pyspark import SparkContext
+
+        if SparkContext._gateway is not None:
+            return Archive()
+        java = _java()
+        if java is None:
+            return Archive()
+        name = _archive_name(settings, jvm_flags, java)
+        folder = cds_dir() if where == "auto" else Path(where).expanduser()
+        archive = folder / f"{name}.jsa"
+        if not archive.exists():
+            _finish_a_build(folder, name)
+        if archive.exists():
+            return Archive((QUIET, f"-XX:SharedArchiveFile={archive}"))
+        claim = _claim(folder, name)
+        if claim is None:
+            return Archive()
+        part = folder / f"{name}.part"
+        with contextlib.suppress(OSError):
+            part.unlink()
+        return Archive((QUIET, f"-XX:ArchiveClassesAtExit={part}"), claim)
+    except Exception:
+        return Archive()
+
+
+def _java() -> tuple[Path, str] | None:
+    """The java Spark's launcher runs (``$JAVA_HOME/bin/java``, else the one on PATH)
+    and its build (the ``release`` file's runtime version); None below Java 13."""
+    home = os.environ.get("JAVA_HOME")
+    found = str(Path(home) / "bin" / "java") if home else shutil.which("java")
+    if not found or not Path(found).exists():
+        return None
+    binary = Path(found).resolve()
+    release: dict[str, str] = {}
+    with contextlib.suppress(OSError):
+        for line in (binary.parent.parent / "release").read_text().splitlines():
+            key, _, value = line.partition("=")
+            release[key.strip()] = value.strip().strip('"')
+    version = release.get("JAVA_RUNTIME_VERSION") or release.get("JAVA_VERSION", "")
+    feature = version.split(".", 1)[0].split("+", 1)[0].split("-", 1)[0]
+    if not feature.isdigit() or int(feature) < FIRST_JAVA:
+        return None
+    return binary, version
+
+
+def _archive_name(
+    settings: Mapping[str, str], jvm_flags: Sequence[str], java: tuple[Path, str]
+) -> str:
+    """``spark-<version>-<hash>``: the hash of what decides the archive's contents and
+    whether the JVM maps it (every jar by path, size and time; Java's build; the flags)."""
+    import pyspark
+
+    spark_home = Path(pyspark.__file__).parent
+    jars = sorted((spark_home / "jars").glob("*.jar"))
+    jars += [Path(j) for j in settings.get("spark.jars", "").split(",") if j]
+    digest = hashlib.sha256()
+    binary, version = java
+    for part in (
+        pyspark.__version__,
+        str(binary),
+        version,
+        *(f"{j}:{_stamp(j)}" for j in jars),
+        settings.get("spark.driver.extraClassPath", ""),
+        settings.get("spark.driver.memory", ""),
+        *jvm_flags,
+    ):
+        digest.update(part.encode() + b"\0")
+    return f"spark-{pyspark.__version__}-{digest.hexdigest()[:16]}"
+
+
+def _stamp(path: Path) -> str:
+    try:
+        stat = path.stat()
+    except OSError:
+        return "missing"
+    return f"{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def _claim(folder: Path, name: str) -> Path | None:
+    """Become the one start that writes this archive (an exclusive claim file), or
+    None while another process holds the claim."""
+    folder.mkdir(parents=True, exist_ok=True)
+    claim = folder / f"{name}.building"
+    try:
+        descriptor = os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        return None
+    with os.fdopen(descriptor, "w") as out:
+        out.write(json.dumps({"python_pid": os.getpid(), "claimed": time.time()}))
+    return claim
+
+
+def _finish_a_build(folder: Path, name: str) -> None:
+    """If the JVM that was to write this archive is gone, check what it wrote and move
+    it into place, or forget it; a claim whose JVM never started is forgotten too."""
+    claim = folder / f"{name}.building"
+    part = folder / f"{name}.part"
+    try:
+        record = json.loads(claim.read_text())
+    except (OSError, ValueError):
+        return
+    if "jvm_pid" not in record:
+        if _alive(int(record.get("python_pid", 0)), None):
+            return  # that session is still starting
+    elif _alive(record["jvm_pid"], record.get("jvm_started")):
+        return  # still running, or still writing the archive as it exits
+    try:
+        if "jvm_pid" in record and part.exists() and _maps(part, record):
+            os.replace(part, folder / f"{name}.jsa")
+            _remove_older(folder, name)
+    finally:
+        for leftover in (part, claim):
+            with contextlib.suppress(OSError):
+                leftover.unlink()
+
+
+def _maps(part: Path, record: Mapping[str, Any]) -> bool:
+    """Whether a JVM like the one that wrote it maps the archive (``-Xshare:on`` fails
+    otherwise; a truncated archive crashes it, here instead of in a Spark driver)."""
+    with tempfile.TemporaryDirectory(prefix="kafkatest-cds-") as scratch:
+        command = [
+            record["java"],
+            *record.get("flags", ()),
+            "-Xshare:on",
+            f"-XX:ErrorFile={scratch}/hs_err.log",
+            "-cp",
+            record["class_path"],
+            "-version",
+        ]
+        try:
+            done = subprocess.run(command, cwd=scratch, capture_output=True, timeout=120)
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+    return done.returncode == 0
+
+
+def _remove_older(folder: Path, name: str) -> None:
+    """Remove the other archives of this PySpark version: a changed jar set or Java
+    made them stale."""
+    version_prefix = name.rsplit("-", 1)[0] + "-"
+    for other in folder.glob(f"{version_prefix}*.jsa"):
+        if other.stem != name:
+            with contextlib.suppress(OSError):
+                other.unlink()
+
+
+def _start_time(pid: int) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def _alive(pid: int, started: str | None) -> bool:
+    """Whether `pid` runs and (when known) is the same process that started then."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return started is None or _start_time(pid) in (started, None)
