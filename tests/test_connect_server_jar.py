@@ -166,8 +166,8 @@ def test_a_missing_parent_package_is_a_missing_module() -> None:
 
 def test_pysparks_own_distutils_warnings_are_not_shown(pytester: pytest.Pytester) -> None:
     """PySpark 3.5's Connect client warns on every DataFrame call (its LooseVersion
-    checks); a run shows none of those, and still shows the same warning from the
-    user's own code."""
+    checks), 4.0's logger on its own `Logger.warn`; a run shows none of those, and
+    still shows the same warning from the user's own code."""
     pytester.makepyfile(
         test_noise="""
         import warnings
@@ -179,6 +179,13 @@ def test_pysparks_own_distutils_warnings_are_not_shown(pytester: pytest.Pytester
                 warnings.warn_explicit(
                     MESSAGE, DeprecationWarning, "utils.py", 37, module="pyspark.sql.pandas.utils"
                 )
+            warnings.warn_explicit(
+                "The 'warn' method is deprecated, use 'warning' instead",
+                DeprecationWarning,
+                "logger.py",
+                221,
+                module="pyspark.logger.logger",
+            )
 
         def test_users_own():
             warnings.warn(MESSAGE, DeprecationWarning)

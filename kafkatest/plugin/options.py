@@ -91,9 +91,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 #: Warnings PySpark's own code raises that no user caused or can act on: PySpark 3.5's
 #: Connect client compares versions with distutils' LooseVersion on every DataFrame
-#: call, so one test on a warm server (or --spark-remote) ended in "102 warnings".
-#: Only PySpark's modules: a user's own LooseVersion still warns.
-PYSPARK_NOISE = (r"ignore:distutils Version classes are deprecated:DeprecationWarning:pyspark\.",)
+#: call, so one test on a warm server (or --spark-remote) ended in "102 warnings";
+#: PySpark 4.0's logger calls `Logger.warn` (one test on a warm server: 1 warning).
+#: Only PySpark's modules: a user's own LooseVersion or `warn` still warns.
+PYSPARK_NOISE = (
+    r"ignore:distutils Version classes are deprecated:DeprecationWarning:pyspark\.",
+    r"ignore:The 'warn' method is deprecated:DeprecationWarning:pyspark\.",
+)
 
 
 def _set_log_level(config: pytest.Config) -> None:
