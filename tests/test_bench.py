@@ -7,6 +7,9 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
 
 
 def test_bench_reports_every_figure(tmp_path: Path) -> None:
@@ -14,7 +17,8 @@ def test_bench_reports_every_figure(tmp_path: Path) -> None:
     done = subprocess.run(
         [
             *(sys.executable, "-m", "kafkatest.cli", "bench", "--backends", "emulator"),
-            *("--records", "2000", "--spark-records", "2000", "--streaming-runs", "1"),
+            # enough records for the broker's CPU to show in /proc's 10 ms ticks
+            *("--records", "50000", "--spark-records", "2000", "--streaming-runs", "1"),
             *("--no-spark-start", "--json", str(out)),
         ],
         capture_output=True,
@@ -29,6 +33,10 @@ def test_bench_reports_every_figure(tmp_path: Path) -> None:
         "consume_records_per_s",
         "produce_client_cpu_s",
         "consume_client_cpu_s",
+        "broker_cpu_per_mrec_s",
+        "broker_produce_cpu_per_mrec_s",
+        "broker_consume_cpu_per_mrec_s",
+        "client_cpu_per_mrec_s",
         "group_join_s",
         "group_join_mean_s",
         "spark_read_s",
@@ -72,3 +80,61 @@ def test_two_trees_are_compared_round_by_round() -> None:
     for name in ("base", "head"):
         assert len(figures[name]["produce"]) == len(figures[name]["consume"]) == 1
         assert figures[name]["produce"][0] > 0 and figures[name]["consume"][0] > 0
+
+
+def test_the_floor_of_a_cold_start_is_measured() -> None:
+    """Bare Spark in a fresh process (no kafkatest, no connector) and pytest's own start."""
+    from kafkatest.bench.spark_workloads import bare_spark_cold, pytest_start
+
+    assert bare_spark_cold() > 0
+    assert pytest_start() > 0
+
+
+#: The figures under "spark" in the bench's JSON, each a positive number.
+SPARK_FIGURES = (
+    "bare_spark_cold_s",
+    "pytest_start_s",
+    "spark_start_cold_s",
+    "spark_start_cold_cds_s",
+    "spark_start_cold_cds_first_s",
+    "spark_start_cold_cds_writing_s",
+    "cds_archive_mb",
+    "cds_build_s",
+    "jvm_exit_s",
+    "jvm_exit_writing_cds_s",
+    "pytest_rerun_cold_s",
+    "rerun_cold_over_bare_and_pytest",
+    "spark_start_warm_s",
+    "pytest_rerun_warm_s",
+)
+
+
+def test_the_spark_figures_are_all_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`spark_start_figures` reports every figure, the ratio made of them, and the
+    archive's size and build time; its workloads (each tested above or by the CDS
+    tests) are stood in for, so this runs no Spark."""
+    from kafkatest.bench import run, spark_workloads
+    from kafkatest.spark import server
+
+    def start_and_jvm(remote: str = "", env: dict[str, str] | None = None) -> tuple[float, None]:
+        folder = (env or {}).get("KAFKATEST_SPARK_CDS", "off")
+        if folder != "off":  # as a start that wrote the archive leaves it
+            (Path(folder) / "spark-4-abc.jsa").write_bytes(b"x" * 300_000)
+        return 5.0, None
+
+    monkeypatch.setattr(spark_workloads, "bare_spark_cold", lambda: 4.0)
+    monkeypatch.setattr(spark_workloads, "pytest_start", lambda: 1.0)
+    monkeypatch.setattr(spark_workloads, "spark_start_and_jvm", start_and_jvm)
+    monkeypatch.setattr(spark_workloads, "spark_start", lambda remote="", env=None: 1.0)
+    monkeypatch.setattr(spark_workloads, "pytest_rerun", lambda *a, **k: 6.0)
+    monkeypatch.setattr(spark_workloads, "wait_for_exit", lambda pid, timeout_s=0: None)
+    exits = iter([0.5, 2.5, 0.5, 0.5])
+    monkeypatch.setattr(run, "_exit_seconds", lambda _pid: next(exits))
+    monkeypatch.setattr(server, "running_server", lambda: None)
+    monkeypatch.setattr(server, "start_server", lambda: SimpleNamespace(remote="sc://x"))
+    monkeypatch.setattr(server, "stop_server", lambda: None)
+    figures = run.spark_start_figures(lambda _text: None)
+    for name in SPARK_FIGURES:
+        assert figures[name] > 0, name
+    assert figures["rerun_cold_over_bare_and_pytest"] == 1.2  # 6 / (4 + 1)
+    assert figures["cds_build_s"] == 2.0  # the exit that wrote it, less a plain exit

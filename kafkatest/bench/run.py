@@ -131,7 +131,12 @@ GROUP_JOINS = 9
 SPLIT_JOIN_S = 1.0
 
 
-def client_figures(rates: workloads.ClientRates, log: Callable[[str], None]) -> dict[str, float]:
+def client_figures(
+    rates: workloads.ClientRates, records: int, log: Callable[[str], None]
+) -> dict[str, float]:
+    """The throughput of one broker's turns, the client's CPU beside it, and the
+    broker's own CPU per million records (the figure the target is set on: the
+    throughput is bound by the client's CPU on either broker)."""
     figures: dict[str, float] = {
         "produce_records_per_s": round(rates.produce),
         "produce_client_cpu_s": round(rates.produce_client_cpu_s, 3),
@@ -146,6 +151,22 @@ def client_figures(rates: workloads.ClientRates, log: Callable[[str], None]) -> 
         f"  consume: {figures['consume_records_per_s']:,} records/s "
         f"(the client's own CPU: {figures['consume_client_cpu_s']} s a run)"
     )
+    broker_cpu = rates.produce_broker_cpu_s + rates.consume_broker_cpu_s
+    if broker_cpu == broker_cpu:  # not NaN: the broker's process was known
+        per_mrec = 1_000_000 / records
+        figures["broker_cpu_per_mrec_s"] = round(broker_cpu * per_mrec, 3)
+        figures["broker_produce_cpu_per_mrec_s"] = round(rates.produce_broker_cpu_s * per_mrec, 3)
+        figures["broker_consume_cpu_per_mrec_s"] = round(rates.consume_broker_cpu_s * per_mrec, 3)
+        figures["client_cpu_per_mrec_s"] = round(
+            (rates.produce_client_cpu_s + rates.consume_client_cpu_s) * per_mrec, 3
+        )
+        log(
+            f"  the broker's own CPU per 1M records produced and consumed: "
+            f"{figures['broker_cpu_per_mrec_s']} s (produce "
+            f"{figures['broker_produce_cpu_per_mrec_s']} s, consume "
+            f"{figures['broker_consume_cpu_per_mrec_s']} s; the clients' "
+            f"{figures['client_cpu_per_mrec_s']} s)"
+        )
     return figures
 
 
@@ -290,13 +311,71 @@ def measure_contended(
 
 
 def spark_start_figures(log: Callable[[str], None]) -> dict[str, float]:
-    """SparkSession start in a fresh process: cold, and through a warm server."""
+    """SparkSession start in a fresh process: bare Spark's (the floor), kafkatest's
+    cold start without and with the driver's class-data-sharing archive, pytest's own
+    start, a cold and a warm re-run of one test, and a start through a warm server.
+
+    The archive is written to a directory of the bench's own (not the user's cache),
+    by a first start that writes it, so that its build is measured too: the seconds
+    the driver JVM takes to exit once its Python has its result (it writes the
+    archive then), against the same without writing one."""
+    import tempfile
+
     from kafkatest.spark.server import running_server, start_server, stop_server
 
-    cold = spark_workloads.spark_start()
-    log(f"spark start, cold: {cold:.1f} s")
-    rerun_cold = spark_workloads.pytest_rerun("--spark-remote=off")
-    log(f"pytest re-run of one streaming test, cold: {rerun_cold:.1f} s")
+    figures: dict[str, float] = {}
+    figures["bare_spark_cold_s"] = bare = round(spark_workloads.bare_spark_cold(), 2)
+    log(f"bare Spark, cold (local[2], an in-memory query, no kafkatest): {bare} s")
+    figures["pytest_start_s"] = round(
+        statistics.median(spark_workloads.pytest_start() for _ in range(3)), 2
+    )
+    log(
+        f"pytest's own start (collecting nothing, kafkatest installed): {figures['pytest_start_s']} s"
+    )
+    with tempfile.TemporaryDirectory(prefix="kafkatest-bench-cds-") as folder:
+        off, archive = {"KAFKATEST_SPARK_CDS": "off"}, {"KAFKATEST_SPARK_CDS": folder}
+        cold, jvm = spark_workloads.spark_start_and_jvm(env=off)
+        exit_s = _exit_seconds(jvm)
+        log(f"spark start, cold, no archive: {cold:.1f} s (its JVM exits {exit_s:.1f} s later)")
+        building, jvm = spark_workloads.spark_start_and_jvm(env=archive)
+        build_exit_s = _exit_seconds(jvm)
+        log(
+            f"spark start, cold, writing the archive: {building:.1f} s (its JVM exits "
+            f"{build_exit_s:.1f} s later, writing it)"
+        )
+        # The first start with an archive checks it (one short JVM) and moves it into
+        # place; the second maps it as every later start does.
+        first, jvm = spark_workloads.spark_start_and_jvm(env=archive)
+        _exit_seconds(jvm)
+        sizes = [path.stat().st_size for path in Path(folder).glob("*.jsa")]
+        with_archive, jvm = spark_workloads.spark_start_and_jvm(env=archive)
+        _exit_seconds(jvm)
+        log(
+            f"spark start, cold, with the archive: {with_archive:.1f} s (the first, "
+            f"which checks it: {first:.1f} s; archive {sizes[0] / 1e6 if sizes else 0:.0f} MB)"
+        )
+        rerun_cold = spark_workloads.pytest_rerun("--spark-remote=off", env_vars=archive)
+        log(f"pytest re-run of one streaming test, cold (with the archive): {rerun_cold:.1f} s")
+    figures.update(
+        {
+            "spark_start_cold_s": round(cold, 2),
+            "spark_start_cold_cds_s": round(with_archive, 2),
+            "spark_start_cold_cds_first_s": round(first, 2),
+            "spark_start_cold_cds_writing_s": round(building, 2),
+            "cds_archive_mb": round(sizes[0] / 1e6, 1) if sizes else 0.0,
+            "cds_build_s": round(max(build_exit_s - exit_s, 0.0), 2),
+            "jvm_exit_s": round(exit_s, 2),
+            "jvm_exit_writing_cds_s": round(build_exit_s, 2),
+            "pytest_rerun_cold_s": round(rerun_cold, 2),
+        }
+    )
+    figures["rerun_cold_over_bare_and_pytest"] = round(
+        rerun_cold / (figures["bare_spark_cold_s"] + figures["pytest_start_s"]), 2
+    )
+    log(
+        "pytest re-run, cold / (bare Spark + pytest's start): "
+        f"{figures['rerun_cold_over_bare_and_pytest']} (target <= 1.0)"
+    )
     started_here = running_server() is None
     server = start_server()
     try:
@@ -310,12 +389,16 @@ def spark_start_figures(log: Callable[[str], None]) -> dict[str, float]:
             stop_server()
     log(f"spark start, warm (kafkatest spark-server): {warm:.1f} s")
     log(f"pytest re-run of one streaming test, warm: {rerun_warm:.1f} s")
-    return {
-        "spark_start_cold_s": round(cold, 2),
-        "spark_start_warm_s": round(warm, 2),
-        "pytest_rerun_cold_s": round(rerun_cold, 2),
-        "pytest_rerun_warm_s": round(rerun_warm, 2),
-    }
+    figures["spark_start_warm_s"] = round(warm, 2)
+    figures["pytest_rerun_warm_s"] = round(rerun_warm, 2)
+    return figures
+
+
+def _exit_seconds(pid: int | None) -> float:
+    """Seconds until the driver JVM `pid`, whose Python has just exited, has gone."""
+    started = time.perf_counter()
+    spark_workloads.wait_for_exit(pid)
+    return time.perf_counter() - started
 
 
 def _kafka_process(scratch: Path) -> Any:
@@ -373,11 +456,12 @@ def run_bench(
                     "bench",
                     records,
                     turn=lambda name: alone(brokers, name),
+                    pids={name: broker.pid for name, broker in brokers.items()},
                 )
             for backend in backends:
                 log(f"{backend}:")
                 figures = {"process_startup_s": startup[backend]}
-                figures.update(client_figures(rates[backend], log))
+                figures.update(client_figures(rates[backend], records, log))
                 broker = _broker(backend, Path(scratch))
                 with running({backend: broker}):
                     figures.update(

@@ -180,23 +180,99 @@ else:
     from kafkatest.spark import kafka_spark_session
     spark = kafka_spark_session(app_name="kafkatest-bench-start")
 spark.range(1).count()
-print(json.dumps({"spark_start_s": time.perf_counter() - started}))
+elapsed = time.perf_counter() - started
+jvm = getattr(spark, "_jvm", None)
+pid = int(jvm.java.lang.ProcessHandle.current().pid()) if jvm is not None else None
+print(json.dumps({"spark_start_s": elapsed, "jvm_pid": pid}))
 """
 
 
-def spark_start(remote: str = "") -> float:
+def spark_start(remote: str = "", env: dict[str, str] | None = None) -> float:
     """Seconds from a fresh interpreter to a SparkSession with the connector that has run
-    one job: what each pytest run pays (cold), or pays to reach a warm server."""
+    one job: what each pytest run pays (cold), or pays to reach a warm server. `env`:
+    variables set for the child (``KAFKATEST_SPARK_CDS``)."""
+    return spark_start_and_jvm(remote, env)[0]
+
+
+def spark_start_and_jvm(
+    remote: str = "", env: dict[str, str] | None = None
+) -> tuple[float, int | None]:
+    """`spark_start`'s seconds and the pid of the driver JVM it started (None remote):
+    the JVM outlives the child by the time it takes to exit, and to write its
+    class-data-sharing archive when it was asked to."""
     done = subprocess.run(
         [sys.executable, "-c", _SPARK_START, *([remote] if remote else [])],
         capture_output=True,
         text=True,
         timeout=600,
         check=False,
+        env={**os.environ, **(env or {})},
     )
     if done.returncode != 0:
         raise RuntimeError(f"Spark did not start: {done.stderr[-2000:]}")
-    return float(json.loads(done.stdout.strip().splitlines()[-1])["spark_start_s"])
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    return float(result["spark_start_s"]), result["jvm_pid"]
+
+
+def wait_for_exit(pid: int | None, timeout_s: float = 300.0) -> None:
+    """Wait until process `pid` (not a child of this one) has gone."""
+    deadline = time.monotonic() + timeout_s
+    while pid is not None and Path(f"/proc/{pid}").exists():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"process {pid} still runs after {timeout_s} s")
+        time.sleep(0.05)
+
+
+#: Bare Spark, the floor of a cold start: no kafkatest, no connector, PySpark's defaults.
+_BARE_SPARK = """
+import json, time
+from pyspark.sql import SparkSession
+spark = SparkSession.builder.master("local[2]").getOrCreate()
+spark.createDataFrame([(1, "a"), (2, "b")], "n INT, s STRING").groupBy("s").count().collect()
+print(json.dumps({"result_at": time.time()}))
+"""
+
+
+def bare_spark_cold() -> float:
+    """Seconds from starting a fresh Python process to the result of a tiny in-memory
+    query on ``SparkSession.builder.master("local[2]").getOrCreate()``: what a cold
+    start costs without kafkatest. Timed from the parent (process start included),
+    to the result (the JVM's exit is not waited for, as a pytest run does not)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KAFKATEST_")}
+    started = time.time()
+    done = subprocess.run(
+        [sys.executable, "-c", _BARE_SPARK],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env=env,
+        cwd=tempfile.gettempdir(),  # not the repository: nothing of kafkatest importable
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"bare Spark did not start: {done.stderr[-2000:]}")
+    return float(json.loads(done.stdout.strip().splitlines()[-1])["result_at"]) - started
+
+
+def pytest_start() -> float:
+    """Seconds for a fresh ``python -m pytest --collect-only -q`` over an empty
+    directory, with kafkatest's plugin loaded as installed: pytest's own start, which
+    any cold test run pays before kafkatest starts anything (exit status 5: nothing
+    collected)."""
+    with tempfile.TemporaryDirectory(prefix="kafkatest-pytest-start-") as folder:
+        started = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        elapsed = time.perf_counter() - started
+    if done.returncode not in (0, 5):
+        raise RuntimeError(f"pytest did not start: {done.stdout[-2000:]}{done.stderr[-2000:]}")
+    return elapsed
 
 
 #: One streaming test as a downstream repository writes it: seed a topic, run an
@@ -227,7 +303,9 @@ def test_one_stream(spark, kafka_broker, kafka_topic, checkpoint_dir):
 """
 
 
-def pytest_rerun(*pytest_args: str, bytecode: bool = True) -> float:
+def pytest_rerun(
+    *pytest_args: str, bytecode: bool = True, env_vars: dict[str, str] | None = None
+) -> float:
     """Seconds from `python -m pytest` to its result for one streaming test on the
     emulator, in a fresh directory (no conftest, the repository's options unused): what
     re-running one test costs a user. `pytest_args` add options (`--spark-remote=off`).
@@ -235,8 +313,9 @@ def pytest_rerun(*pytest_args: str, bytecode: bool = True) -> float:
     `bytecode`: Python may cache compiled modules, as on a developer's machine. With
     PYTHONDONTWRITEBYTECODE set (some CI sandboxes set it) every run compiles the
     modules that have no cached bytecode (an editable install's) and pytest re-does its
-    assertion rewriting of every plugin module; False keeps the variable as it is."""
-    env = dict(os.environ)
+    assertion rewriting of every plugin module; False keeps the variable as it is.
+    `env_vars`: variables set for the run (where the class-data-sharing archive is)."""
+    env = {**os.environ, **(env_vars or {})}
     if bytecode:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory(prefix="kafkatest-rerun-") as folder:

@@ -6,12 +6,14 @@ Python process; each returns seconds of wall time for a fixed amount of work.
 
 from __future__ import annotations
 
+import os
 import statistics
 import threading
 import time
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from confluent_kafka import Consumer, Producer, TopicPartition
@@ -99,16 +101,35 @@ def consume(bootstrap: str, topic: str, count: int) -> float:
 
 @dataclass(frozen=True)
 class ClientRates:
-    """Median records/s of produce and consume, and the client's own CPU for each.
+    """Median records/s of produce and consume, the client's own CPU for each, and the
+    broker process's CPU for each.
 
     `*_client_cpu_s` is the CPU time of the thread that drives the client (the Python
     loop and librdkafka's work on that thread) per run: no broker can make a run
-    shorter than that, so it tells how much of a figure is the broker's at all."""
+    shorter than that, so it tells how much of a figure is the broker's at all.
+    `*_broker_cpu_s` is the broker process's own CPU time (every thread, user and
+    system, from /proc) over the same run: what the broker costs the machine, which the
+    client-bound throughput does not show (NaN when the broker's process is not known)."""
 
     produce: float
     consume: float
     produce_client_cpu_s: float
     consume_client_cpu_s: float
+    produce_broker_cpu_s: float = float("nan")
+    consume_broker_cpu_s: float = float("nan")
+
+
+_TICKS_PER_S = os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu_s(pid: int | None) -> float:
+    """CPU seconds (user + system, all threads, those that ended included) a process
+    has used, from /proc/<pid>/stat; NaN without a pid. Its own process, not this
+    one's: the brokers run as child processes in the bench."""
+    if pid is None:
+        return float("nan")
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _TICKS_PER_S  # utime, stime
 
 
 def produce_and_consume_rates(
@@ -117,6 +138,7 @@ def produce_and_consume_rates(
     count: int,
     runs: int = 3,
     turn: Callable[[str], AbstractContextManager[object]] = lambda _broker: nullcontext(),
+    pids: Mapping[str, int | None] | None = None,
 ) -> dict[str, ClientRates]:
     """Per broker (name: bootstrap), the median records/s of `runs` produces of `count`
     records, each to a fresh topic (`topic`, `topic-2`, ...), and of reading each back.
@@ -126,20 +148,33 @@ def produce_and_consume_rates(
     fetch queue backoff is a second) land in some runs and not others; measured one
     broker after the other, a busy minute (Spark's JVM settling after its start, the
     first broker's turn) fell on one broker's figures only. Each broker's round runs
-    inside `turn(name)` (the bench pauses the other brokers there)."""
-    rounds: dict[str, list[tuple[float, float, float, float]]] = {name: [] for name in bootstraps}
+    inside `turn(name)` (the bench pauses the other brokers there). `pids` (name:
+    process id) adds each broker process's own CPU over its produce and its consume."""
+    rounds: dict[str, list[tuple[float, ...]]] = {name: [] for name in bootstraps}
     for run in range(runs):
         name = topic if run == 0 else f"{topic}-{run + 1}"
         for broker, bootstrap in bootstraps.items():
+            pid = (pids or {}).get(broker)
             with turn(broker):
                 create_topic(bootstrap, name)
-                cpu = time.thread_time()
+                cpu, broker_cpu = time.thread_time(), process_cpu_s(pid)
                 produced = count / produce(bootstrap, name, count)
                 produce_cpu = time.thread_time() - cpu
-                cpu = time.thread_time()
+                produce_broker_cpu = process_cpu_s(pid) - broker_cpu
+                cpu, broker_cpu = time.thread_time(), process_cpu_s(pid)
                 consumed = count / consume(bootstrap, name, count)
                 consume_cpu = time.thread_time() - cpu
-            rounds[broker].append((produced, consumed, produce_cpu, consume_cpu))
+                consume_broker_cpu = process_cpu_s(pid) - broker_cpu
+            rounds[broker].append(
+                (
+                    produced,
+                    consumed,
+                    produce_cpu,
+                    consume_cpu,
+                    produce_broker_cpu,
+                    consume_broker_cpu,
+                )
+            )
     return {
         broker: ClientRates(*(statistics.median(column) for column in zip(*figures, strict=True)))
         for broker, figures in rounds.items()
