@@ -16,7 +16,9 @@ truncated one would crash the driver instead of being ignored) and moves it into
 place; from then on every start maps it. Its name holds a hash of everything the JVM
 checks or that changes the classes (PySpark's version and jars, the Java build, the
 connector's jars, the JVM flags), so a changed jar set or Java gets a new archive and
-the old one of that PySpark version is removed. The JVM's own messages about the
+the old one of that PySpark version is removed. It holds what the run that wrote it
+loaded (a later start loads any other class from its jar, as without an archive).
+The JVM's own messages about the
 archive (several hundred "Skipping ... Signed JAR" warnings while it writes it) are
 turned off: they would reach the user's terminal. ``KAFKATEST_SPARK_CDS=off`` turns
 it all off.
