@@ -31,7 +31,8 @@ def write_transactions(broker: Broker, topic: str) -> None:
     producer.commit_transaction(TIMEOUT_S)
     producer.begin_transaction()
     producer.produce(topic, b"a1", partition=0)
-    producer.flush(TIMEOUT_S)
+    # Unflushed, a1 would be purged by the abort: its marker alone would move `plain`.
+    assert producer.flush(TIMEOUT_S) == 0, f"a1 was not written within {TIMEOUT_S} s"
     producer.abort_transaction(TIMEOUT_S)
     plain = Producer(broker.client_config())
     plain.produce(topic, b"plain", partition=0)
