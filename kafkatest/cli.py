@@ -83,7 +83,7 @@ def _spark_server(args: argparse.Namespace) -> int:
         # pytest runs would load them.
         extras = Config.build(ini=project_ini()).items("spark_extras")
         state = start_server(args.port, extras)
-        print(f"Spark Connect server (pid {state.pid}) at {state.remote}; log {state.log}")
+        print(f"Spark Connect server (pid {state.pid}) at {state.address}; log {state.log}")
         if state.extras:
             print(f"with the Spark extras: {', '.join(state.extras)}")
     elif args.action == "stop":
@@ -95,7 +95,9 @@ def _spark_server(args: argparse.Namespace) -> int:
             print("not running (kafkatest spark-server start)")
             return 1
         loaded = f"; extras: {', '.join(running.extras)}" if running.extras else ""
-        print(f"running: pid {running.pid} at {running.remote} (PySpark {running.pyspark}{loaded})")
+        print(
+            f"running: pid {running.pid} at {running.address} (PySpark {running.pyspark}{loaded})"
+        )
     return 0
 
 

@@ -176,6 +176,24 @@ OPTIONS: tuple[Option, ...] = (
         env="KAFKATEST_SPARK_CDS",
     ),
     Option(
+        "spark_server",
+        "`auto`: the first Spark test of a run starts the warm Spark Connect server of "
+        "`kafkatest spark-server start` when none runs, and every later run uses it; it "
+        "stops itself once unused for `spark_server_idle_minutes` (PySpark 4.0+, whose "
+        "server refuses clients without its key); empty (default): only when started by hand",
+        ini="spark_server",
+        env="KAFKATEST_SPARK_SERVER",
+        default="",
+    ),
+    Option(
+        "spark_server_idle_minutes",
+        "minutes without a run after which a warm server started by `spark_server = auto` "
+        "stops itself (default 30)",
+        ini="spark_server_idle_minutes",
+        env="KAFKATEST_SPARK_SERVER_IDLE_MINUTES",
+        default="30",
+    ),
+    Option(
         "spark_server_state",
         "where `kafkatest spark-server` records the warm server (default: in the cache directory)",
         env="KAFKATEST_SPARK_SERVER_STATE",

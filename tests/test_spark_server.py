@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -111,3 +112,81 @@ def test_a_start_interrupted_by_ctrl_c_leaves_no_process(tmp_path: Path, monkeyp
     time.sleep(1)
     assert _server_processes() - before == set()
     assert not (tmp_path / "spark-server.json").exists()
+
+
+AUTO_DOWNSTREAM = """
+from kafkatest.seeding import seed
+from kafkatest.spark.connect import is_connect_session
+
+
+def test_reads_kafka(spark, kafka_broker, kafka_topic):
+    assert is_connect_session(spark)
+    topic = kafka_topic()
+    seed(kafka_broker, topic, [{"n": i} for i in range(3)])
+    frame = spark.read.format("kafka").options(**kafka_broker.spark_options()).option(
+        "subscribe", topic
+    ).load()
+    assert frame.count() == 3
+"""
+
+
+@pytest.mark.kafka_backends("emulator")
+def test_spark_server_auto_starts_it_once_and_it_stops_when_unused(
+    pytester: pytest.Pytester, kafka_broker: Broker, tmp_path: Path, monkeypatch
+) -> None:
+    """`spark_server = auto`: the first run starts the warm server, the next uses it, and
+    once no run has used it for `spark_server_idle_minutes` it stops by itself."""
+    import pyspark
+
+    from kafkatest.jars.maven import cache_dir
+    from kafkatest.spark.server import checks_tokens, stop_server
+
+    if not checks_tokens(pyspark.__version__):
+        pytest.skip("auto starts no server on PySpark 3.5 (no authentication there)")
+    state = tmp_path / "spark-server.json"
+    monkeypatch.setenv("KAFKATEST_SPARK_SERVER_STATE", str(state))
+    monkeypatch.setenv("KAFKATEST_CACHE_DIR", str(cache_dir()))  # pytester moves HOME
+    pytester.makeini("[pytest]\nspark_server = auto\nspark_server_idle_minutes = 0.25\n")
+    pytester.makepyfile(test_auto=AUTO_DOWNSTREAM)
+    args = (
+        "--kafka-backend=external",
+        f"--kafka-bootstrap={kafka_broker.bootstrap_servers}",
+        "-p",
+        "no:cacheprovider",
+    )
+    try:
+        first = pytester.runpytest_subprocess(*args, timeout=300)
+        first.assert_outcomes(passed=1)
+        first.stdout.fnmatch_lines(["kafkatest: spark_server = auto: the first Spark test starts*"])
+        recorded = json.loads(state.read_text())
+        assert recorded["idle_minutes"] == 0.25 and recorded["token"]
+        second = pytester.runpytest_subprocess(*args, timeout=300)
+        second.assert_outcomes(passed=1)
+        second.stdout.fnmatch_lines(["kafkatest: spark runs on the warm Spark Connect server*"])
+        assert json.loads(state.read_text())["pid"] == recorded["pid"]
+        # Unused for 15 s (looked at every 1.5 s): it stops, and forgets itself.
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and state.exists():
+            time.sleep(1)
+        assert not state.exists()
+        for _ in range(60):
+            try:
+                os.kill(recorded["pid"], 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.5)
+        else:
+            pytest.fail(f"the idle server (pid {recorded['pid']}) did not end")
+    finally:
+        stop_server()
+
+
+def test_a_bad_spark_server_setting_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nspark_server = always\n")
+    result = pytester.runpytest_subprocess("--kafka-backend=emulator", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*spark_server = 'always' (ini spark_server): give auto*"])
+    pytester.makeini("[pytest]\nspark_server = auto\nspark_server_idle_minutes = never\n")
+    result = pytester.runpytest_subprocess("--kafka-backend=emulator", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*spark_server_idle_minutes = 'never'*more than 0*"])

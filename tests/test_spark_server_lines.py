@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,7 @@ import pytest
 
 from kafkatest import Broker
 from kafkatest.jars.maven import cache_dir
+from kafkatest.spark.server import AUTH_TOKEN_VARIABLE, checks_tokens
 
 #: The user's jar cache, read before pytester points HOME at a temp dir: the server
 #: started here finds the connector, spark-avro (and on PySpark 3.5 Spark Connect's
@@ -82,6 +84,29 @@ def _cli(
     )
 
 
+#: A Connect client that knows the port but not the key: exit 3 when the server refuses it.
+WITHOUT_TOKEN = """
+import sys
+from pyspark.sql import SparkSession
+try:
+    SparkSession.builder.remote(f"sc://127.0.0.1:{sys.argv[1]}").getOrCreate().range(1).collect()
+except Exception as refused:
+    print(type(refused).__name__, refused)
+    sys.exit(3 if "UNAUTHENTICATED" in str(refused) or "authenticat" in str(refused) else 4)
+"""
+
+
+def _query_without_the_token(port: int, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    plain = {k: v for k, v in env.items() if k != AUTH_TOKEN_VARIABLE}
+    return subprocess.run(
+        [sys.executable, "-c", WITHOUT_TOKEN, str(port)],
+        env=plain,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 @pytest.mark.kafka_backends("emulator")
 def test_pytest_runs_reuse_the_warm_server_until_it_stops(
     pytester: pytest.Pytester, kafka_broker: Broker, tmp_path: Path
@@ -97,7 +122,16 @@ def test_pytest_runs_reuse_the_warm_server_until_it_stops(
     try:
         assert started.returncode == 0, started.stderr
         assert "with the Spark extras: avro" in started.stdout
-        pid = json.loads(state.read_text())["pid"]
+        recorded = json.loads(state.read_text())
+        pid = recorded["pid"]
+        assert stat.S_IMODE(state.stat().st_mode) == 0o600  # it holds the token
+        if checks_tokens(recorded["pyspark"]):
+            # Spark 4.0+: a client without the server's key (another user) is refused.
+            refused = _query_without_the_token(recorded["port"], env)
+            assert refused.returncode == 3, refused.stdout + refused.stderr
+            assert recorded["token"] not in _cli("status", env=env).stdout
+        else:
+            assert recorded["token"] == ""  # Spark Connect 3.5 has no authentication
         status = _cli("status", env=env).stdout
         assert f"pid {pid}" in status and "extras: avro" in status
         pytester.makepyfile(test_warm=DOWNSTREAM)
@@ -116,8 +150,10 @@ def test_pytest_runs_reuse_the_warm_server_until_it_stops(
             result.assert_outcomes(passed=2)
             assert json.loads(state.read_text())["pid"] == pid
             result.stdout.fnmatch_lines(
-                ["kafkatest: spark runs on the warm Spark Connect server sc://127.0.0.1:*"]
+                ["kafkatest: spark runs on the warm Spark Connect server sc://*:[0-9]* (pid *)*"]
             )
+            if recorded["token"]:
+                assert recorded["token"] not in result.stdout.str()
     finally:
         stopped = _cli("stop", env=env)
     assert f"stopped the server (pid {pid})" in stopped.stdout

@@ -159,6 +159,12 @@ def _check_options(config: pytest.Config) -> None:
             "cores and MB each), spark://host:port or standalone[W] (a cluster of W workers, "
             "1 to 8, that kafkatest starts)"
         )
+    if settings.text("spark_server") not in ("", "auto"):
+        raise pytest.UsageError(
+            f"spark_server = {settings.text('spark_server')!r} ({settings.origins['spark_server']}): "
+            "give auto (the first Spark test starts the warm server) or leave it empty"
+        )
+    idle_minutes(config)  # checked here, not first when a Spark test starts the server
     remote = spark_remote(config)
     if remote and not (remote == "local" or remote.startswith(("local[", "sc://"))):
         raise pytest.UsageError(
@@ -224,6 +230,45 @@ def spark_remote(config: pytest.Config) -> str:
     return remote
 
 
+def idle_minutes(config: pytest.Config) -> float:
+    """`spark_server_idle_minutes`, checked: a warm server `auto` starts stops itself
+    after this long without a run."""
+    settings = kafkatest_config(config)
+    raw = settings.text("spark_server_idle_minutes")
+    try:
+        minutes = float(raw)
+    except ValueError:
+        minutes = -1.0
+    if not 0 < minutes <= 7 * 24 * 60:
+        raise pytest.UsageError(
+            f"spark_server_idle_minutes = {raw!r} ({settings.origins['spark_server_idle_minutes']}): "
+            "give the minutes after which an unused warm server stops, more than 0 and at "
+            "most a week (default 30)"
+        )
+    return minutes
+
+
+def auto_server_refusal(config: pytest.Config) -> str | None:
+    """Why `spark_server = auto` starts no warm server in this run (None: it will, at the
+    first Spark test). Only for the default local Spark, and only where the server
+    refuses other users' clients (Spark Connect 4.0+ checks its pre-shared key)."""
+    settings = kafkatest_config(config)
+    if settings.text("spark_server") != "auto":
+        return "not asked for"
+    if settings.given("spark_remote") or settings.given("spark_master"):
+        return "--spark-remote or --spark-master chooses where Spark runs"
+    import pyspark
+
+    from kafkatest.spark.server import checks_tokens
+
+    if not checks_tokens(pyspark.__version__):
+        return (
+            f"PySpark {pyspark.__version__}'s Spark Connect server has no authentication, so "
+            "no server is started unasked (kafkatest spark-server start does, knowingly)"
+        )
+    return None
+
+
 def pytest_report_header(config: pytest.Config) -> list[str]:
     """Say where Spark runs when it is not this process: a warm server is found, not
     asked for, so a user must see that this run uses it (and how not to)."""
@@ -241,9 +286,18 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
             )
         elif spark_remote(config) == running.remote:
             lines.append(
-                f"kafkatest: spark runs on the warm Spark Connect server {running.remote} "
+                f"kafkatest: spark runs on the warm Spark Connect server {running.address} "
                 f"(pid {running.pid}); --spark-remote=off to start Spark in this process"
             )
+    elif kafkatest_config(config).text("spark_server") == "auto":
+        refusal = auto_server_refusal(config)
+        if refusal is None:
+            lines.append(
+                "kafkatest: spark_server = auto: the first Spark test starts the warm Spark "
+                f"Connect server, which stops after {idle_minutes(config):g} idle minutes"
+            )
+        else:
+            lines.append(f"kafkatest: spark_server = auto, but Spark starts here: {refusal}")
     return lines
 
 

@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from kafkatest.plugin.options import _STANDALONE, kafkatest_config, spark_master, spark_remote
+from kafkatest.plugin.options import (
+    _STANDALONE,
+    auto_server_refusal,
+    idle_minutes,
+    kafkatest_config,
+    spark_master,
+    spark_remote,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -26,6 +33,13 @@ def spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
 
     remote = spark_remote(pytestconfig)
     cluster = None
+    keep_alive: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+    if not remote and auto_server_refusal(pytestconfig) is None:
+        from kafkatest.spark.server import running_server, start_server
+
+        if running_server() is None:  # one of another PySpark is left alone
+            extras = kafkatest_config(pytestconfig).items("spark_extras")
+            remote = start_server(extras=extras, idle_minutes=idle_minutes(pytestconfig)).remote
     if remote:
         from kafkatest.spark.connect import connect_spark_session
         from kafkatest.spark.server import lacking_extras, usable_server
@@ -35,6 +49,7 @@ def spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
             refusal = lacking_extras(warm, kafkatest_config(pytestconfig).items("spark_extras"))
             if refusal is not None:
                 raise refusal
+            keep_alive = _using_the_warm_server()
         # The warm server has the connector on its class path already.
         session = connect_spark_session(
             remote, send_connector=warm is None or warm.remote != remote
@@ -62,13 +77,39 @@ def spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
                 cluster.close()
             raise
     try:
-        yield session
+        with keep_alive:
+            yield session
     finally:
         try:
             stop_spark_session(session)
         finally:
             if cluster is not None:
                 cluster.close()
+
+
+@contextlib.contextmanager
+def _using_the_warm_server() -> Iterator[None]:
+    """Mark the warm server used now, every half minute while the run lasts (a long run
+    is not idle), and at its end, so that its idle stop counts from the last run."""
+    import threading
+
+    from kafkatest.spark.server import mark_used
+
+    done = threading.Event()
+
+    def beat() -> None:
+        while not done.wait(30):
+            mark_used()
+
+    mark_used()
+    thread = threading.Thread(target=beat, name="kafkatest-warm-server-use", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+        mark_used()
 
 
 @pytest.fixture

@@ -84,14 +84,25 @@ def connect_spark_session(
 
 
 def _start_local_server(master: str, conf: Mapping[str, str] | None) -> str:
-    """Start Spark with the Connect plugin on a free loopback port; its ``sc://`` URL."""
+    """Start Spark with the Connect plugin on a free loopback port; its ``sc://`` URL.
+
+    On Spark 4.0+ the server takes a pre-shared key, as PySpark's own local mode does,
+    so that no other local user can use it while the run lasts."""
+    import secrets
+
+    import pyspark
+
     from kafkatest.brokers.process import free_port
-    from kafkatest.spark.server import connect_server_conf
+    from kafkatest.spark.server import AUTH_TOKEN_VARIABLE, checks_tokens, connect_server_conf
     from kafkatest.spark.session import hold_connect_server, kafka_spark_session, merged_conf
 
+    token = ""
+    if checks_tokens(pyspark.__version__):
+        # The server's JVM, started below, inherits it; PySpark's local mode does the same.
+        token = os.environ.setdefault(AUTH_TOKEN_VARIABLE, secrets.token_urlsafe(32))
     port = free_port()
     server = kafka_spark_session(
         master=master, conf=merged_conf(conf or {}, connect_server_conf(port))
     )
     hold_connect_server(server)
-    return f"sc://127.0.0.1:{port}"
+    return f"sc://localhost:{port}/;token={token}" if token else f"sc://127.0.0.1:{port}"

@@ -6,6 +6,11 @@ PySpark's JVM with the Connect plugin and the connector, loopback only) and writ
 its pid and port to a state file in kafkatest's cache; while it runs, the `spark`
 fixture of every pytest run connects to it instead of starting Spark.
 
+Only its user may use it: it listens on loopback, and on Spark 4.0+ it refuses any
+client without the pre-shared key made at its start, which is handed to the server in
+its environment and kept in the state file, readable by its owner alone (Spark Connect
+3.5 has no authentication: there, any local user can reach the port).
+
 What runs share: the server's JVM (loaded classes, JIT, the connector's jars) and its
 executors. What they do not: each run opens its own Connect session (its own temp
 views, memory-sink tables and SQL conf), its topics are unique per test, and its
@@ -19,13 +24,14 @@ import contextlib
 import importlib.util
 import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from kafkatest.config import environment
@@ -34,6 +40,9 @@ from kafkatest.tempdirs import process_alive
 
 #: The plugin that starts Spark Connect's gRPC service inside a Spark driver.
 CONNECT_PLUGIN = "org.apache.spark.sql.connect.SparkConnectPlugin"
+#: Spark Connect's own variable for the server's pre-shared key (read by the server's
+#: JVM and by PySpark's client): in the environment, not on a command line `ps` shows.
+AUTH_TOKEN_VARIABLE = "SPARK_CONNECT_AUTHENTICATE_TOKEN"
 START_TIMEOUT_S = 180.0
 #: What PySpark's Connect client imports, and the pip package that brings each: the
 #: `connect` extra of PySpark (and of kafkatest) installs them all.
@@ -55,10 +64,26 @@ class ServerState:
     pyspark: str
     #: Spark modules loaded next to the connector (`spark_extras`: avro, protobuf).
     extras: tuple[str, ...] = ()
+    #: The pre-shared key every client must present (Spark Connect 4.0+); empty on
+    #: PySpark 3.5, whose Connect server has no authentication.
+    token: str = field(default="", repr=False)
+    #: The machine's boot the server started in: a state file from before a reboot
+    #: names a pid that may since belong to another process.
+    boot: str = ""
+    #: Minutes without a run after which the server stops itself (0: never; the
+    #: servers `spark_server = auto` starts have one, those started by hand not).
+    idle_minutes: float = 0.0
+
+    @property
+    def address(self) -> str:
+        """Where the server listens, for people to read (the token left out)."""
+        return f"sc://localhost:{self.port}" if self.token else f"sc://127.0.0.1:{self.port}"
 
     @property
     def remote(self) -> str:
-        return f"sc://127.0.0.1:{self.port}"
+        """The connection string a client uses: with the token when the server has one
+        (PySpark's client then uses gRPC's local credentials, which `localhost` needs)."""
+        return f"{self.address}/;token={self.token}" if self.token else self.address
 
 
 def state_file() -> Path:
@@ -77,11 +102,41 @@ def running_server() -> ServerState | None:
     state = _recorded(path)
     if state is None:
         return None
+    if state.boot and state.boot != boot_id():  # the server did not outlive the reboot
+        path.unlink(missing_ok=True)
+        return None
     if process_alive(state.pid) and _answers(state.port):
         return state
     if not process_alive(state.pid):
         path.unlink(missing_ok=True)
     return None
+
+
+def boot_id() -> str:
+    """This boot of the machine ('' where the kernel does not say)."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return ""
+
+
+def used_file() -> Path:
+    """Touched by every run that uses the warm server: its last use, for the idle stop."""
+    return state_file().with_suffix(".used")
+
+
+def mark_used() -> None:
+    """Note that a run uses the warm server now (a run keeps doing so while it lasts)."""
+    with contextlib.suppress(OSError):
+        used_file().touch()
+
+
+def idle_seconds() -> float:
+    """Seconds since a run last used the warm server (or since it started)."""
+    for path in (used_file(), state_file()):
+        with contextlib.suppress(OSError):
+            return max(0.0, time.time() - path.stat().st_mtime)
+    return 0.0
 
 
 def usable_server() -> ServerState | None:
@@ -127,7 +182,9 @@ def connect_server_conf(port: int) -> dict[str, str]:
     return conf
 
 
-def start_server(port: int | None = None, extras: Sequence[str] = ()) -> ServerState:
+def start_server(
+    port: int | None = None, extras: Sequence[str] = (), idle_minutes: float = 0.0
+) -> ServerState:
     """Start the warm server (or return the one running) and wait until it serves.
 
     `extras` (the project's `spark_extras`) are loaded into the server: a Connect
@@ -153,10 +210,13 @@ def start_server(port: int | None = None, extras: Sequence[str] = ()) -> ServerS
     port = port or free_port()
     log = state_file().with_suffix(".log")
     log.parent.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, AUTH_TOKEN_VARIABLE: secrets.token_urlsafe(32)}
+    if extras:
+        env["KAFKATEST_SPARK_EXTRAS"] = ",".join(extras)
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "kafkatest.spark.server", str(port)],
-            env={**os.environ, "KAFKATEST_SPARK_EXTRAS": ",".join(extras)} if extras else None,
+            [sys.executable, "-m", "kafkatest.spark.server", str(port), str(idle_minutes)],
+            env=env,  # the token by the environment: a command line is public to every user
             stdout=out,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -212,11 +272,13 @@ def stop_server() -> ServerState | None:
         if process_alive(state.pid):
             os.kill(state.pid, signal.SIGKILL)
     path.unlink(missing_ok=True)
+    used_file().unlink(missing_ok=True)
     return state
 
 
-def _serve(port: int) -> None:
-    """The server process: Spark with the Connect plugin until SIGTERM."""
+def _serve(port: int, idle_minutes: float = 0.0) -> None:
+    """The server process: Spark with the Connect plugin until SIGTERM, or until no run
+    has used it for `idle_minutes` (when given)."""
     import pyspark
 
     from kafkatest.spark.session import kafka_spark_session, stop_spark_session
@@ -232,12 +294,53 @@ def _serve(port: int) -> None:
         str(state_file().with_suffix(".log")),
         pyspark.__version__,
         tuple(requested_spark_extras()),
+        token=os.environ.get(AUTH_TOKEN_VARIABLE, "") if checks_tokens(pyspark.__version__) else "",
+        boot=boot_id(),
+        idle_minutes=idle_minutes,
     )
-    state_file().write_text(json.dumps(asdict(state)))
-    stopping = signal.sigwait({signal.SIGTERM, signal.SIGINT})
-    print(f"kafkatest spark-server: signal {stopping}, stopping", flush=True)
+    used_file().unlink(missing_ok=True)
+    _write_private(state_file(), json.dumps(asdict(state)))
+    print(f"kafkatest spark-server: {_until(idle_minutes)}", flush=True)
+    signals = {signal.SIGTERM, signal.SIGINT}
+    if idle_minutes <= 0:
+        stopping = f"signal {signal.sigwait(signals)}"
+    else:
+        # Looked at often enough that the stop comes within a tenth of the idle time.
+        every = min(60.0, max(0.5, idle_minutes * 6))
+        while True:
+            received = signal.sigtimedwait(signals, every)
+            if received is not None:
+                stopping = f"signal {received.si_signo}"
+                break
+            if idle_seconds() > idle_minutes * 60:
+                stopping = f"unused for {idle_minutes:g} minutes"
+                break
+    print(f"kafkatest spark-server: {stopping}, stopping", flush=True)
     stop_spark_session(session)
     state_file().unlink(missing_ok=True)
+    used_file().unlink(missing_ok=True)
+
+
+def _until(idle_minutes: float) -> str:
+    if idle_minutes > 0:
+        return f"serving until unused for {idle_minutes:g} minutes, or stopped"
+    return "serving until stopped (kafkatest spark-server stop)"
+
+
+def checks_tokens(pyspark_version: str) -> bool:
+    """Whether this line's Connect server refuses a client without its pre-shared key
+    (`SPARK_CONNECT_AUTHENTICATE_TOKEN`, Spark 4.0+). Spark Connect 3.5 has no
+    authentication: any local user can reach its loopback port."""
+    return int(pyspark_version.split(".")[0]) >= 4
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write the state file readable by its owner only: it holds the server's token."""
+    temporary = path.with_suffix(f".{os.getpid()}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as out:
+        out.write(text)
+    os.replace(temporary, path)
 
 
 def _recorded(path: Path) -> ServerState | None:
@@ -268,4 +371,4 @@ def _answers(port: int) -> bool:
 
 
 if __name__ == "__main__":
-    _serve(int(sys.argv[1]))
+    _serve(int(sys.argv[1]), float(sys.argv[2]) if len(sys.argv) > 2 else 0.0)
