@@ -19,11 +19,11 @@ from kafkatest.pytest_plugin import selected_backends
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "acl_broker_session" in metafunc.fixturenames:
         metafunc.parametrize(
-            "acl_broker_session", selected_backends(metafunc.config), indirect=True, scope="session"
+            "acl_broker_session", selected_backends(metafunc.config), indirect=True, scope="package"
         )
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")  # closed after the package: an idle Kafka JVM costs CPU
 def acl_broker_session(request: pytest.FixtureRequest) -> Iterator[Broker]:
     broker = start_broker(request.param, acls=True)
     try:

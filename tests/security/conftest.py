@@ -2,7 +2,7 @@
 
 Each test names the listener it needs; the broker is started on first use for
 every backend given to ``--kafka-backend`` (a real Kafka JVM takes seconds, so
-they are shared) and closed at the end of the session.
+they are shared) and closed once the package's tests are done.
 """
 
 from __future__ import annotations
@@ -48,8 +48,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("backend", selected_backends(metafunc.config), scope="session")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def _secured_brokers() -> Iterator[dict[tuple[str, str], Broker]]:
+    # Package scope: an idle Kafka JVM still costs CPU (a CI lane kept six of them
+    # up for a quarter of an hour after this package's last test).
     brokers: dict[tuple[str, str], Broker] = {}
     yield brokers
     _release_spark_clients()  # Spark's cached producers go before their broker does
