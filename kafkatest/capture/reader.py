@@ -20,7 +20,14 @@ from confluent_kafka import Consumer, KafkaError, TopicPartition
 from kafkatest.capture.anonymize import Anonymizer
 from kafkatest.capture.ranges import TP, CaptureError, Selection, resolve
 from kafkatest.capture.values import ValueDecoder, value_of, with_value
-from kafkatest.seeding.capture_file import HEADER_KEY, TIMESTAMP_TYPES, VERSION, dumps, encode_bytes
+from kafkatest.seeding.capture_file import (
+    HEADER_KEY,
+    TIMESTAMP_TYPES,
+    VERSION,
+    decode_plain,
+    dumps,
+    encode_bytes,
+)
 
 _BATCH = 2000
 
@@ -242,17 +249,20 @@ class Capture:
         kind, timestamp = message.timestamp()
         key = decoder.decode(message.key(), topic, "key")
         value = decoder.decode(message.value(), topic, "value")
-        anonymizer = self.anonymizer
-        if anonymizer.rules:
-            key = with_value(key, anonymizer.apply(value_of(key), "key"))
-            value = with_value(value, anonymizer.apply(value_of(value), "value"))
+        where = f"{topic}[{message.partition()}]@{message.offset()}"
+        key = self._anonymized(key, "key", where)
+        value = self._anonymized(value, "value", where)
         headers = []
         for name, data in message.headers() or []:
             encoded = encode_bytes(data)
-            header_value = {name: value_of(encoded)}
-            replaced = anonymizer.apply(header_value, "header")
+            if not any(r.where == "header" and r.path[0] == name for r in self.anonymizer.rules):
+                headers.append([name, encoded])
+                continue
+            # A header's rule replaces its whole value, decoded or not.
+            original = value_of(encoded) if is_decoded(encoded) else data
+            replaced = self.anonymizer.apply({name: original}, "header")
             if name in replaced:
-                headers.append([name, with_value(encoded, replaced[name])])
+                headers.append([name, _as_entry(encoded, original, replaced[name])])
         return {
             "topic": topic,
             "partition": message.partition(),
@@ -263,6 +273,52 @@ class Capture:
             "value": value,
             "headers": headers,
         }
+
+    def _anonymized(
+        self, encoded: dict[str, Any] | None, part: str, where: str
+    ) -> dict[str, Any] | None:
+        """A key or value with the rules for it applied. Bytes that could not be decoded
+        (binary, or Protobuf: JSON, Avro and JSON Schema are read) take a rule for the
+        whole key (hashed, faked, dropped, kept), but not one into their fields: that is
+        refused, rather than writing the data the user asked to replace (or losing the
+        value, as a rule for another part once did)."""
+        rules = [rule for rule in self.anonymizer.rules if rule.where == part]
+        if not rules or encoded is None:
+            return encoded
+        if is_decoded(encoded):
+            return with_value(encoded, self.anonymizer.apply(value_of(encoded), part))
+        fields = [rule.field for rule in rules if rule.path]
+        if fields:
+            kind = f"schema {encoded['schema_id']}" if "schema_id" in encoded else "binary"
+            whole = " (or replace the whole key: --anonymize key=hash)" if part == "key" else ""
+            raise CaptureError(
+                f"the {part} of {where} is not JSON, Avro or JSON Schema ({kind}), so "
+                f"--anonymize {', '.join(fields)} cannot reach into it, and the capture "
+                "stops rather than write what you asked to replace: give --schema-registry "
+                f"if its schema is Avro or JSON Schema{whole}; Protobuf fields cannot be "
+                "anonymized yet"
+            )
+        original = decode_plain(encoded)
+        return _as_entry(encoded, original, self.anonymizer.apply(original, part))
+
+
+def is_decoded(encoded: dict[str, Any] | None) -> bool:
+    """Whether an entry holds decoded data (JSON, Avro, text) the rules can look into."""
+    return encoded is not None and any(form in encoded for form in ("json", "avro", "text"))
+
+
+def _as_entry(
+    encoded: dict[str, Any] | None, original: Any, replaced: Any
+) -> dict[str, Any] | None:
+    """The entry for a replaced value: unchanged if kept, text for a hash or a fake of
+    bytes (never the original bytes under another name)."""
+    if replaced is None:
+        return None
+    if replaced is original:
+        return encoded
+    if is_decoded(encoded):
+        return with_value(encoded, replaced)
+    return {"text": str(replaced)}
 
 
 def tty_progress() -> Callable[[int], None] | None:

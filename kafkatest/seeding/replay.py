@@ -1,7 +1,8 @@
 """Put a capture back into a topic: partitions, order, timestamps, headers and schemas.
 
-Avro values are encoded again with their schema, registered in the test's registry (it
-gives its own ids, which the records then carry). Offsets cannot be chosen on a real
+Avro and JSON Schema values are encoded again with their schema, registered in the
+test's registry (it gives its own ids, which the records then carry); Protobuf values
+are put back as they were captured, bytes and schema id. Offsets cannot be chosen on a real
 broker: the records land at the end of each partition, and `offsets` maps each original
 offset to where it landed.
 """
@@ -49,11 +50,14 @@ class _Schemas:
         if schema_id not in self._ready:
             self._ready[schema_id] = self._register(schema_id)
         new_id, parsed = self._ready[schema_id]
-        from fastavro import schemaless_writer
-
         out = io.BytesIO()
         out.write(b"\x00" + struct.pack(">I", new_id))
-        schemaless_writer(out, parsed, _restore_bytes(encoded["avro"]))
+        if "avro" in encoded:
+            from fastavro import schemaless_writer
+
+            schemaless_writer(out, parsed, _restore_bytes(encoded["avro"]))
+        else:  # JSON Schema: the JSON itself after the framing
+            out.write(decode_plain({"json": encoded["json"]}) or b"")
         return out.getvalue()
 
     def _register(self, schema_id: int) -> tuple[int, Any]:
@@ -64,9 +68,11 @@ class _Schemas:
         line = self.lines.get(schema_id)
         if line is None:
             raise CaptureFormatError(f"the capture uses schema {schema_id} but does not hold it")
+        schema_type = str(line.get("schema_type", "AVRO"))
         if self.registry is None:
             raise ValueError(
-                f"the capture holds Avro records (schema {schema_id}): give schema_registry="
+                f"the capture holds {schema_type} records (schema {schema_id}): give "
+                "schema_registry="
             )
         from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
 
@@ -75,8 +81,10 @@ class _Schemas:
         client = SchemaRegistryClient({"url": registry_url(self.registry)})
         field_name = str(line.get("subject", "")).rsplit("-", 1)[-1] or "value"
         new_id = client.register_schema(
-            f"{self.topic}-{field_name}", Schema(line["schema"], line.get("schema_type", "AVRO"))
+            f"{self.topic}-{field_name}", Schema(line["schema"], schema_type)
         )
+        if schema_type != "AVRO":
+            return new_id, None
         return new_id, parse_schema(json.loads(line["schema"]))
 
 
@@ -126,7 +134,9 @@ def capture_records(
 
 
 def _bytes(encoded: dict[str, Any] | None, schemas: _Schemas, where: str) -> bytes | None:
-    if encoded is not None and "avro" in encoded:
+    if encoded is not None and (
+        "avro" in encoded or ("json" in encoded and "schema_id" in encoded)
+    ):
         return schemas.encode(encoded, where)
     return decode_plain(encoded)
 
