@@ -46,3 +46,28 @@ def test_the_state_file_is_readable_by_its_owner_only(tmp_path: Path) -> None:
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert server._recorded(path) == state
     assert [p.name for p in tmp_path.iterdir()] == ["spark-server.json"]
+
+
+def test_one_start_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two runs finding no server at once (xdist workers under `spark_server = auto`):
+    the second waits for the first's start, then finds its server."""
+    import threading
+
+    monkeypatch.setenv("KAFKATEST_SPARK_SERVER_STATE", str(tmp_path / "spark-server.json"))
+    events: list[str] = []
+    inside = threading.Event()
+
+    def first() -> None:
+        with server._one_start_at_a_time():
+            inside.set()
+            events.append("first in")
+            threading.Event().wait(0.3)
+            events.append("first out")
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    inside.wait(5)
+    with server._one_start_at_a_time():
+        events.append("second in")
+    thread.join()
+    assert events == ["first in", "first out", "second in"]

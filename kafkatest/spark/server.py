@@ -30,7 +30,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -192,6 +192,38 @@ def start_server(
     works on the warm server only if it started with spark-avro. Refused without
     Spark Connect's client: no pytest run here could use the server.
     """
+    with _one_start_at_a_time():
+        return _start(port, extras, idle_minutes)
+
+
+@contextlib.contextmanager
+def _one_start_at_a_time() -> Iterator[None]:
+    """Hold the start lock: two runs that find no server at once (pytest-xdist workers
+    under `spark_server = auto`) start one, the second then finds it."""
+    import fcntl
+
+    path = state_file().with_suffix(".lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    deadline = time.monotonic() + START_TIMEOUT_S + 30
+    with path.open("a") as lock:
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise SetupError(
+                        f"another process has been starting the warm Spark server for over "
+                        f"{START_TIMEOUT_S + 30:.0f}s (lock {path})"
+                    ) from None
+                time.sleep(0.2)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _start(port: int | None, extras: Sequence[str], idle_minutes: float) -> ServerState:
     refusal = connect_client_refusal("warm mode (`kafkatest spark-server start`)")
     if refusal is not None:
         raise refusal
