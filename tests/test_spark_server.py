@@ -146,7 +146,7 @@ def test_spark_server_auto_starts_it_once_and_it_stops_when_unused(
     state = tmp_path / "spark-server.json"
     monkeypatch.setenv("KAFKATEST_SPARK_SERVER_STATE", str(state))
     monkeypatch.setenv("KAFKATEST_CACHE_DIR", str(cache_dir()))  # pytester moves HOME
-    pytester.makeini("[pytest]\nspark_server = auto\nspark_server_idle_minutes = 0.25\n")
+    pytester.makeini("[pytest]\nspark_server = auto\nspark_server_idle_minutes = 0.5\n")
     pytester.makepyfile(test_auto=AUTO_DOWNSTREAM)
     args = (
         "--kafka-backend=external",
@@ -159,12 +159,12 @@ def test_spark_server_auto_starts_it_once_and_it_stops_when_unused(
         first.assert_outcomes(passed=1)
         first.stdout.fnmatch_lines(["kafkatest: spark_server = auto: the first Spark test starts*"])
         recorded = json.loads(state.read_text())
-        assert recorded["idle_minutes"] == 0.25 and recorded["token"]
+        assert recorded["idle_minutes"] == 0.5 and recorded["token"]
         second = pytester.runpytest_subprocess(*args, timeout=300)
         second.assert_outcomes(passed=1)
         second.stdout.fnmatch_lines(["kafkatest: spark runs on the warm Spark Connect server*"])
         assert json.loads(state.read_text())["pid"] == recorded["pid"]
-        # Unused for 15 s (looked at every 1.5 s): it stops, and forgets itself.
+        # Unused for 30 s (looked at every 3 s): it stops, and forgets itself.
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and state.exists():
             time.sleep(1)

@@ -33,7 +33,9 @@ def spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
 
     remote = spark_remote(pytestconfig)
     cluster = None
-    keep_alive: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+    # Entered as soon as the warm server is chosen, before the Connect session (slow on
+    # a loaded machine) is made: its idle stop must not count that time as unused.
+    keep_alive = contextlib.ExitStack()
     if not remote and auto_server_refusal(pytestconfig) is None:
         from kafkatest.spark.server import running_server, start_server
 
@@ -49,11 +51,15 @@ def spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
             refusal = lacking_extras(warm, kafkatest_config(pytestconfig).items("spark_extras"))
             if refusal is not None:
                 raise refusal
-            keep_alive = _using_the_warm_server()
-        # The warm server has the connector on its class path already.
-        session = connect_spark_session(
-            remote, send_connector=warm is None or warm.remote != remote
-        )
+            keep_alive.enter_context(_using_the_warm_server())
+        try:
+            # The warm server has the connector on its class path already.
+            session = connect_spark_session(
+                remote, send_connector=warm is None or warm.remote != remote
+            )
+        except BaseException:
+            keep_alive.close()
+            raise
     else:
         import os
 

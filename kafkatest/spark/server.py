@@ -261,6 +261,7 @@ def _start(port: int | None, extras: Sequence[str], idle_minutes: float) -> Serv
                 raise SetupError(f"the Spark Connect server exited at start; see {log}")
             state = running_server()
             if state is not None and state.pid == process.pid:
+                mark_used()  # the run that started it is about to use it
                 return state
             time.sleep(0.5)
         raise SetupError(
