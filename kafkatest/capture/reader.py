@@ -19,7 +19,7 @@ from confluent_kafka import Consumer, KafkaError, TopicPartition
 
 from kafkatest.capture.anonymize import Anonymizer
 from kafkatest.capture.ranges import TP, CaptureError, Selection, resolve
-from kafkatest.capture.values import ValueDecoder, value_of, with_value
+from kafkatest.capture.values import ValueDecoder, is_decoded, value_of, with_value
 from kafkatest.seeding.capture_file import (
     HEADER_KEY,
     TIMESTAMP_TYPES,
@@ -300,11 +300,6 @@ class Capture:
             )
         original = decode_plain(encoded)
         return _as_entry(encoded, original, self.anonymizer.apply(original, part))
-
-
-def is_decoded(encoded: dict[str, Any] | None) -> bool:
-    """Whether an entry holds decoded data (JSON, Avro, text) the rules can look into."""
-    return encoded is not None and any(form in encoded for form in ("json", "avro", "text"))
 
 
 def _as_entry(

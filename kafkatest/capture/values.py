@@ -77,11 +77,20 @@ class ValueDecoder:
         return (schema_type, parse_schema(json.loads(schema.schema_str)))
 
 
+#: The entry forms that hold decoded data (what anonymization rules can look into).
+DECODED_FORMS = ("json", "avro", "text")
+
+
+def is_decoded(encoded: dict[str, Any] | None) -> bool:
+    """Whether an entry holds decoded data (JSON, Avro, text) the rules can look into."""
+    return encoded is not None and any(form in encoded for form in DECODED_FORMS)
+
+
 def value_of(encoded: dict[str, Any] | None) -> Any:
     """The decoded data inside an entry (what anonymization and the field review see)."""
     if encoded is None:
         return None
-    for form in ("json", "avro", "text"):
+    for form in DECODED_FORMS:
         if form in encoded:
             return encoded[form]
     return None
@@ -91,7 +100,7 @@ def with_value(encoded: dict[str, Any] | None, data: Any) -> dict[str, Any] | No
     """`encoded` with its decoded data replaced (the form and schema id kept)."""
     if encoded is None:
         return None
-    for form in ("json", "avro", "text"):
+    for form in DECODED_FORMS:
         if form in encoded:
             return {**encoded, form: data}
     return encoded if data is not None else None
