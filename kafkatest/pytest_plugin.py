@@ -40,7 +40,13 @@ from kafkatest.plugin.options import (
 )
 from kafkatest.plugin.reports import pytest_runtest_makereport
 from kafkatest.plugin.request_report import pytest_runtest_call, pytest_runtest_teardown
-from kafkatest.plugin.spark import checkpoint_dir, spark, spark_clock, spark_session
+from kafkatest.plugin.spark import (
+    checkpoint_dir,
+    pytest_runtest_setup,
+    spark,
+    spark_clock,
+    spark_session,
+)
 
 __all__ = [
     "MAX_EMULATOR_BROKERS",
@@ -59,6 +65,7 @@ __all__ = [
     "pytest_report_header",
     "pytest_runtest_call",
     "pytest_runtest_makereport",
+    "pytest_runtest_setup",
     "pytest_runtest_teardown",
     "pytest_sessionfinish",
     "schema_registry",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from abc import abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from kafkatest.brokers.acl_client import AclClient
@@ -129,6 +129,11 @@ class Broker(ClientConnections):
         each with `api`, `version`, `client_id`, `request` (decoded fields),
         `error_codes`, `time_ms`, `connection` and `client_software`. Emulator only."""
         raise UnsupportedOperation(REQUEST_LOG_REFUSAL.format(backend=self.backend))
+
+    def expect_requests(self, versions: Iterable[tuple[int, int]]) -> None:
+        """Clients are about to send these (API key, version) pairs: a broker that
+        decodes them in this process (the emulator) gets ready for them while it idles.
+        A hint only: nothing a client sees changes, and other backends ignore it."""
 
     @classmethod
     def from_options(cls, config: Settings, bootstrap: str | None, options: Options) -> Broker:

@@ -30,9 +30,20 @@ from kafkatest.brokers.topic_client import Reach, TopicClient
 from kafkatest.errors import BrokerError
 from kafkatest.records import Header, Record
 
-__all__ = ["DEFAULT_TIMEOUT_S", "ClientOperations", "RecordClient", "wait_until"]
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "READ_BACK_REQUESTS",
+    "ClientOperations",
+    "RecordClient",
+    "wait_until",
+]
 
 T = TypeVar("T")
+#: The (API key, version) pairs `consume` and `delete_topic` send with librdkafka 2.16
+#: (ListOffsets, FindCoordinator, Fetch, DeleteTopics) and nothing before them in a
+#: typical test: a test that reads a Spark job's output back sends them first after
+#: the job (`Broker.expect_requests`). Another librdkafka's versions load at first use.
+READ_BACK_REQUESTS = ((2, 7), (10, 2), (1, 16), (20, 4))
 #: Errors a just-created, just-moved or just-restarted partition gives until its
 #: leader is ready (a restarted Kafka briefly answers UNKNOWN_LEADER_EPOCH).
 _SETTLING_ERRORS = {

@@ -125,6 +125,11 @@ class EmulatorBroker(Broker):
     def faults(self, hook: FaultHook) -> None:
         self._runner.server.faults = hook
 
+    def expect_requests(self, versions: Iterable[tuple[int, int]]) -> None:
+        """Load these (API key, version) pairs' schemas while the emulator idles, so that
+        the first such request is not answered only after its schema has loaded."""
+        self._runner.load_schemas_when_idle(versions)
+
     def record_timings(self) -> RequestTimings:
         """Time every request from connections opened from now on: queued, handled,
         written, and the client's idle time before it (see `RequestTimings`)."""

@@ -8,11 +8,13 @@ changed from the test thread without racing the handlers.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
+from kafkatest.emulator.protocol.messages import load_schemas
 from kafkatest.emulator.server import EmulatorServer
 from kafkatest.emulator.server.faults import FaultHook
 from kafkatest.emulator.server.handlers import load_handlers
@@ -21,6 +23,13 @@ from kafkatest.emulator.server.server import HarnessListener
 from kafkatest.emulator.state import BrokerSettings, EmulatorState
 
 T = TypeVar("T")
+
+#: How long no request must have come before an idle-time schema load starts: the
+#: gaps inside a client's burst of requests are a few milliseconds.
+IDLE_BEFORE_LOADING_S = 0.015
+#: After one idle-time load, how long to look for a request that came in during it
+#: before the next load.
+RESUME_CHECK_S = 0.002
 
 # Importing the handlers (and the kio schemas they use) costs tens of
 # milliseconds: pay it at import so that starting a broker takes about one.
@@ -46,6 +55,9 @@ class EmulatorRunner:
         )
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
+        #: (API key, version) pairs asked of `load_schemas_when_idle`, and its loaders.
+        self._schemas_asked: set[tuple[int, int]] = set()
+        self._loaders: set[asyncio.Task[None]] = set()
 
     @property
     def bootstrap_servers(self) -> str:
@@ -81,11 +93,68 @@ class EmulatorRunner:
 
         self._run(start_one())
 
+    def load_schemas_when_idle(self, versions: Iterable[tuple[int, int]]) -> None:
+        """Load these (API key, version) pairs' schemas on the loop, in order, once no
+        request has come for `IDLE_BEFORE_LOADING_S`, and on while none comes.
+
+        A client's first request of an API version waits while its schema loads
+        (`protocol.messages.load_schemas`). A caller that knows which versions a client
+        is about to send (Spark's Kafka client, while its job starts in the JVM and
+        the broker has nothing to do) has them loaded in that idle time instead; a
+        request that arrives meanwhile waits at most for the one load under way.
+        Versions the broker does not serve, and pairs asked before, are skipped.
+        """
+        loop = self._loop
+        if loop is None:
+            return
+        handlers = load_handlers()
+        wanted = [
+            (api_key, version)
+            for api_key, version in dict.fromkeys(versions)
+            if (api_key, version) not in self._schemas_asked
+            and api_key in handlers
+            and handlers[api_key].supports(version)
+        ]
+        if not wanted:
+            return
+        self._schemas_asked.update(wanted)
+
+        async def load() -> None:
+            pause = IDLE_BEFORE_LOADING_S
+            for api_key, version in wanted:
+                while True:
+                    seen = self.server.requests_seen
+                    await asyncio.sleep(pause)
+                    if self.server.requests_seen == seen:
+                        break
+                    pause = IDLE_BEFORE_LOADING_S
+                # A schema kio cannot build fails its first request as it would have
+                # anyway; the head start is all that is lost.
+                with contextlib.suppress(Exception):
+                    load_schemas(api_key, version)
+                # Still idle? Loads go on back to back while no request has come in
+                # during the last one (a request dispatches within a few loop turns).
+                pause = RESUME_CHECK_S
+
+        def begin() -> None:
+            task = loop.create_task(load(), name="kafkatest-emulator-schemas")
+            self._loaders.add(task)
+            task.add_done_callback(self._loaders.discard)
+
+        loop.call_soon_threadsafe(begin)
+
     def close(self) -> None:
         """Stop serving and end the loop thread (safe to call twice)."""
         loop, thread = self._loop, self._thread
         if loop is None or thread is None:
             return
+
+        async def end_loaders() -> None:
+            for task in list(self._loaders):
+                task.cancel()
+            await asyncio.gather(*self._loaders, return_exceptions=True)
+
+        self._run(end_loaders())
         self.stop()
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=5)

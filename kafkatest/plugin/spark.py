@@ -4,7 +4,7 @@ Spark Connect), a test's view of it, and a fresh checkpoint directory per test."
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -116,6 +116,28 @@ def _using_the_warm_server() -> Iterator[None]:
         done.set()
         thread.join()
         mark_used()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
+    """A test with Spark and a broker: name the requests Spark's Kafka client is about
+    to send to the broker, and those of reading the job's output back, so that the
+    broker gets ready for them while the job's start and run in the JVM leave it idle
+    (`kafkatest.spark.kafka_protocol`)."""
+    result = yield
+    funcargs = getattr(item, "funcargs", {})
+    if "spark_session" in funcargs and "kafka_broker" in funcargs:
+        from kafkatest.brokers.base import Broker
+
+        broker = funcargs["kafka_broker"]
+        if isinstance(broker, Broker):  # not a conftest's own kafka_broker
+            import pyspark
+
+            from kafkatest.brokers.client import READ_BACK_REQUESTS
+            from kafkatest.spark.kafka_protocol import connector_requests
+
+            broker.expect_requests((*connector_requests(pyspark.__version__), *READ_BACK_REQUESTS))
+    return result
 
 
 @pytest.fixture

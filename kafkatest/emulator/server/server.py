@@ -96,6 +96,9 @@ class EmulatorServer:
         self.timings: RequestTimings | None = None
         #: Every request and its answer's errors, when asked for; None costs nothing.
         self.request_log: RequestLog | None = None
+        #: Requests dispatched so far, on every listener: idle-time work (the runner's
+        #: `load_schemas_when_idle`) waits until it stands still.
+        self.requests_seen = 0
         #: Each running broker's listeners: the clients' first, then the harness's.
         self._servers: dict[int, list[asyncio.Server]] = {}
         #: Open connections per broker id.
@@ -228,6 +231,7 @@ class EmulatorServer:
     async def before_dispatch(self, ctx: RequestContext, request: Any) -> FaultDecision | None:
         """Forward to the current fault hook, so `faults` can be swapped at any time;
         with the request log on, the answer is recorded whatever the hook decided."""
+        self.requests_seen += 1
         decision = await self.faults.before_dispatch(ctx, request)
         log = self.request_log
         if log is None:
