@@ -86,6 +86,47 @@ def test_the_connect_client_loads_without_ipython(tmp_path: Path) -> None:
     assert lines[0].startswith("terminal size from IPython")
 
 
+_CONNECT_WITHOUT_COLLECTIONS = """
+import gc, sys
+from kafkatest.lean_imports import import_spark_connect_client
+
+class Probe:  # asked first for every module: notes the collector's state as pandas loads
+    seen = []
+    def find_spec(self, name, path, target=None):
+        if name == "pandas":
+            Probe.seen.append(gc.isenabled())
+        return None
+
+if sys.argv[1:] == ["off"]:
+    gc.disable()
+before = len(gc.get_objects())
+sys.meta_path.insert(0, Probe())
+import_spark_connect_client()
+print("collector on as pandas loaded", Probe.seen)
+print("collector on after", gc.isenabled())
+print("objects grew by", (len(gc.get_objects()) - before) // 10_000 * 10_000, "or more")
+"""
+
+
+@pytest.mark.skipif(
+    any(importlib.util.find_spec(name) is None for name in ("grpc", "pandas", "pyarrow")),
+    reason="PySpark's connect extra is not installed",
+)
+def test_the_connect_client_loads_with_the_collector_paused(tmp_path: Path) -> None:
+    """Its load nearly triples the objects the collector tracks, which cost two full
+    collections of five in a warm re-run; paused, the young generations take them in
+    after the load. A collector the caller turned off stays off."""
+    lines = output_lines(_CONNECT_WITHOUT_COLLECTIONS, tmp_path)
+    assert lines[0] == "collector on as pandas loaded [False]"
+    assert lines[1] == "collector on after True"
+    assert int(lines[2].split()[3]) >= 50_000  # why it matters
+    code = _CONNECT_WITHOUT_COLLECTIONS.replace("sys.argv[1:]", '["off"]')
+    assert output_lines(code, tmp_path)[:2] == [
+        "collector on as pandas loaded [False]",
+        "collector on after False",
+    ]
+
+
 _PLAINTEXT_BROKER = """
 import sys
 from kafkatest.brokers.emulator import EmulatorBroker
