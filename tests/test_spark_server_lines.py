@@ -109,7 +109,7 @@ def _query_without_the_token(port: int, env: dict[str, str]) -> subprocess.Compl
 
 @pytest.mark.kafka_backends("emulator")
 def test_pytest_runs_reuse_the_warm_server_until_it_stops(
-    pytester: pytest.Pytester, kafka_broker: Broker, tmp_path: Path
+    pytester: pytest.Pytester, kafka_broker: Broker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     state = tmp_path / "spark-server.json"
     env = {**os.environ, "KAFKATEST_SPARK_SERVER_STATE": str(state)}
@@ -135,18 +135,15 @@ def test_pytest_runs_reuse_the_warm_server_until_it_stops(
         status = _cli("status", env=env).stdout
         assert f"pid {pid}" in status and "extras: avro" in status
         pytester.makepyfile(test_warm=DOWNSTREAM)
+        monkeypatch.setenv("KAFKATEST_SPARK_SERVER_STATE", str(state))
         for _ in range(2):  # the second run finds the same server
-            os.environ["KAFKATEST_SPARK_SERVER_STATE"] = str(state)
-            try:
-                result = pytester.runpytest_subprocess(
-                    "--kafka-backend=external",
-                    f"--kafka-bootstrap={kafka_broker.bootstrap_servers}",
-                    "-p",
-                    "no:cacheprovider",
-                    timeout=300,
-                )
-            finally:
-                del os.environ["KAFKATEST_SPARK_SERVER_STATE"]
+            result = pytester.runpytest_subprocess(
+                "--kafka-backend=external",
+                f"--kafka-bootstrap={kafka_broker.bootstrap_servers}",
+                "-p",
+                "no:cacheprovider",
+                timeout=300,
+            )
             result.assert_outcomes(passed=2)
             assert json.loads(state.read_text())["pid"] == pid
             result.stdout.fnmatch_lines(
