@@ -76,16 +76,83 @@ def _selected(tmp_path: Path, tier: str) -> set[str]:
     return {str(item["id"]) for item in _collect(tmp_path, f"--tier={tier}")}
 
 
+SMALL_SUITE = """
+import pytest
+
+def test_quick():
+    pass
+
 @pytest.mark.slow
-def test_fast_and_rest_make_the_whole_suite(tmp_path: Path) -> None:
-    """The count check: every collected test is in exactly one tier."""
-    everything = _selected(tmp_path, "all")
-    fast, rest = _selected(tmp_path, "fast"), _selected(tmp_path, "rest")
-    assert fast and rest
-    assert not fast & rest, f"in both tiers: {sorted(fast & rest)[:10]}"
-    missing = everything - fast - rest
-    assert not missing, f"in neither tier: {sorted(missing)[:10]}"
-    assert fast | rest == everything, f"only in a tier: {sorted((fast | rest) - everything)[:10]}"
+def test_slow():
+    pass
+
+@pytest.mark.kafka
+def test_on_kafka():
+    pass
+
+@pytest.mark.kafka
+@pytest.mark.slow
+def test_slow_on_kafka():
+    pass
+"""
+
+
+def _recorded(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, *args: str) -> Path:
+    """One run of the small suite with `args`, recorded: the record's path."""
+    records = pytester.path / "records"
+    folder = records / str(len(list(records.glob("*"))) if records.exists() else 0)
+    monkeypatch.setenv("KAFKATEST_TIER_RECORD", str(folder))
+    result = pytester.runpytest_subprocess("-p", "tiers", "--kafka-backend=emulator", *args)
+    assert result.ret in (0, 5), result.stdout.str()[-2000:]
+    (record,) = folder.glob("run-*.json")
+    return record
+
+
+def _count_check(tmp_path: Path, *records: Path) -> subprocess.CompletedProcess[str]:
+    """`python tests/tiers.py check` over a folder holding `records`."""
+    folder = tmp_path / f"check{len(list(tmp_path.iterdir()))}"
+    folder.mkdir()
+    for number, record in enumerate(records):
+        (folder / f"run-{number}.json").write_bytes(record.read_bytes())
+    return subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "tiers.py"), "check", str(folder)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.mark.usefixtures("stand_in_java")  # PYTHONPATH: the tiers plugin importable
+def test_the_count_check_passes_when_the_runs_make_the_suite_and_names_what_escaped(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """CI records its runs (KAFKATEST_TIER_RECORD) and checks that the fast tier and the
+    rest tier's two lanes ran every collected test exactly once (.ci/run)."""
+    pytester.makepyfile(test_small=SMALL_SUITE)
+    fast = _recorded(pytester, monkeypatch, "--tier=fast")
+    rest_emulator = _recorded(pytester, monkeypatch, "--tier=rest", "-m", "not kafka")
+    rest_kafka = _recorded(pytester, monkeypatch, "--tier=rest", "-m", "kafka")
+    right = _count_check(tmp_path, fast, rest_emulator, rest_kafka)
+    assert right.returncode == 0, right.stderr
+    assert "1 + 1 + 2 = 4 collected, each test in one run" in right.stdout
+
+    # A lane whose selection leaves the slow emulator test out: it escaped both tiers.
+    narrow = _recorded(pytester, monkeypatch, "--tier=rest", "-m", "not kafka and not slow")
+    gap = _count_check(tmp_path, fast, narrow, rest_kafka)
+    assert gap.returncode == 1
+    assert "1 tests ran in no run, e.g. ['test_small.py::test_slow']" in gap.stderr
+
+    # A test in two runs.
+    quick = _recorded(pytester, monkeypatch, "--tier=all", "-k", "quick")
+    twice = _count_check(tmp_path, fast, rest_emulator, rest_kafka, quick)
+    assert twice.returncode == 1
+    assert "ran in more than one run, e.g. ['test_small.py::test_quick']" in twice.stderr
+
+    # Runs of different suites (a file added between them) are not compared.
+    (pytester.path / "test_added.py").write_text("def test_new():\n    pass\n")
+    other = _recorded(pytester, monkeypatch, "--tier=rest", "-m", "kafka")
+    mixed = _count_check(tmp_path, fast, rest_emulator, other)
+    assert mixed.returncode == 1 and "collected 4 of 5 tests" in mixed.stderr
 
 
 @pytest.mark.slow

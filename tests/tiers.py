@@ -53,10 +53,6 @@ DECLARED: dict[str, tuple[tuple[str, ...], str]] = {
         ("kafka",),
         "a pytest run on both backends",
     ),
-    "tests/test_plugin.py::test_kafka_brokers_option_runs_a_kafka_cluster": (
-        ("kafka",),
-        "a pytest run with a Kafka cluster",
-    ),
     "tests/test_spark_masters.py": (("spark", "slow"), "Spark masters in their own JVMs"),
     "tests/test_bench.py": (("spark", "slow"), "runs the bench, Spark and Kafka"),
     "tests/test_bench_turns.py": (("slow",), "pauses and resumes broker processes"),
@@ -195,6 +191,7 @@ def in_fast_tier(item: pytest.Item) -> bool:
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` reads the markers
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    config.stash[_COLLECTED] = [item.nodeid for item in items]
     for item in items:
         for name in sorted(implied_markers(item)):
             item.add_marker(name)
@@ -365,19 +362,78 @@ def _selected_backends(config: pytest.Config) -> list[str]:
     return list(selected_backends(config))
 
 
-def collected_counts(args: Sequence[str], cwd: Path) -> int:
-    """How many tests `pytest --collect-only` selects with `args` (for the count check)."""
-    import re
+# --- the count check: the runs of CI together are the whole suite, each test once ----
+
+#: Where a run writes what it collected and what it ran (the count check reads them).
+RECORD_ENV = "KAFKATEST_TIER_RECORD"
+_COLLECTED = pytest.StashKey[list[str]]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """With `RECORD_ENV` set to a folder: this run's collection (before any selection)
+    and its selection (after tiers, `-m` and `-k`), as JSON named by the process id."""
+    folder = os.environ.get(RECORD_ENV)
+    if not folder or hasattr(session.config, "workerinput"):  # xdist: the controller writes
+        return
+    import json
+
+    record = {
+        "args": list(session.config.invocation_params.args),
+        "collected": sorted(session.config.stash.get(_COLLECTED, [])),
+        "selected": sorted(item.nodeid for item in session.items),
+    }
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    (Path(folder) / f"run-{os.getpid()}.json").write_text(json.dumps(record))
+
+
+def partition_problems(records: Sequence[dict[str, object]]) -> list[str]:
+    """What is wrong with runs that should together run the whole suite once: runs that
+    collected different suites, tests two runs ran, tests no run ran. Empty when right."""
+    if not records:
+        return ["no run was recorded"]
+    problems: list[str] = []
+    collections = [set(r["collected"]) for r in records]  # type: ignore[call-overload]
+    everything = set().union(*collections)
+    for record, collected in zip(records, collections, strict=True):
+        if collected != everything:
+            problems.append(
+                f"{record['args']} collected {len(collected)} of {len(everything)} tests, "
+                f"e.g. not {sorted(everything - collected)[:3]}"
+            )
+    seen: dict[str, list[object]] = {}
+    for record in records:
+        for node in record["selected"]:  # type: ignore[attr-defined]
+            seen.setdefault(node, []).append(record["args"])
+    twice = sorted(node for node, runs in seen.items() if len(runs) > 1)
+    if twice:
+        problems.append(f"{len(twice)} tests ran in more than one run, e.g. {twice[:5]}")
+    missed = sorted(everything - set(seen))
+    if missed:
+        problems.append(f"{len(missed)} tests ran in no run, e.g. {missed[:5]}")
+    return problems
+
+
+def main(argv: Sequence[str]) -> int:
+    """`python tests/tiers.py check FOLDER`: the count check over the runs recorded there."""
+    import json
     import sys
 
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    match = re.search(r"(\d+)(?:/\d+)? tests? (?:collected|selected)", done.stdout)
-    assert done.returncode in (0, 5) and match, done.stdout[-2000:] + done.stderr[-2000:]
-    return int(match.group(1))
+    if len(argv) != 2 or argv[0] != "check":
+        print("usage: python tests/tiers.py check FOLDER", file=sys.stderr)
+        return 2
+    records = [json.loads(p.read_text()) for p in sorted(Path(argv[1]).glob("run-*.json"))]
+    problems = partition_problems(records)
+    if problems:
+        print("the tiers' count check failed:\n  " + "\n  ".join(problems), file=sys.stderr)
+        return 1
+    total = len(records[0]["collected"])
+    counts = " + ".join(str(len(r["selected"])) for r in records)
+    print(f"the tiers' count check: {counts} = {total} collected, each test in one run")
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))
