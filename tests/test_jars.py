@@ -103,7 +103,8 @@ def test_patch_fallback_stays_in_the_minor_line(monkeypatch: pytest.MonkeyPatch)
 def test_concurrent_first_resolutions_run_maven_once_and_show_one_summary(tmp_path: Path) -> None:
     """Two processes (as two xdist workers) resolve into one empty cache at once.
 
-    One runs Maven and prints one progress line and one summary (the class path's
+    The lock is the resolver's (`kafkatest.jars.maven.resolve`), whoever calls it: the
+    CLI here, a worker's `kafka_broker_jars` or `spark_connector_jars`. One runs Maven and prints one progress line and one summary (the class path's
     jars, never Maven's own plugins); the other waits on the lock and reads the
     finished manifest.
     """

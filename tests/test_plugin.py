@@ -124,7 +124,26 @@ def test_a_remote_spark_master_and_a_loopback_broker_give_a_warning(
     assert "but the broker advertises" not in local.stdout.str()
 
 
-def test_kafka_brokers_option_runs_a_kafka_cluster(pytester: pytest.Pytester) -> None:
+def test_kafka_brokers_option_asks_the_kafka_backend_for_a_cluster(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--kafka-brokers=3` reaches `start_broker` for the kafka backend, and the run's
+    tests get that cluster and its per-broker faults.
+
+    What such a cluster is on Kafka (three broker JVMs and a controller, one stopped and
+    started, leaders moving) is tested on `start_broker` itself in tests/clusters; here
+    the emulator's cluster of the size asked for stands in for the JVMs, which cost a
+    CI lane two minutes to prove what tests/clusters proves."""
+    from kafkatest.brokers import registry
+    from kafkatest.plugin import brokers
+
+    asked: list[tuple[str, object]] = []
+
+    def start_recorded(backend: str, bootstrap: str | None = None, **options: object):  # type: ignore[no-untyped-def]
+        asked.append((backend, options.get("brokers")))
+        return registry.start_broker("emulator", bootstrap, **options)
+
+    monkeypatch.setattr(brokers, "start_broker", start_recorded)
     pytester.makepyfile(
         """
         def test_cluster(kafka_broker, kafka_topic, kafka_faults):
@@ -138,6 +157,12 @@ def test_kafka_brokers_option_runs_a_kafka_cluster(pytester: pytest.Pytester) ->
     )
     result = pytester.runpytest_inprocess("--kafka-backend=kafka", "--kafka-brokers=3")
     result.assert_outcomes(passed=1)
+    assert asked == [("kafka", 3)]
+    # One broker (no `brokers` option) unless asked, on every backend.
+    asked.clear()
+    pytester.makepyfile("def test_one(kafka_broker):\n    pass\n")
+    pytester.runpytest_inprocess("--kafka-backend=kafka").assert_outcomes(passed=1)
+    assert asked == [("kafka", None)]
 
 
 @pytest.mark.parametrize(

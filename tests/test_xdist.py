@@ -223,41 +223,6 @@ def test_a_killed_worker_neither_takes_the_broker_nor_leaks_it(tmp_path: Path) -
                 holder.wait(30)
 
 
-JARS = """
-import json, os
-
-from kafkatest.jars import kafka_broker_jars
-
-
-def test_resolve(capfd):
-    jars = [str(j) for j in kafka_broker_jars()]
-    err = capfd.readouterr().err
-    with open({seen!r}, "a") as out:
-        line = {{"worker": os.environ["PYTEST_XDIST_WORKER"], "jars": jars,
-                 "resolved": "resolving org.apache.kafka:kafka_2.13" in err}}
-        out.write(json.dumps(line) + "\\n")
-"""
-
-
-def test_workers_resolving_into_an_empty_jar_cache_take_turns(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Two xdist workers resolve Kafka's jars into one empty cache at once: one runs
-    Maven, the other waits and reads the same finished manifest."""
-    seen = pytester.path / "seen.jsonl"
-    monkeypatch.setenv("KAFKATEST_CACHE_DIR", str(pytester.path / "cache"))
-    pytester.makepyfile(test_jars_downstream=JARS.format(seen=str(seen)))
-    result = pytester.runpytest_subprocess(
-        "-n", "2", "--dist", "each", "-p", "no:cacheprovider", timeout=900
-    )
-    result.assert_outcomes(passed=2)
-    lines = [json.loads(line) for line in seen.read_text().splitlines()]
-    assert sorted(x["worker"] for x in lines) == ["gw0", "gw1"]
-    assert lines[0]["jars"] == lines[1]["jars"] and lines[0]["jars"]
-    assert all(Path(jar).is_file() for jar in lines[0]["jars"])
-    assert sorted(x["resolved"] for x in lines) == [False, True]
-
-
 def test_the_broker_stops_when_the_xdist_controller_is_gone() -> None:
     """A worker still holding its lease (e.g. hung) does not keep Kafka past its run."""
     from kafkatest.brokers.shared_kafka import run_directory
