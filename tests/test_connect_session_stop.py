@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import pytest
+
+from kafkatest.spark import session as spark_session_module
 from kafkatest.spark.session import stop_spark_session
 
 
@@ -49,3 +53,18 @@ def test_a_session_that_does_not_release_itself_has_its_queries_stopped_first() 
         stop_spark_session(session)  # type: ignore[arg-type]
         assert session.stopped
         assert session.streams.asked == 1
+
+
+def test_stopping_a_connect_session_leaves_the_local_sessions_scratch_space(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The scratch space (spark.local.dir, the warehouse) is the local Spark's: stopping
+    a Connect session of the same process must not remove it under that Spark (CI saw
+    the shared session's block manager directory vanish mid-run)."""
+    scratch = tmp_path / "kafkatest-spark-scratch"
+    (scratch / "local").mkdir(parents=True)
+    monkeypatch.setattr(spark_session_module, "_scratch", scratch)
+    monkeypatch.setattr(spark_session_module, "_connect_server", None)
+    stop_spark_session(_ConnectSession(releases=True))  # type: ignore[arg-type]
+    assert (scratch / "local").is_dir()
+    assert spark_session_module._scratch == scratch

@@ -196,10 +196,14 @@ def stop_spark_session(session: SparkSession | None = None) -> None:
             _close_cached_producers(jvm)
         session.stop()
         _after_interrupt_settled(jvm)
-        if jvm is None and _connect_server is not None:  # then the Spark that served it
-            server = _connect_server
-            hold_connect_server(None)
-            stop_spark_session(server)
+        if jvm is None:
+            # A Spark Connect session: the scratch space belongs to the Spark that serves
+            # it, stopped here when this process runs it (`--spark-remote=local`) and
+            # left alone otherwise (a classic session of this process may still use it).
+            if _connect_server is not None:
+                server = _connect_server
+                hold_connect_server(None)
+                stop_spark_session(server)
             return
     if _scratch is not None:
         remove(_scratch)
