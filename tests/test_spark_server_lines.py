@@ -56,6 +56,9 @@ def test_reads_kafka_through_the_warm_server(spark, kafka_broker, kafka_topic):
         .load()
     )
     assert frame.count() == 10
+    # The connector's cached clients close a minute after their run's broker is gone.
+    assert spark.conf.get("spark.kafka.producer.cache.timeout") == "60s"
+    assert spark.conf.get("spark.kafka.consumer.cache.timeout") == "60s"
     # Each run has a session of its own on the shared server: a view made here is
     # not seen by the next run.
     assert not [t for t in spark.catalog.listTables() if t.name == "from_an_earlier_run"]

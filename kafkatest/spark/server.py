@@ -309,6 +309,19 @@ def stop_server() -> ServerState | None:
     return state
 
 
+#: The warm server outlives the brokers of the runs it serves (each run's emulator is
+#: gone when the run ends), while the connector caches a job's Kafka producers and
+#: consumers for 10 and 5 minutes: each run left clients that kept reconnecting to a
+#: closed port, in the server's log and on its CPU. Closed after a minute unused here;
+#: a job of a run reuses them as before (its triggers come well within that).
+WARM_SERVER_CLIENT_CACHE: dict[str, str] = {
+    "spark.kafka.producer.cache.timeout": "60s",
+    "spark.kafka.producer.cache.evictorThreadRunInterval": "15s",
+    "spark.kafka.consumer.cache.timeout": "60s",
+    "spark.kafka.consumer.cache.evictorThreadRunInterval": "15s",
+}
+
+
 def _serve(port: int, idle_minutes: float = 0.0) -> None:
     """The server process: Spark with the Connect plugin until SIGTERM, or until no run
     has used it for `idle_minutes` (when given)."""
@@ -316,7 +329,10 @@ def _serve(port: int, idle_minutes: float = 0.0) -> None:
 
     from kafkatest.spark.session import kafka_spark_session, stop_spark_session
 
-    session = kafka_spark_session(app_name="kafkatest-spark-server", conf=connect_server_conf(port))
+    session = kafka_spark_session(
+        app_name="kafkatest-spark-server",
+        conf={**connect_server_conf(port), **WARM_SERVER_CLIENT_CACHE},
+    )
     # Blocked only now, so the JVM (started above) keeps its own signal handling.
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
     from kafkatest.jars.resolve import requested_spark_extras
