@@ -77,10 +77,14 @@ def _selected(tmp_path: Path, tier: str) -> set[str]:
 
 
 SMALL_SUITE = """
+import subprocess, sys
+
 import pytest
 
 def test_quick():
-    pass
+    # A test that runs a pytest of its own (as pytester does): only the outer run records.
+    subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "tiers",
+                    "-p", "no:cacheprovider", __file__], check=True, capture_output=True)
 
 @pytest.mark.slow
 def test_slow():
@@ -104,7 +108,7 @@ def _recorded(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, *args:
     monkeypatch.setenv("KAFKATEST_TIER_RECORD", str(folder))
     result = pytester.runpytest_subprocess("-p", "tiers", "--kafka-backend=emulator", *args)
     assert result.ret in (0, 5), result.stdout.str()[-2000:]
-    (record,) = folder.glob("run-*.json")
+    (record,) = folder.glob("run-*.json")  # the run's own, none of a pytest it started
     return record
 
 

@@ -32,6 +32,11 @@ import pytest
 TIERS = ("fast", "rest", "all")
 TIER_MARKERS = ("kafka", "spark", "slow")
 
+#: Where a run writes what it collected and what it ran (the count check reads them).
+RECORD_ENV = "KAFKATEST_TIER_RECORD"
+_RECORD_FOLDER = pytest.StashKey[str]()
+_COLLECTED = pytest.StashKey[list[str]]()
+
 #: Fixtures whose use implies markers (the fixture closure is what counts, so a
 #: fixture built on `spark_session` implies `spark` too).
 FIXTURE_MARKERS: dict[str, tuple[str, ...]] = {
@@ -129,6 +134,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # The count check's folder is this run's alone: taken out of the environment before
+    # any test starts a pytest of its own (pytester, a collection in a child), which
+    # would otherwise record its small suite beside this run.
+    config.stash[_RECORD_FOLDER] = os.environ.pop(RECORD_ENV, "")
     for name, text in (
         ("kafka", "runs on the real Apache Kafka backend"),
         ("spark", "uses Spark, or starts Spark or pytest in a subprocess"),
@@ -364,16 +373,12 @@ def _selected_backends(config: pytest.Config) -> list[str]:
 
 # --- the count check: the runs of CI together are the whole suite, each test once ----
 
-#: Where a run writes what it collected and what it ran (the count check reads them).
-RECORD_ENV = "KAFKATEST_TIER_RECORD"
-_COLLECTED = pytest.StashKey[list[str]]()
-
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """With `RECORD_ENV` set to a folder: this run's collection (before any selection)
     and its selection (after tiers, `-m` and `-k`), as JSON named by the process id."""
-    folder = os.environ.get(RECORD_ENV)
+    folder = session.config.stash.get(_RECORD_FOLDER, "")
     if not folder or hasattr(session.config, "workerinput"):  # xdist: the controller writes
         return
     import json
