@@ -4,7 +4,7 @@ Kafka 4.1.1's answer (captured on the `kafka` backend) is written down below: ev
 topic config, its value and source, and its synonyms (the topic's own value, then
 the broker config that sets its default: what ``kafka-configs --describe --all``
 prints as ``synonyms={...}``). The `kafka` backend starts Kafka with
-log.segment.delete.delay.ms=0, and its min.insync.replicas is a cluster default,
+log.segment.delete.delay.ms=100, and its min.insync.replicas is a cluster default,
 so those two show broker-level sources.
 """
 
@@ -49,8 +49,8 @@ KAFKA_41_TOPIC: dict[str, tuple[str, int, list[tuple[str, str, int]]]] = {
         "86400000", DEFAULT, [("log.cleaner.delete.retention.ms", "86400000", 5)]
     ),
     "file.delete.delay.ms": (
-        "0", STATIC,
-        [("log.segment.delete.delay.ms", "0", 4), ("log.segment.delete.delay.ms", "60000", 5)],
+        "100", STATIC,
+        [("log.segment.delete.delay.ms", "100", 4), ("log.segment.delete.delay.ms", "60000", 5)],
     ),
     "flush.messages": (_MAX, DEFAULT, [("log.flush.interval.messages", _MAX, 5)]),
     "flush.ms": (_MAX, DEFAULT, []),

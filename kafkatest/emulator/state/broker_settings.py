@@ -103,7 +103,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("group.consumer.min.heartbeat.interval.ms", kafka_backend="500"),
     Setting("group.consumer.min.session.timeout.ms", kafka_backend="10000"),
     Setting("log.initial.task.delay.ms", kafka_backend="0"),
-    Setting("log.segment.delete.delay.ms", kafka_backend="0"),
+    # A deleted segment's files go at once, as near as Kafka allows: at 0, Kafka 4.1's
+    # scheduler re-runs its file deletion task without a pause, and an idle broker
+    # burns 7 % of a core (2.6 % at 100 ms; clients see the same either way).
+    Setting("log.segment.delete.delay.ms", kafka_backend="100"),
     Setting("file.delete.delay.ms", kafka_backend="0"),
 )
 
