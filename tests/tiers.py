@@ -36,6 +36,7 @@ TIER_MARKERS = ("kafka", "spark", "slow")
 RECORD_ENV = "KAFKATEST_TIER_RECORD"
 _RECORD_FOLDER = pytest.StashKey[str]()
 _COLLECTED = pytest.StashKey[list[str]]()
+_COLLECTED_ITEMS = pytest.StashKey[list[pytest.Item]]()
 
 #: Fixtures whose use implies markers (the fixture closure is what counts, so a
 #: fixture built on `spark_session` implies `spark` too).
@@ -201,6 +202,7 @@ def in_fast_tier(item: pytest.Item) -> bool:
 @pytest.hookimpl(tryfirst=True)  # before `-m` reads the markers
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     config.stash[_COLLECTED] = [item.nodeid for item in items]
+    config.stash[_COLLECTED_ITEMS] = list(items)
     for item in items:
         for name in sorted(implied_markers(item)):
             item.add_marker(name)
@@ -220,6 +222,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
+
+
+def whole_suite_collected(config: pytest.Config) -> list[pytest.Item] | None:
+    """This run's collection before any selection, when it is the whole suite (the run
+    was given no paths, so `testpaths` was collected); None otherwise."""
+    if config.args_source is not pytest.Config.ArgsSource.TESTPATHS:
+        return None
+    return config.stash.get(_COLLECTED_ITEMS, None)
 
 
 def pytest_report_header(config: pytest.Config) -> str:
