@@ -103,23 +103,33 @@ def test_patch_fallback_stays_in_the_minor_line(monkeypatch: pytest.MonkeyPatch)
 def test_concurrent_first_resolutions_run_maven_once_and_show_one_summary(tmp_path: Path) -> None:
     """Two processes (as two xdist workers) resolve into one empty cache at once.
 
-    The lock is the resolver's (`kafkatest.jars.maven.resolve`), whoever calls it: the
-    CLI here, a worker's `kafka_broker_jars` or `spark_connector_jars`. One runs Maven and prints one progress line and one summary (the class path's
-    jars, never Maven's own plugins); the other waits on the lock and reads the
-    finished manifest.
+    The lock is the resolver's (`kafkatest.jars.maven.resolve`), whoever calls it: a
+    worker's `kafka_broker_jars` or `spark_connector_jars`, or `kafkatest jars`. One
+    runs Maven and prints one progress line and one summary (the class path's jars,
+    never Maven's own plugins); the other waits on the lock and reads the finished
+    manifest. Here they resolve Kafka's client alone (5 jars): Maven's own plugins, in
+    the empty cache too, are most of the work either way.
     """
     env = {**os.environ, "KAFKATEST_CACHE_DIR": str(tmp_path / "cache")}
-    command = [sys.executable, "-m", "kafkatest.cli", "jars", "kafka"]
+    resolve = (
+        "from kafkatest.jars.maven import resolve\n"
+        "print(*resolve(['org.apache.kafka:kafka-clients:4.1.1']), sep='\\n')"
+    )
     runs = [
         subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+            [sys.executable, "-c", resolve],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
         )
         for _ in range(2)
     ]
     outputs = [run.communicate(timeout=600) for run in runs]
     assert [run.returncode for run in runs] == [0, 0], outputs[0][1][-2000:] + outputs[1][1][-2000:]
     assert outputs[0][0] == outputs[1][0]  # the same jar list
-    resolvers = [err for _, err in outputs if "resolving org.apache.kafka:kafka_2.13" in err]
+    assert "kafka-clients-4.1.1.jar" in outputs[0][0]
+    resolvers = [err for _, err in outputs if "resolving org.apache.kafka:kafka-clients" in err]
     assert len(resolvers) == 1, [err[-500:] for _, err in outputs]
     (err,) = resolvers
     summary = [line for line in err.splitlines() if line.startswith("kafkatest: resolved ")]
