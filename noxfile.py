@@ -89,6 +89,10 @@ DEFAULT_LINE_ONLY = {
     "tests/scenarios/test_incident_example.py": "a docs example of capture and replay",
     "tests/oracles/test_docs_example.py": "a docs example; the oracles run per line in test_split",
     "tests/oracles/test_strategies.py": "how an oracle picks its strategy, kafkatest's own",
+    "tests/test_spark_cds.py": (
+        "the class-data-sharing archive is kafkatest's and the JDK's, alike on every line; "
+        "a line whose JVM did not map it would start slower, never differently"
+    ),
     "tests/checkpoints/test_fault_explained.py": (
         "how a report explains a fault; what Spark does after each fault runs per line in "
         "test_checkpoint_faults"
