@@ -21,6 +21,7 @@ from kio.schema.errors import ErrorCode
 from kio.static.primitive import i32
 
 from kafkatest import Broker, Record
+from kafkatest.brokers.client_waits import wait_until
 from kafkatest.pytest_plugin import unique_topic_name
 from kafkatest.tools import run_kafka_tool
 from tests.emulator.raw_client import ask
@@ -233,4 +234,6 @@ def test_create_partitions_refuses_bad_manual_assignments(kafka_broker: Broker, 
         f"{node} more than once."
     )
     assert grow(3, [[node]]) == "ok"
-    assert kafka_broker.partition_count(topic) == 3
+    # Kafka answers once its controller has committed the change; the broker's metadata
+    # (which partition_count reads) follows a moment later on a busy machine.
+    wait_until(lambda: kafka_broker.partition_count(topic) == 3, 30, "the topic has 3 partitions")
