@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from abc import abstractmethod
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from kafkatest.brokers.acl_client import AclClient
@@ -199,8 +199,9 @@ class Broker(ClientConnections):
     def close(self) -> None:
         """Release everything (process, ports, temp dirs). Safe to call twice."""
 
-    def diagnostics(self) -> str:
-        """Text worth showing when a test fails (e.g. the tail of the broker log)."""
+    def diagnostics(self, topics: Sequence[str] = ()) -> str:
+        """Text worth showing when a test fails (e.g. the tail of the broker log), with
+        what the broker did to `topics`, the failed test's own."""
         return ""
 
     def __enter__(self) -> Broker:

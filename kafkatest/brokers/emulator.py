@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import secrets
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, TypeVar
 
 from kafkatest.brokers.acl_client import ADMIN_LOGIN, ADMIN_PRINCIPAL, harness_listener_config
@@ -269,8 +269,22 @@ class EmulatorBroker(Broker):
         cleaner now (see `Faults.compact_now`); the offset it reached per partition."""
         return self.call(lambda: self.state.compact_now(topic, roll))
 
-    def diagnostics(self) -> str:
+    def diagnostics(self, topics: Sequence[str] = ()) -> str:
         if not self._runner.running:
             return "emulator stopped"
-        topics = self.call(lambda: [(t.name, len(t.partitions)) for t in self.state.topics])
-        return f"emulator at {self._runner.bootstrap_servers}; topics: {topics}"
+        if not topics:
+            listed = self.call(lambda: [(t.name, len(t.partitions)) for t in self.state.topics])
+            return f"emulator at {self._runner.bootstrap_servers}; topics: {listed}"
+        wanted = set(topics)
+
+        def offsets() -> list[str]:
+            return [
+                f"{t.name}-{p.index}: log start {p.log.log_start_offset}, "
+                f"high watermark {p.log.high_watermark}, log end {p.log.log_end_offset}"
+                for t in self.state.topics
+                if t.name in wanted
+                for p in t.partitions
+            ]
+
+        lines = "\n".join(self.call(offsets)) or "(none of them exists now)"
+        return f"emulator at {self._runner.bootstrap_servers}; this test's topics:\n{lines}"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar, cast
 
@@ -153,8 +153,8 @@ class KafkaClusterBroker(Broker):
         self.nodes = {}
         self.controller = None
 
-    def diagnostics(self) -> str:
-        return "\n".join(text for m in self._members() if (text := m.diagnostics()))
+    def diagnostics(self, topics: Sequence[str] = ()) -> str:
+        return "\n".join(text for m in self._members() if (text := m.diagnostics(topics)))
 
     # -- one broker at a time (faults) --------------------------------------------------
 

@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import time
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -217,14 +217,19 @@ class KafkaProcessBroker(Broker):
             self.security_runtime.close()
             self.security_runtime = None
 
-    def diagnostics(self) -> str:
+    def diagnostics(self, topics: Sequence[str] = ()) -> str:
         if self.log_path is None:
             return ""
         found = process.warnings_tail(self.log_path)
-        return f"broker log: {self.log_path}" + (
-            f"\n--- its last warnings and errors ---\n{found}"
-            if found
-            else " (no warning or error)"
+        about = process.lines_naming(self.log_path, topics)
+        return (
+            f"broker log: {self.log_path}"
+            + (
+                f"\n--- its last warnings and errors ---\n{found}"
+                if found
+                else " (no warning or error)"
+            )
+            + (f"\n--- its last lines about this test's topics ---\n{about}" if about else "")
         )
 
     # -- internals -------------------------------------------------------------------

@@ -155,6 +155,22 @@ def warnings_tail(path: Path, lines: int = 20) -> str:
     return "\n".join(line for entry in entries[-lines:] for line in entry)
 
 
+def lines_naming(path: Path, names: Sequence[str], lines: int = 40, width: int = 400) -> str:
+    """The last `lines` lines of a log that name one of `names` (a failed test's topics),
+    each cut to `width` characters: where a Kafka broker says what it did to those
+    partitions (created, led, truncated, deleted), which a lost record usually comes to."""
+    if not names:
+        return ""
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return ""
+    found = [line for line in text.splitlines() if any(name in line for name in names)]
+    return "\n".join(
+        line if len(line) <= width else line[: width - 1] + "…" for line in found[-lines:]
+    )
+
+
 def tail(path: Path, lines: int = 60) -> str:
     """The last `lines` lines of a log file, for failure reports."""
     try:

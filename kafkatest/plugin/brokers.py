@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 
 _BROKERS_KEY = pytest.StashKey[list[Broker]]()
 _EARLY_BROKER_KEY = pytest.StashKey["BackgroundStart[Broker]"]()
+#: The topics a test made with `kafka_topic`: its failure report shows what the broker
+#: did to them.
+TEST_TOPICS_KEY = pytest.StashKey[list[str]]()
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -278,6 +281,7 @@ def kafka_topic(
     Each call creates a topic unique to this test; all are deleted at teardown.
     """
     created: list[str] = []
+    request.node.stash[TEST_TOPICS_KEY] = created
 
     def make(
         partitions: int = 1, config: Mapping[str, Any] | None = None, name: str | None = None

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from kafkatest.plugin.brokers import _BROKERS_KEY
+from kafkatest.plugin.brokers import _BROKERS_KEY, TEST_TOPICS_KEY
 from kafkatest.plugin.options import kafkatest_config, xdist_worker
 
 
@@ -69,9 +69,10 @@ def pytest_runtest_makereport(
             report.sections.append(("kafkatest spark log", f"Spark's full log: {log_file}"))
     if report.failed and "kafka_broker" in getattr(item, "fixturenames", ()):
         # Only a test that used the broker: another's failure is not the broker's story.
+        topics = item.stash.get(TEST_TOPICS_KEY, [])
         for broker in item.config.stash.get(_BROKERS_KEY, []):
             with contextlib.suppress(Exception):
-                text = broker.diagnostics()
+                text = broker.diagnostics(topics)
                 if text:
                     report.sections.append((f"kafkatest {broker.backend} broker", text))
     return report

@@ -30,16 +30,20 @@ def test_restart_keeps_topics_and_records(
     kafka_broker: Broker, kafka_topic: Callable[..., str], kafka_faults: Faults
 ) -> None:
     topic = kafka_topic(partitions=2)
-    kafka_broker.produce(
+    placed = kafka_broker.produce(
         Record(topic=topic, value=f"v{i}".encode(), partition=i % 2) for i in range(6)
     )
 
     kafka_faults.restart()
 
     assert kafka_faults.active() == []
-    assert sorted(r.value for r in kafka_broker.consume(topic)) == [
-        f"v{i}".encode() for i in range(6)
-    ]
+    read = kafka_broker.consume(topic)
+    assert sorted(r.value for r in read) == [f"v{i}".encode() for i in range(6)], (
+        f"written at {[(r.partition, r.offset) for r in placed]}, "
+        f"read at {[(r.partition, r.offset) for r in read]}; after the restart the log "
+        f"starts at {kafka_broker.earliest_offsets(topic)}, ends at "
+        f"{kafka_broker.latest_offsets(topic)}"
+    )
     [placed] = kafka_broker.produce([Record(topic=topic, value=b"after", partition=0)])
     assert placed.offset == 3
 
