@@ -56,6 +56,10 @@ _SETTLING_ERRORS = {
 }
 
 
+class _NotSettled(Exception):
+    """An answer that is not an error but is not yet an answer either."""
+
+
 def _position(msg: Message) -> tuple[int, int]:
     """A consumed message's (partition, offset).
 
@@ -127,6 +131,10 @@ class RecordClient:
         while True:
             try:
                 return attempt()
+            except _NotSettled as exc:
+                if time.monotonic() > deadline:
+                    raise BrokerError(f"{what} failed: {exc}") from None
+                time.sleep(0.1)
             except KafkaException as exc:
                 error = exc.args[0] if exc.args else None
                 retriable = isinstance(error, KafkaError) and (
@@ -141,9 +149,17 @@ class RecordClient:
             count = self._topics.partition_count(topic)
             request = {TopicPartition(topic, p): spec for p in range(count)}
             futures = self._broker.admin().list_offsets(request)
-            return {
+            offsets = {
                 tp.partition: future.result(timeout=30).offset for tp, future in futures.items()
             }
+            # Just after a restart librdkafka 2.x can report success with offset -1001
+            # (none) while its metadata catches up with the new leader epochs (seen
+            # within ~1.5 s of the broker answering again); `consume` would then skip
+            # that partition, so such an answer is asked again.
+            unknown = sorted(p for p, offset in offsets.items() if offset < 0)
+            if unknown:
+                raise _NotSettled(f"partitions {unknown} answered no offset ({offsets})")
+            return offsets
 
         return self._settled(attempt, f"listing offsets of {topic!r}")
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 import threading
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from confluent_kafka import KafkaError, Producer
+from kio.schema.errors import ErrorCode
 
 from kafkatest.brokers.base import Broker
+from kafkatest.emulator.server.responses import NO_THROTTLE
 from kafkatest.faults import Faults
 from kafkatest.records import Record
 from tests.faults.clients import deliver
@@ -119,3 +123,32 @@ def test_clear_resumes_and_starts_the_broker(
     assert kafka_faults.active() == []
     [placed] = kafka_broker.produce([Record(topic=topic, value=b"ok", partition=0)])
     assert placed.offset == 0
+
+
+@pytest.mark.kafka_backends("emulator")
+def test_an_answer_without_an_offset_is_asked_again(
+    kafka_broker: Broker, kafka_topic: Callable[..., str]
+) -> None:
+    """Just after a Kafka restart librdkafka's ListOffsets can succeed with no offset
+    (-1001) for every partition; reading a topic then skipped the partitions whose end
+    came back so. Here the emulator answers "no offset" (-1, no error) twice."""
+    topic = kafka_topic(partitions=2)
+    kafka_broker.produce([Record(topic=topic, value=b"kept", partition=1)])
+
+    def no_offset(request: Any) -> Any:
+        schema = importlib.import_module(type(request).__module__.replace(".request", ".response"))
+        partitions = tuple(
+            schema.ListOffsetsPartitionResponse(
+                partition_index=p.partition_index, error_code=ErrorCode.none
+            )
+            for p in request.topics[0].partitions
+        )
+        return schema.ListOffsetsResponse(
+            throttle_time=NO_THROTTLE,
+            topics=(schema.ListOffsetsTopicResponse(name=topic, partitions=partitions),),
+        )
+
+    with kafka_broker.on_request("ListOffsets", no_offset, topic=topic, times=2) as hook:
+        assert kafka_broker.latest_offsets(topic) == {0: 0, 1: 1}
+        assert hook.calls == 2
+    assert [r.value for r in kafka_broker.consume(topic)] == [b"kept"]
