@@ -12,6 +12,7 @@ import pytest
 
 from kafkatest.brokers.kafka_process import KafkaProcessBroker
 from kafkatest.config import QUICK_START_JVM_FLAGS, jvm_flags_for_tests
+from kafkatest.jars.class_archive import JvmArchive
 
 
 def test_the_default_is_the_quick_start_set(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -37,9 +38,9 @@ def test_the_kafka_backend_command_carries_them_unless_the_broker_says_otherwise
     monkeypatch.setenv("KAFKATEST_JVM_FLAGS", "-XX:+UseParallelGC")
     broker = KafkaProcessBroker()
     broker._workdir, broker._classpath = tmp_path, "kafka.jar"  # what start() would set
-    assert "-XX:+UseParallelGC" in broker._java_command("java", "kafka.Kafka")
+    assert "-XX:+UseParallelGC" in broker._java_command("java", JvmArchive(), "kafka.Kafka")
     broker.jvm_flags = ("-XX:+UseG1GC",)  # the bench's choice: Kafka as deployed
-    command = broker._java_command("java", "kafka.Kafka")
+    command = broker._java_command("java", JvmArchive(), "kafka.Kafka")
     assert "-XX:+UseG1GC" in command and "-XX:+UseParallelGC" not in command
 
 

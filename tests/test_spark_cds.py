@@ -52,6 +52,23 @@ def test_an_archive_the_jvm_would_not_map_is_dropped(tmp_path: Path) -> None:
     assert not (tmp_path / "spark-x-1.jsa").exists()
 
 
+def test_abandoned_builds_of_other_names_are_removed(tmp_path: Path) -> None:
+    """A build only its own name finishes: a virtualenv made anew never comes back for
+    it, so its part (150-200 MB) goes once its writer is gone; a live one stays."""
+    gone = {"python_pid": 2**22 + 1, "jvm_pid": 2**22 + 2}
+    live = {"python_pid": os.getpid()}
+    for name, record in (("spark-x-old", gone), ("spark-x-live", live), ("spark-x-me", gone)):
+        (tmp_path / f"{name}.building").write_text(json.dumps(record))
+        (tmp_path / f"{name}.part").write_bytes(b"part")
+    cds._forget_abandoned(tmp_path, "spark-x-me")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "spark-x-live.building",
+        "spark-x-live.part",
+        "spark-x-me.building",  # its own name: `_finish_a_build` decides
+        "spark-x-me.part",
+    ]
+
+
 def test_a_claim_whose_session_never_started_is_forgotten(tmp_path: Path) -> None:
     claim = tmp_path / "spark-x-1.building"
     claim.write_text(json.dumps({"python_pid": 2**22 + 1}))

@@ -76,6 +76,11 @@ DECLARED: dict[str, tuple[tuple[str, ...], str]] = {
     "tests/test_lean_imports.py": (("slow",), "imports in fresh interpreters"),
     "tests/test_doctor.py": (("slow",), "`kafkatest doctor` runs Java and Maven"),
     "tests/test_jars.py": (("slow",), "Maven resolution into empty caches"),
+    "tests/test_class_archives.py": (("slow",), "Kafka's tools write and map class archives"),
+    "tests/test_class_archives.py::test_a_restarted_broker_maps_the_archive_its_first_run_wrote": (
+        ("kafka", "slow"),
+        "starts a Kafka broker JVM twice",
+    ),
     "tests/test_plugin.py": (("slow",), "pytest runs in subprocesses"),
     "tests/test_early_broker.py": (("spark", "slow"), "pytest runs with Spark"),
     "tests/scenarios/test_repro_cli.py": (("spark", "slow"), "`kafkatest repro` runs a job"),

@@ -39,8 +39,10 @@ from kafkatest.brokers.kafka_properties import (
     server_properties,
 )
 from kafkatest.brokers.security import BrokerSecurity
-from kafkatest.config import jvm_flags_for_tests
+from kafkatest.config import environment, jvm_flags_for_tests
 from kafkatest.errors import BrokerError, SetupError
+from kafkatest.jars.class_archive import JvmArchive, jvm_archive
+from kafkatest.jars.coordinates import kafka_version
 from kafkatest.security import DelegationToken, Security
 from kafkatest.tempdirs import owned_tempdir
 
@@ -96,9 +98,12 @@ class KafkaProcessBroker(Broker):
         self._port: int | None = None
         self._controller_port: int | None = None
         self._classpath: str | None = classpath
-        #: None: `kafkatest.config.jvm_flags_for_tests` (quick to start); the bench
-        #: gives Kafka's own choice, to time the broker as it is deployed.
+        #: None: `kafkatest.config.jvm_flags_for_tests` (quick to start) and a
+        #: class-data-sharing archive; the bench gives Kafka's own choice, to time the
+        #: broker as it is deployed (and without an archive).
         self.jvm_flags: tuple[str, ...] | None = None
+        #: The running JVM's archive, to complete once it has exited.
+        self._archive = JvmArchive()
 
     # -- Broker --------------------------------------------------------------------
 
@@ -199,12 +204,19 @@ class KafkaProcessBroker(Broker):
         if self._process is not None:
             process.terminate(self._process)
             self._process = None
+        self._archive_done()
 
     def kill(self) -> None:
         """SIGKILL the broker (a crash); its data stays for `start`."""
         if self._process is not None:
             process.kill_now(self._process)
             self._process = None
+        self._archive_done()
+
+    def _archive_done(self) -> None:
+        """The JVM has exited: keep the class archive it wrote, if it wrote one."""
+        archive, self._archive = self._archive, JvmArchive()
+        archive.exited()
 
     def close(self) -> None:
         self.close_clients()
@@ -322,13 +334,12 @@ class KafkaProcessBroker(Broker):
             config = admin_listener_config(self._admin_port, config)
         return config
 
-    def _java_command(self, java: str, main: str, *args: str) -> list[str]:
+    def _java_command(self, java: str, archive: JvmArchive, main: str, *args: str) -> list[str]:
         assert self._workdir is not None and self._classpath is not None
         return [
             java,
-            f"-Xmx{self.heap}",
-            "-Xms256m",
-            *(self.jvm_flags if self.jvm_flags is not None else jvm_flags_for_tests()),
+            *self._jvm_flags(),
+            *archive.java_options,
             "-Djava.awt.headless=true",
             f"-Dlog4j2.configurationFile={self._workdir / 'log4j2.properties'}",
             "-cp",
@@ -337,11 +348,28 @@ class KafkaProcessBroker(Broker):
             *args,
         ]
 
+    def _jvm_flags(self) -> tuple[str, ...]:
+        chosen = self.jvm_flags if self.jvm_flags is not None else jvm_flags_for_tests()
+        return (f"-Xmx{self.heap}", "-Xms256m", *chosen)
+
+    def _class_archive(self, java: str, kind: str) -> JvmArchive:
+        """The archive of this kind of Kafka JVM (broker, storage format), unless the
+        bench chose the JVM's flags (it times Kafka as deployed, with none)."""
+        if self.jvm_flags is not None or self._classpath is None:
+            return JvmArchive()
+        jars = [Path(jar) for jar in self._classpath.split(os.pathsep) if jar]
+        where = environment("KAFKATEST_KAFKA_CDS", "auto")
+        return jvm_archive(
+            f"kafka-{kind}-{self.version or kafka_version()}", java, self._jvm_flags(), jars, where
+        )
+
     def _format_storage(self, java: str) -> None:
         assert self._workdir is not None
         cluster_id = new_cluster_id() if self.node is None else self.node.cluster_id
+        archive = self._class_archive(java, "format")
         command = self._java_command(
             java,
+            archive,
             "kafka.tools.StorageTool",
             "format",
             # One argument: a random id may start with "-", which argparse takes for a flag.
@@ -350,7 +378,10 @@ class KafkaProcessBroker(Broker):
             str(self._workdir / "server.properties"),
             *scram_format_args(self.security_runtime),
         )
-        result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        try:
+            result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        finally:
+            archive.exited()
         if result.returncode != 0:
             raise BrokerError(
                 f"formatting Kafka storage failed (exit {result.returncode}):\n"
@@ -359,7 +390,11 @@ class KafkaProcessBroker(Broker):
 
     def _launch(self, java: str) -> None:
         assert self._workdir is not None
-        command = self._java_command(java, "kafka.Kafka", str(self._workdir / "server.properties"))
+        self._archive_done()  # a JVM that exited by itself may have written one
+        self._archive = self._class_archive(java, "broker")
+        command = self._java_command(
+            java, self._archive, "kafka.Kafka", str(self._workdir / "server.properties")
+        )
         self._process = process.spawn(command, self._workdir / "stdout.log", self._workdir)
 
     def wait_ready(self) -> None:

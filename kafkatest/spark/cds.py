@@ -27,12 +27,9 @@ it all off.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import shutil
-import subprocess
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -40,11 +37,16 @@ from pathlib import Path
 from typing import Any
 
 from kafkatest.config import environment
-
-#: Silences the JVM's unified-logging messages tagged cds (warnings go to stdout).
-QUIET = "-Xlog:cds*=off"
-#: The first Java feature release with dynamic archives (JEP 350).
-FIRST_JAVA = 13
+from kafkatest.jars.class_archive import (
+    QUIET,
+    archive_name,
+    cds_dir,
+    java_build,
+    maps,
+    remove_older,
+    stamp,
+)
+from kafkatest.tempdirs import process_alive
 
 
 @dataclass(frozen=True)
@@ -82,12 +84,6 @@ class Archive:
                 self.claim.unlink()
 
 
-def cds_dir() -> Path:
-    from kafkatest.jars.maven import cache_dir
-
-    return cache_dir() / "cds"
-
-
 def driver_archive(settings: Mapping[str, str], jvm_flags: Sequence[str]) -> Archive:
     """The archive options for a driver JVM about to start with `settings`.
 
@@ -110,6 +106,7 @@ def driver_archive(settings: Mapping[str, str], jvm_flags: Sequence[str]) -> Arc
         name = _archive_name(settings, jvm_flags, java)
         folder = cds_dir() if where == "auto" else Path(where).expanduser()
         archive = folder / f"{name}.jsa"
+        _forget_abandoned(folder, name)
         if not archive.exists():
             _finish_a_build(folder, name)
         if archive.exists():
@@ -133,16 +130,8 @@ def _java() -> tuple[Path, str] | None:
     if not found or not Path(found).exists():
         return None
     binary = Path(found).resolve()
-    release: dict[str, str] = {}
-    with contextlib.suppress(OSError):
-        for line in (binary.parent.parent / "release").read_text().splitlines():
-            key, _, value = line.partition("=")
-            release[key.strip()] = value.strip().strip('"')
-    version = release.get("JAVA_RUNTIME_VERSION") or release.get("JAVA_VERSION", "")
-    feature = version.split(".", 1)[0].split("+", 1)[0].split("-", 1)[0]
-    if not feature.isdigit() or int(feature) < FIRST_JAVA:
-        return None
-    return binary, version
+    version = java_build(binary)
+    return None if version is None else (binary, version)
 
 
 def _archive_name(
@@ -155,27 +144,19 @@ def _archive_name(
     spark_home = Path(pyspark.__file__).parent
     jars = sorted((spark_home / "jars").glob("*.jar"))
     jars += [Path(j) for j in settings.get("spark.jars", "").split(",") if j]
-    digest = hashlib.sha256()
     binary, version = java
-    for part in (
-        pyspark.__version__,
-        str(binary),
-        version,
-        *(f"{j}:{_stamp(j)}" for j in jars),
-        settings.get("spark.driver.extraClassPath", ""),
-        settings.get("spark.driver.memory", ""),
-        *jvm_flags,
-    ):
-        digest.update(part.encode() + b"\0")
-    return f"spark-{pyspark.__version__}-{digest.hexdigest()[:16]}"
-
-
-def _stamp(path: Path) -> str:
-    try:
-        stat = path.stat()
-    except OSError:
-        return "missing"
-    return f"{stat.st_size}:{stat.st_mtime_ns}"
+    return archive_name(
+        f"spark-{pyspark.__version__}",
+        (
+            pyspark.__version__,
+            str(binary),
+            version,
+            *(f"{j}:{stamp(j)}" for j in jars),
+            settings.get("spark.driver.extraClassPath", ""),
+            settings.get("spark.driver.memory", ""),
+            *jvm_flags,
+        ),
+    )
 
 
 def _claim(folder: Path, name: str) -> Path | None:
@@ -209,41 +190,39 @@ def _finish_a_build(folder: Path, name: str) -> None:
     try:
         if "jvm_pid" in record and part.exists() and _maps(part, record):
             os.replace(part, folder / f"{name}.jsa")
-            _remove_older(folder, name)
+            remove_older(folder, name)
     finally:
         for leftover in (part, claim):
             with contextlib.suppress(OSError):
                 leftover.unlink()
 
 
-def _maps(part: Path, record: Mapping[str, Any]) -> bool:
-    """Whether a JVM like the one that wrote it maps the archive (``-Xshare:on`` fails
-    otherwise; a truncated archive crashes it, here instead of in a Spark driver)."""
-    with tempfile.TemporaryDirectory(prefix="kafkatest-cds-") as scratch:
-        command = [
-            record["java"],
-            *record.get("flags", ()),
-            "-Xshare:on",
-            f"-XX:ErrorFile={scratch}/hs_err.log",
-            "-cp",
-            record["class_path"],
-            "-version",
-        ]
+def _forget_abandoned(folder: Path, name: str) -> None:
+    """Remove the claims and parts of other archives whose writer is gone.
+
+    Only a start with the same name finishes a build, and a virtualenv made anew (a
+    CI checkout's nox sessions) changes the name: without this, each left a part of
+    150-200 MB behind for good (11 GB in this machine's cache before it was found)."""
+    for claim in folder.glob("spark-*.building"):
+        other = claim.name.removesuffix(".building")
+        if other == name:
+            continue
         try:
-            done = subprocess.run(command, cwd=scratch, capture_output=True, timeout=120)
-        except (OSError, subprocess.TimeoutExpired):
-            return False
-    return done.returncode == 0
-
-
-def _remove_older(folder: Path, name: str) -> None:
-    """Remove the other archives of this PySpark version: a changed jar set or Java
-    made them stale."""
-    version_prefix = name.rsplit("-", 1)[0] + "-"
-    for other in folder.glob(f"{version_prefix}*.jsa"):
-        if other.stem != name:
+            record = json.loads(claim.read_text())
+        except (OSError, ValueError):
+            continue
+        if _alive(int(record.get("python_pid", 0)), None) or _alive(
+            int(record.get("jvm_pid", 0)), record.get("jvm_started")
+        ):
+            continue
+        for leftover in (folder / f"{other}.part", claim):
             with contextlib.suppress(OSError):
-                other.unlink()
+                leftover.unlink()
+
+
+def _maps(part: Path, record: Mapping[str, Any]) -> bool:
+    """Whether a JVM like the driver that wrote it maps the archive."""
+    return maps(part, record["java"], record.get("flags", ()), record["class_path"])
 
 
 def _start_time(pid: int) -> str | None:
@@ -255,12 +234,6 @@ def _start_time(pid: int) -> str | None:
 
 def _alive(pid: int, started: str | None) -> bool:
     """Whether `pid` runs and (when known) is the same process that started then."""
-    if pid <= 0:
+    if pid <= 0 or not process_alive(pid):
         return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
     return started is None or _start_time(pid) in (started, None)
