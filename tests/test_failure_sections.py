@@ -116,3 +116,27 @@ def test_a_failed_tests_report_names_its_topics(pytester: pytest.Pytester) -> No
             "kt-reported-1: log start 0, high watermark 0, log end 0",
         ]
     )
+
+
+def test_a_failed_test_keeps_what_kafka_logged_while_it_ran(pytester: pytest.Pytester) -> None:
+    """The session's broker log is removed with the session: the part written during a
+    failed test is copied into its report folder, and the report names the copy."""
+    pytester.makepyfile(
+        """
+        def test_passes_first(kafka_topic):
+            kafka_topic(name="kt-earlier")
+
+        def test_fails_with_a_topic(kafka_topic):
+            kafka_topic(partitions=2, name="kt-mine")
+            assert False
+        """
+    )
+    result = pytester.runpytest_inprocess("--kafka-backend=kafka", "-p", "no:randomly")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["what it logged during this test, kept: *kafka-broker.log"])
+    [kept] = (pytester.path / "kafkatest-reports").glob("*test_fails_with_a_topic/kafka-broker.log")
+    text = kept.read_text()
+    assert "Created log for partition kt-mine-1 " in text
+    # What the earlier test did is not this test's story (Kafka deletes that test's
+    # topic's files a moment after its teardown, which may fall in this test).
+    assert "Created log for partition kt-earlier-0 " not in text

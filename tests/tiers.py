@@ -77,6 +77,10 @@ DECLARED: dict[str, tuple[tuple[str, ...], str]] = {
     "tests/test_doctor.py": (("slow",), "`kafkatest doctor` runs Java and Maven"),
     "tests/test_jars.py": (("slow",), "Maven resolution into empty caches"),
     "tests/test_class_archives.py": (("slow",), "Kafka's tools write and map class archives"),
+    "tests/test_failure_sections.py::test_a_failed_test_keeps_what_kafka_logged_while_it_ran": (
+        ("kafka", "slow"),
+        "a pytest run on the kafka backend",
+    ),
     "tests/test_class_archives.py::test_a_restarted_broker_maps_the_archive_its_first_run_wrote": (
         ("kafka", "slow"),
         "starts a Kafka broker JVM twice",

@@ -14,6 +14,48 @@ import pytest
 from kafkatest.plugin.brokers import _BROKERS_KEY, TEST_TOPICS_KEY
 from kafkatest.plugin.options import kafkatest_config, xdist_worker
 
+#: Where each broker's log stood when a test's setup ended (by broker), so that a
+#: failed test keeps the part of the log written while it ran.
+_LOG_START_KEY = pytest.StashKey[dict[int, int]]()
+
+
+def _report_dir(item: pytest.Item) -> Path:
+    """This test's folder under the reports directory (``--kafkatest-reports``)."""
+    root = Path(kafkatest_config(item.config).text("reports") or "kafkatest-reports")
+    # Relative to where pytest was invoked (the xdist controller's directory), and
+    # named by worker too: `--dist each` runs one test id on every worker.
+    if not root.is_absolute() and Path.cwd() != item.config.invocation_params.dir:
+        root = item.config.invocation_params.dir / root
+    worker = xdist_worker(item.config)
+    name = item.nodeid + (f"@{worker}" if worker else "")
+    return root / re.sub(r"[^A-Za-z0-9._@-]+", "_", name)
+
+
+def _note_log_starts(item: pytest.Item) -> None:
+    item.stash[_LOG_START_KEY] = {
+        id(broker): broker.broker_log_size()
+        for broker in item.config.stash.get(_BROKERS_KEY, [])
+        if hasattr(broker, "broker_log_size")
+    }
+
+
+def _keep_broker_log(item: pytest.Item, broker: Any) -> Path | None:
+    """Copy what the broker logged while the test ran into the test's report folder:
+    the session's log is in a temporary folder removed when the session ends."""
+    if not hasattr(broker, "broker_log_text"):
+        return None
+    since = item.stash.get(_LOG_START_KEY, {}).get(id(broker), 0)
+    if broker.broker_log_size() < since:  # a new log since (a restarted workdir)
+        since = 0
+    text = broker.broker_log_text(since)
+    if not text:
+        return None
+    directory = _report_dir(item)
+    directory.mkdir(parents=True, exist_ok=True)
+    kept = directory / f"{broker.backend}-broker.log"
+    kept.write_text(text)
+    return kept
+
 
 def _save_delivery_report(
     item: pytest.Item,
@@ -28,14 +70,7 @@ def _save_delivery_report(
 
     if not isinstance(error, (DeliveryAssertionError, OracleAssertionError)):
         return
-    root = Path(kafkatest_config(item.config).text("reports") or "kafkatest-reports")
-    # Relative to where pytest was invoked (the xdist controller's directory), and
-    # named by worker too: `--dist each` runs one test id on every worker.
-    if not root.is_absolute() and Path.cwd() != item.config.invocation_params.dir:
-        root = item.config.invocation_params.dir / root
-    worker = xdist_worker(item.config)
-    name = item.nodeid + (f"@{worker}" if worker else "")
-    directory = root / re.sub(r"[^A-Za-z0-9._@-]+", "_", name)
+    directory = _report_dir(item)
     if requests and isinstance(error, DeliveryAssertionError):
         error.report.requests = requests
     with contextlib.suppress(OSError):
@@ -51,6 +86,10 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """On failure, attach the broker's log tail: the broker's side of the story."""
     report: pytest.TestReport = yield
+    uses_broker = "kafka_broker" in getattr(item, "fixturenames", ())
+    if uses_broker and report.when == "setup" and report.passed:
+        with contextlib.suppress(Exception):
+            _note_log_starts(item)
     requests = None
     if report.failed and report.when == "call":
         from kafkatest.plugin.request_report import failed_test_requests
@@ -67,12 +106,15 @@ def pytest_runtest_makereport(
         log_file = spark_log_file()
         if log_file is not None:
             report.sections.append(("kafkatest spark log", f"Spark's full log: {log_file}"))
-    if report.failed and "kafka_broker" in getattr(item, "fixturenames", ()):
+    if report.failed and uses_broker:
         # Only a test that used the broker: another's failure is not the broker's story.
         topics = item.stash.get(TEST_TOPICS_KEY, [])
         for broker in item.config.stash.get(_BROKERS_KEY, []):
             with contextlib.suppress(Exception):
                 text = broker.diagnostics(topics)
+                kept = _keep_broker_log(item, broker)
+                if kept is not None:
+                    text += f"\nwhat it logged during this test, kept: {kept}"
                 if text:
                     report.sections.append((f"kafkatest {broker.backend} broker", text))
     return report
