@@ -12,6 +12,7 @@ import contextlib
 import ctypes
 import os
 import queue
+import random
 import signal
 import socket
 import subprocess
@@ -27,8 +28,37 @@ _PR_SET_PDEATHSIG = 1
 _live: weakref.WeakSet[subprocess.Popen[bytes]] = weakref.WeakSet()
 
 
+#: Where `free_port` looks first: above the registered services most machines run,
+#: below Linux's default ephemeral range (32768-60999).
+_LISTEN_FROM = 20000
+
+
+def _ephemeral_start() -> int:
+    """The first port the OS hands to outgoing connections (Linux's setting, else 32768)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port(host: str = "127.0.0.1") -> int:
-    """A port nobody listens on right now (the OS picks it)."""
+    """A port nobody listens on right now, outside the range the OS gives to outgoing
+    connections when it can be.
+
+    A broker that restarts binds the same port again. Were that port an ephemeral one,
+    a client reconnecting to the stopped broker in a loop could be handed it as its own
+    local port, connect to itself (TCP's simultaneous open) and hold it: the broker
+    then fails to start with "Address already in use" (seen in CI, three jobs at once).
+    """
+    top = _ephemeral_start()
+    if top - _LISTEN_FROM >= 1000:
+        for candidate in random.sample(range(_LISTEN_FROM, top), 50):
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+                try:
+                    sock.bind((host, candidate))
+                except OSError:
+                    continue
+                return candidate
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
