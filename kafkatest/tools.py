@@ -16,10 +16,9 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from kafkatest.config import environment, jvm_flags_for_tests
+from kafkatest.config import jvm_flags_for_tests
 from kafkatest.errors import SetupError
-from kafkatest.jars.class_archive import jvm_archive
-from kafkatest.jars.coordinates import kafka_version
+from kafkatest.jars.class_archive import kafka_jvm_archive
 
 #: Main classes of the tools in Kafka 4.x (kafka-tools jar), by their script names.
 TOPICS = "org.apache.kafka.tools.TopicCommand"
@@ -75,8 +74,7 @@ def run_kafka_tool(
         raise SetupError("Kafka's tools run on the JVM and Java is not on PATH: install JDK 17+")
     jars = kafka_tools_jars(version)
     flags = (_TOOL_HEAP, *jvm_flags_for_tests())
-    kind = f"kafka-tools-{version or kafka_version()}"
-    archive = jvm_archive(kind, java, flags, jars, environment("KAFKATEST_KAFKA_CDS", "auto"))
+    archive = kafka_jvm_archive("tools", version, java, flags, jars)
     with tempfile.TemporaryDirectory(prefix="kafkatest-tool-") as workdir:
         log_config = Path(workdir) / "log4j2.properties"
         log_config.write_text(_QUIET_LOG4J2)

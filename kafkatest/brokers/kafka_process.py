@@ -39,10 +39,9 @@ from kafkatest.brokers.kafka_properties import (
     server_properties,
 )
 from kafkatest.brokers.security import BrokerSecurity
-from kafkatest.config import environment, jvm_flags_for_tests
+from kafkatest.config import jvm_flags_for_tests
 from kafkatest.errors import BrokerError, SetupError
-from kafkatest.jars.class_archive import JvmArchive, jvm_archive
-from kafkatest.jars.coordinates import kafka_version
+from kafkatest.jars.class_archive import JvmArchive, kafka_jvm_archive
 from kafkatest.security import DelegationToken, Security
 from kafkatest.tempdirs import owned_tempdir
 
@@ -358,10 +357,7 @@ class KafkaProcessBroker(Broker):
         if self.jvm_flags is not None or self._classpath is None:
             return JvmArchive()
         jars = [Path(jar) for jar in self._classpath.split(os.pathsep) if jar]
-        where = environment("KAFKATEST_KAFKA_CDS", "auto")
-        return jvm_archive(
-            f"kafka-{kind}-{self.version or kafka_version()}", java, self._jvm_flags(), jars, where
-        )
+        return kafka_jvm_archive(kind, self.version, java, self._jvm_flags(), jars)
 
     def _format_storage(self, java: str) -> None:
         assert self._workdir is not None

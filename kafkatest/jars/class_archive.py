@@ -32,6 +32,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from kafkatest.config import environment
+from kafkatest.jars.coordinates import kafka_version
 from kafkatest.tempdirs import process_alive
 
 #: Silences the JVM's unified-logging messages tagged cds (warnings go to stdout).
@@ -141,6 +143,15 @@ class JvmArchive:
         finally:
             with contextlib.suppress(OSError):
                 part.unlink()
+
+
+def kafka_jvm_archive(
+    kind: str, version: str | None, java: str, flags: Sequence[str], jars: Sequence[Path]
+) -> JvmArchive:
+    """The archive of one kind of Kafka JVM (``broker``, ``format``, ``tools``) of
+    `version` (None: kafkatest's), where `KAFKATEST_KAFKA_CDS` says."""
+    where = environment("KAFKATEST_KAFKA_CDS", "auto")
+    return jvm_archive(f"kafka-{kind}-{version or kafka_version()}", java, flags, jars, where)
 
 
 def jvm_archive(
