@@ -101,6 +101,21 @@ def _spark_server(args: argparse.Namespace) -> int:
     return 0
 
 
+def _pytest_server(args: argparse.Namespace) -> int:
+    from kafkatest.apps.pytest_forkserver import running_servers, stop_servers
+
+    if args.action == "stop":
+        stopped = stop_servers()
+        print(f"stopped {len(stopped)} fork server(s)" if stopped else "no fork server was running")
+        return 0
+    servers = running_servers()
+    for server in servers:
+        print(f"running: pid {server['pid']} for {server['python']} at {server['socket']}")
+    if not servers:
+        print("not running (the next `kafkatest pytest` starts one)")
+    return 0 if servers else 1
+
+
 def _doctor(args: argparse.Namespace) -> int:
     from kafkatest.doctor import run_doctor
 
@@ -163,6 +178,23 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument("--port", type=int, default=None, help="gRPC port (default: a free one)")
     server.set_defaults(run=_spark_server)
 
+    forked = commands.add_parser(
+        "pytest",
+        help="run pytest forked from a process that has imported it, its plugins and "
+        "PySpark's Connect client (a one-test re-run in about half the time); "
+        "every argument after it is pytest's",
+        add_help=False,
+    )
+    # Never parsed here (main() hands them to pytest untouched): listed for --help.
+    forked.add_argument(
+        "pytest_args", nargs=argparse.REMAINDER, help="pytest's own arguments and options"
+    )
+    forkserver = commands.add_parser(
+        "pytest-server", help="the fork servers of `kafkatest pytest`: status, stop"
+    )
+    forkserver.add_argument("action", choices=["status", "stop"])
+    forkserver.set_defaults(run=_pytest_server)
+
     jars = commands.add_parser("jars", help="print resolved jar paths, one per line")
     jars.add_argument("which", choices=["spark", "kafka"])
     jars.add_argument("--kafka-version", default=None, help="Apache Kafka release (for 'kafka')")
@@ -210,8 +242,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    given = sys.argv[1:] if argv is None else argv
     try:
+        if given[:1] == ["pytest"]:  # everything after it is pytest's, untouched by argparse
+            from kafkatest.apps.pytest_forkserver import run
+
+            return run(given[1:])
+        args = build_parser().parse_args(argv)
         return int(args.run(args))
     except KafkaTestError as exc:
         print(f"kafkatest: {exc}", file=sys.stderr)

@@ -202,6 +202,24 @@ OPTIONS: tuple[Option, ...] = (
         default="30",
     ),
     Option(
+        "pytest_server_preload",
+        "modules `kafkatest pytest`'s fork server imports once for every run, besides "
+        "pytest, its plugins, PySpark's Connect client and kafkatest (your job's heavy "
+        "libraries; never the modules under test, which each run imports anew)",
+        ini="pytest_server_preload",
+        env="KAFKATEST_PYTEST_SERVER_PRELOAD",
+        default=(),
+        kind="list",
+    ),
+    Option(
+        "pytest_server_idle_minutes",
+        "minutes without a run after which the fork server of `kafkatest pytest` stops "
+        "itself (default 30)",
+        ini="pytest_server_idle_minutes",
+        env="KAFKATEST_PYTEST_SERVER_IDLE_MINUTES",
+        default="30",
+    ),
+    Option(
         "spark_server_state",
         "where `kafkatest spark-server` records the warm server (default: in the cache directory)",
         env="KAFKATEST_SPARK_SERVER_STATE",
@@ -382,6 +400,15 @@ def jvm_flags_for_tests() -> tuple[str, ...]:
 
     given = os.environ.get("KAFKATEST_JVM_FLAGS")
     return QUICK_START_JVM_FLAGS if given is None else tuple(shlex.split(given))
+
+
+def cache_dir() -> Path:
+    """Per-user cache: $KAFKATEST_CACHE_DIR, else $XDG_CACHE_HOME/kafkatest, else ~/.cache."""
+    explicit = environment("KAFKATEST_CACHE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "kafkatest"
 
 
 def project_ini(start: Path | None = None) -> dict[str, object]:

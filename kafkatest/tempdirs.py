@@ -45,6 +45,15 @@ def sweep_stale(prefix: str) -> None:
             shutil.rmtree(candidate, ignore_errors=True)
 
 
+def boot_id() -> str:
+    """This boot of the machine ('' where the kernel does not say): a pid recorded in an
+    earlier boot may since belong to another process."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return ""
+
+
 def process_alive(pid: int) -> bool:
     """Whether a process `pid` exists (one of another user's counts)."""
     try:

@@ -14,9 +14,11 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -154,6 +156,7 @@ def test_pytest_runs_reuse_the_warm_server_until_it_stops(
             )
             if recorded["token"]:
                 assert recorded["token"] not in result.stdout.str()
+        _forked_run_uses_the_warm_server(pytester.path, kafka_broker, pid)
     finally:
         stopped = _cli("stop", env=env)
     assert f"stopped the server (pid {pid})" in stopped.stdout
@@ -161,3 +164,41 @@ def test_pytest_runs_reuse_the_warm_server_until_it_stops(
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
     assert _cli("status", env=env).returncode == 1
+
+
+def _forked_run_uses_the_warm_server(project: Path, broker: Broker, server_pid: int) -> None:
+    """`kafkatest pytest` (a child of its fork server, which imported this line's
+    Connect client before forking) runs the same tests on the same warm server."""
+    fork_cache = tempfile.mkdtemp(prefix="kt-")
+    env = {**os.environ, "KAFKATEST_CACHE_DIR": fork_cache}
+    command = [sys.executable, "-m", "kafkatest.cli"]
+    try:
+        for _ in range(2):  # the first starts the fork server, the second is its child
+            done = subprocess.run(
+                [
+                    *command,
+                    "pytest",
+                    "--kafka-backend=external",
+                    f"--kafka-bootstrap={broker.bootstrap_servers}",
+                    "-p",
+                    "no:cacheprovider",
+                ],
+                cwd=project,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+            assert "2 passed" in done.stdout
+            assert (
+                "warm Spark Connect server sc://" in done.stdout
+                and f"(pid {server_pid})" in done.stdout
+            )
+        status = subprocess.run(
+            [*command, "pytest-server", "status"], env=env, capture_output=True, text=True
+        )
+        assert status.returncode == 0 and "running: pid" in status.stdout
+    finally:
+        subprocess.run([*command, "pytest-server", "stop"], env=env, capture_output=True)
+        shutil.rmtree(fork_cache)

@@ -384,14 +384,38 @@ def spark_start_figures(log: Callable[[str], None]) -> dict[str, float]:
         for _ in range(2):  # the first runs on a new server are its JIT's warm-up
             spark_workloads.pytest_rerun()
         rerun_warm = statistics.median(spark_workloads.pytest_rerun() for _ in range(3))
+        rerun_forked = _forked_reruns()
     finally:
         if started_here:
             stop_server()
     log(f"spark start, warm (kafkatest spark-server): {warm:.1f} s")
     log(f"pytest re-run of one streaming test, warm: {rerun_warm:.1f} s")
+    log(f"the same through `kafkatest pytest` (its fork server): {rerun_forked:.1f} s")
     figures["spark_start_warm_s"] = round(warm, 2)
     figures["pytest_rerun_warm_s"] = round(rerun_warm, 2)
+    figures["pytest_rerun_forked_s"] = round(rerun_forked, 2)
     return figures
+
+
+def _forked_reruns() -> float:
+    """The warm re-run through `kafkatest pytest`: median of three after the run that
+    starts the fork server and one more, with a fork server of the bench's own (in a
+    cache folder of its own, stopped after), on the running warm Spark server."""
+    import tempfile
+
+    from kafkatest.apps.pytest_forkserver import servers_dir, stop_servers
+    from kafkatest.spark.server import state_file
+
+    with tempfile.TemporaryDirectory(prefix="kt-bench-") as cache:
+        env_vars = {"KAFKATEST_CACHE_DIR": cache, "KAFKATEST_SPARK_SERVER_STATE": str(state_file())}
+        try:
+            for _ in range(2):
+                spark_workloads.pytest_rerun(env_vars=env_vars, forked=True)
+            return statistics.median(
+                spark_workloads.pytest_rerun(env_vars=env_vars, forked=True) for _ in range(3)
+            )
+        finally:
+            stop_servers(servers_dir(Path(cache)))
 
 
 def _exit_seconds(pid: int | None) -> float:

@@ -304,7 +304,10 @@ def test_one_stream(spark, kafka_broker, kafka_topic, checkpoint_dir):
 
 
 def pytest_rerun(
-    *pytest_args: str, bytecode: bool = True, env_vars: dict[str, str] | None = None
+    *pytest_args: str,
+    bytecode: bool = True,
+    env_vars: dict[str, str] | None = None,
+    forked: bool = False,
 ) -> float:
     """Seconds from `python -m pytest` to its result for one streaming test on the
     emulator, in a fresh directory (no conftest, the repository's options unused): what
@@ -314,13 +317,15 @@ def pytest_rerun(
     PYTHONDONTWRITEBYTECODE set (some CI sandboxes set it) every run compiles the
     modules that have no cached bytecode (an editable install's) and pytest re-does its
     assertion rewriting of every plugin module; False keeps the variable as it is.
-    `env_vars`: variables set for the run (where the class-data-sharing archive is)."""
+    `env_vars`: variables set for the run (where the class-data-sharing archive is).
+    `forked`: through `kafkatest pytest`, a child of its fork server."""
     env = {**os.environ, **(env_vars or {})}
     if bytecode:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory(prefix="kafkatest-rerun-") as folder:
         (Path(folder) / "test_one_stream.py").write_text(_ONE_STREAMING_TEST)
-        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+        runner = ["-m", "kafkatest.cli", "pytest"] if forked else ["-m", "pytest"]
+        command = [sys.executable, *runner, "-q", "-p", "no:cacheprovider"]
         started = time.perf_counter()
         done = subprocess.run(
             [*command, "--kafka-backend=emulator", *pytest_args, "test_one_stream.py"],

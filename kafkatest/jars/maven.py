@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from kafkatest.config import environment
+from kafkatest.config import cache_dir, environment
 from kafkatest.errors import SetupError
 from kafkatest.jars.progress import DownloadProgress
 
@@ -31,15 +31,6 @@ class ArtifactNotFound(SetupError):
         super().__init__(answer)
         #: The answer is an earlier run's, kept for `NOT_FOUND_TTL_S`: no Maven ran now.
         self.remembered = remembered
-
-
-def cache_dir() -> Path:
-    """Per-user cache: $KAFKATEST_CACHE_DIR, else $XDG_CACHE_HOME/kafkatest, else ~/.cache."""
-    explicit = environment("KAFKATEST_CACHE_DIR")
-    if explicit:
-        return Path(explicit).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "kafkatest"
 
 
 def _pom(coordinates: Sequence[str]) -> str:

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from kafkatest.config import environment
 from kafkatest.errors import SetupError
-from kafkatest.tempdirs import process_alive
+from kafkatest.tempdirs import boot_id, process_alive
 
 #: The plugin that starts Spark Connect's gRPC service inside a Spark driver.
 CONNECT_PLUGIN = "org.apache.spark.sql.connect.SparkConnectPlugin"
@@ -110,14 +110,6 @@ def running_server() -> ServerState | None:
     if not process_alive(state.pid):
         path.unlink(missing_ok=True)
     return None
-
-
-def boot_id() -> str:
-    """This boot of the machine ('' where the kernel does not say)."""
-    try:
-        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-    except OSError:
-        return ""
 
 
 def used_file() -> Path:
