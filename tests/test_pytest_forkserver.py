@@ -148,6 +148,19 @@ def test_a_run_is_the_callers_forked_from_the_server(
     assert [s["pid"] for s in _servers(env)] == [server["pid"]]
 
 
+def test_a_long_run_is_not_taken_for_an_orphan(
+    tmp_path: Path, forkserver_env: dict[str, str]
+) -> None:
+    """The server reads a request with a 10 s bound; the run's watch on its caller
+    must not inherit it (a run of over 10 s was once interrupted as orphaned)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "test_long.py").write_text("import time\n\ndef test_long():\n    time.sleep(12)\n")
+    done = _kafkatest_pytest(project, forkserver_env, "-q")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout
+
+
 def test_the_exit_status_is_pytests(tmp_path: Path, forkserver_env: dict[str, str]) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()

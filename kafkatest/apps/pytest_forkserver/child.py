@@ -40,6 +40,7 @@ def run_child(connection: socket.socket, fds: list[int], request: dict) -> None:
         _rebind_standard_streams()
         os.umask(int(request["umask"]))
         sys.argv = [os.path.join(scripts_dir(), "pytest"), *request["args"]]
+        connection.settimeout(None)  # the server's bound was for reading the request
         connection.sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
         threading.Thread(
             target=_end_when_orphaned,

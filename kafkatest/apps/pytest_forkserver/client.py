@@ -157,13 +157,7 @@ def _follow(connection: socket.socket, child: int) -> int:
 
     for signum in FORWARDED_SIGNALS:
         signal.signal(signum, forward)
-    reader = connection.makefile("rb")
-    while True:
-        try:
-            line = reader.readline()
-        except InterruptedError:  # pragma: no cover - PEP 475 retries these
-            continue
-        break
+    line = connection.makefile("rb").readline()  # signals forwarded meanwhile
     if not line:
         print(
             f"kafkatest pytest: the run (pid {child}) ended without a result: it was "

@@ -41,7 +41,7 @@ def preload(extra: Sequence[str]) -> None:
     addopts = os.environ.pop("PYTEST_ADDOPTS", None)
     try:
         with tempfile.TemporaryDirectory(prefix="kafkatest-preload-") as empty, _output_discarded():
-            pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider", empty])
+            pytest.main(["--collect-only", "-q", empty])
     finally:
         if addopts is not None:
             os.environ["PYTEST_ADDOPTS"] = addopts
