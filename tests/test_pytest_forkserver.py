@@ -9,6 +9,7 @@ a Spark test through it on every PySpark line."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -49,19 +50,36 @@ def test_fails():
 """
 
 
-@pytest.fixture
-def forkserver_env() -> Iterator[dict[str, str]]:
-    """An environment with a cache of its own, so that its servers are this test's,
+@contextlib.contextmanager
+def _cache_of_its_own() -> Iterator[dict[str, str]]:
+    """An environment with a cache of its own, so that its servers are the caller's,
     stopped (and checked gone) at the end. A short path: one too long for a socket's
     address would put the servers in a folder of the temporary directory instead."""
     cache = tempfile.mkdtemp(prefix="kt-")
     env = {**os.environ, "KAFKATEST_CACHE_DIR": cache}
     env.pop("PYTEST_ADDOPTS", None)
     env.pop("PYTEST_XDIST_WORKER", None)
-    yield env
-    stopped = _kafkatest(["pytest-server", "stop"], env=env)
-    shutil.rmtree(cache)
+    try:
+        yield env
+    finally:
+        stopped = _kafkatest(["pytest-server", "stop"], env=env)
+        shutil.rmtree(cache)
     assert stopped.returncode == 0, stopped.stderr
+
+
+@pytest.fixture(scope="module")
+def shared_env() -> Iterator[dict[str, str]]:
+    """One server for the tests that need no server of their own (each start costs
+    about 3 s of imports)."""
+    with _cache_of_its_own() as env:
+        yield env
+
+
+@pytest.fixture
+def forkserver_env() -> Iterator[dict[str, str]]:
+    """A server of the test's own: for the tests that start, stop or replace servers."""
+    with _cache_of_its_own() as env:
+        yield env
 
 
 def _kafkatest(
@@ -104,11 +122,11 @@ def _project(tmp_path: Path) -> Path:
 
 
 def test_a_run_is_the_callers_forked_from_the_server(
-    tmp_path: Path, forkserver_env: dict[str, str]
+    tmp_path: Path, shared_env: dict[str, str]
 ) -> None:
     project = _project(tmp_path)
     facts_file = tmp_path / "facts.json"
-    env = {**forkserver_env, "FORKED_MARK": "first", "FACTS_FILE": str(facts_file)}
+    env = {**shared_env, "FORKED_MARK": "first", "FACTS_FILE": str(facts_file)}
     first = _kafkatest_pytest(project, env, "-q")
     assert first.returncode == 1, first.stdout + first.stderr  # pytest's: a test failed
     assert "1 failed, 1 passed" in first.stdout
@@ -148,33 +166,31 @@ def test_a_run_is_the_callers_forked_from_the_server(
     assert [s["pid"] for s in _servers(env)] == [server["pid"]]
 
 
-def test_a_long_run_is_not_taken_for_an_orphan(
-    tmp_path: Path, forkserver_env: dict[str, str]
-) -> None:
+def test_a_long_run_is_not_taken_for_an_orphan(tmp_path: Path, shared_env: dict[str, str]) -> None:
     """The server reads a request with a 10 s bound; the run's watch on its caller
     must not inherit it (a run of over 10 s was once interrupted as orphaned)."""
     project = tmp_path / "project"
     project.mkdir()
     (project / "test_long.py").write_text("import time\n\ndef test_long():\n    time.sleep(12)\n")
-    done = _kafkatest_pytest(project, forkserver_env, "-q")
+    done = _kafkatest_pytest(project, shared_env, "-q")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout
 
 
-def test_the_exit_status_is_pytests(tmp_path: Path, forkserver_env: dict[str, str]) -> None:
+def test_the_exit_status_is_pytests(tmp_path: Path, shared_env: dict[str, str]) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert _kafkatest_pytest(empty, forkserver_env).returncode == 5  # nothing collected
-    usage = _kafkatest_pytest(empty, forkserver_env, "--no-such-option")
+    assert _kafkatest_pytest(empty, shared_env).returncode == 5  # nothing collected
+    usage = _kafkatest_pytest(empty, shared_env, "--no-such-option")
     assert usage.returncode == 4
     assert "unrecognized arguments: --no-such-option" in usage.stderr
 
 
-def test_a_terminal_stays_a_terminal(tmp_path: Path, forkserver_env: dict[str, str]) -> None:
+def test_a_terminal_stays_a_terminal(tmp_path: Path, shared_env: dict[str, str]) -> None:
     """The run writes to the caller's terminal itself (its descriptors are passed), so
     pytest colours its summary as on any terminal."""
     project = _project(tmp_path)
-    env = {**forkserver_env, "FACTS_FILE": str(tmp_path / "facts.json")}
+    env = {**shared_env, "FACTS_FILE": str(tmp_path / "facts.json")}
     env.pop("NO_COLOR", None)
     env.pop("PY_COLORS", None)
     controller, terminal = pty.openpty()
@@ -207,13 +223,13 @@ def test_a_terminal_stays_a_terminal(tmp_path: Path, forkserver_env: dict[str, s
     assert b"\x1b[31m" in output and b"1 failed" in output  # red, as pytest paints failures
 
 
-def test_pdb_reads_the_callers_input(tmp_path: Path, forkserver_env: dict[str, str]) -> None:
+def test_pdb_reads_the_callers_input(tmp_path: Path, shared_env: dict[str, str]) -> None:
     """The run's standard input is the caller's: `--pdb` takes its commands there."""
     project = tmp_path / "project"
     project.mkdir()
     (project / "test_pdb.py").write_text("def test_f():\n    x = 41\n    assert x == 3\n")
     done = _kafkatest(
-        ["pytest", "-p", "no:cacheprovider", "--pdb"], forkserver_env, project, input="p x + 1\nc\n"
+        ["pytest", "-p", "no:cacheprovider", "--pdb"], shared_env, project, input="p x + 1\nc\n"
     )
     assert done.returncode == 1
     assert "(Pdb) 42" in done.stdout
@@ -303,7 +319,7 @@ def _wait_gone(pid: int, timeout_s: float = 30) -> None:
 
 @pytest.mark.parametrize("how", ["ctrl-c", "killed"])
 def test_an_interrupted_caller_interrupts_its_run(
-    tmp_path: Path, forkserver_env: dict[str, str], how: str
+    tmp_path: Path, shared_env: dict[str, str], how: str
 ) -> None:
     """Ctrl-C reaches the run as it would reach pytest (its fixtures torn down, pytest's
     status 2); a caller killed outright leaves no run behind either."""
@@ -311,7 +327,7 @@ def test_an_interrupted_caller_interrupts_its_run(
     project.mkdir()
     (project / "test_sleeps.py").write_text(SLEEPER)
     started, torn_down = tmp_path / "started", tmp_path / "torn-down"
-    env = {**forkserver_env, "STARTED": str(started), "TORN_DOWN": str(torn_down)}
+    env = {**shared_env, "STARTED": str(started), "TORN_DOWN": str(torn_down)}
     caller = subprocess.Popen(
         [sys.executable, "-m", "kafkatest.cli", "pytest", "-p", "no:cacheprovider", "-q"],
         cwd=project,

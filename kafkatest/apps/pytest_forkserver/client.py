@@ -190,13 +190,11 @@ def running_servers(folder: Path | None = None) -> list[dict]:
 
 def stop_servers(folder: Path | None = None, timeout_s: float = 10.0) -> list[int]:
     """Stop this user's servers (runs in progress go on); the pids stopped."""
-    stopped = []
-    for recorded in running_servers(folder):
-        pid = int(recorded["pid"])
+    pids = [int(recorded["pid"]) for recorded in running_servers(folder)]
+    for pid in pids:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout_s
-        while process_alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        stopped.append(pid)
-    return stopped
+    deadline = time.monotonic() + timeout_s
+    while any(process_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return pids

@@ -11,7 +11,6 @@ import signal
 import socket
 import struct
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -124,12 +123,11 @@ def serve(path: Path, idle_minutes: float, preloaded: Sequence[str]) -> None:
     state = path.with_suffix(".json")
     state.write_text(json.dumps({"pid": os.getpid(), "boot": boot_id(), "python": sys.executable}))
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children reap themselves
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGTERM, _stop_serving)
     print(f"serving at {path} (pid {os.getpid()})", flush=True)
     last_run = time.monotonic()
     try:
-        while not stop.is_set():
+        while True:
             listener.settimeout(
                 min(1.0, max(0.01, idle_minutes * 60 - (time.monotonic() - last_run)))
             )
@@ -143,9 +141,19 @@ def serve(path: Path, idle_minutes: float, preloaded: Sequence[str]) -> None:
             last_run = time.monotonic()
             if _handle(connection, listener, stamps, lambda: _remove_own(path, state)) == "stale":
                 return
+    except _StopServing:
+        print("stopped", flush=True)
     finally:
         _remove_own(path, state)
         listener.close()
+
+
+class _StopServing(Exception):
+    """SIGTERM (`kafkatest pytest-server stop`): out of accept() at once."""
+
+
+def _stop_serving(_signum: int, _frame: object) -> None:
+    raise _StopServing
 
 
 def _remove_own(path: Path, state: Path) -> None:
