@@ -440,3 +440,32 @@ def test_the_module_the_client_runs_imports_only_the_standard_library() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(eval(done.stdout))  # the list of names printed just above
     assert loaded <= {"kafkatest", *sys.stdlib_module_names}, loaded
+
+
+def test_off_linux_the_client_runs_pytest_itself(
+    tmp_path: Path, forkserver_env: dict[str, str]
+) -> None:
+    """Where no fork server runs (macOS: fork beside pyarrow's and grpc's threads is
+    unsafe there), the run still happens, in the client, and says why."""
+    project = _project(tmp_path)
+    facts_file = tmp_path / "facts.json"
+    code = (
+        "import sys; from kafkatest.apps.pytest_forkserver import client; "
+        "client.FORK_SERVER_PLATFORM = False; "
+        "sys.exit(client.run(['-q', '-p', 'no:cacheprovider']))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=project,
+        env={**forkserver_env, "FACTS_FILE": str(facts_file)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1 and "1 failed, 1 passed" in done.stdout
+    assert done.stderr.startswith(
+        "kafkatest pytest: running pytest without its fork server: it runs on Linux only"
+    )
+    facts = json.loads(facts_file.read_text())
+    assert facts["ppid"] == os.getpid()  # the client itself ran it: this test's child
+    assert _servers(forkserver_env) == []

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from kafkatest.apps.pytest_forkserver.place import (
+    FORK_SERVER_PLATFORM,
     FORWARDED_SIGNALS,
     HEADER,
     MAGIC,
@@ -47,6 +48,8 @@ def _run_here(args: list[str]) -> int:
 
 
 def _run_forked(args: list[str]) -> int:
+    if not FORK_SERVER_PLATFORM:
+        raise ForkServerUnavailable(f"it runs on Linux only, not on {sys.platform}")
     environ = dict(os.environ)
     settings = ForkServerSettings.read(environ)
     path = socket_path(server_key(environ, settings))

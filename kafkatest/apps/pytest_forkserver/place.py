@@ -33,6 +33,13 @@ FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUI
 ORPHAN_GRACE_S = 30.0
 
 
+#: Where the server is built and tested: Linux (SO_PEERCRED, /proc). On macOS a fork
+#: beside the threads pyarrow and grpc start is unsafe (Objective-C's runtime), which
+#: is why Python's multiprocessing stopped forking there; `kafkatest pytest` then runs
+#: pytest itself.
+FORK_SERVER_PLATFORM = sys.platform.startswith("linux")
+
+
 class ForkServerUnavailable(Exception):
     """The fork server cannot serve this run: the message says why, and the client then
     runs pytest itself."""
