@@ -14,10 +14,11 @@ so a server started without them can still read Kafka.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import warnings
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, cast
 
 from kafkatest.config import environment
 from kafkatest.lean_imports import import_spark_connect_client
@@ -106,3 +107,94 @@ def _start_local_server(master: str, conf: Mapping[str, str] | None) -> str:
     )
     hold_connect_server(server)
     return f"sc://localhost:{port}/;token={token}" if token else f"sc://127.0.0.1:{port}"
+
+
+@contextlib.contextmanager
+def api_of(session: object) -> Iterator[None]:
+    """While inside, PySpark's functions (``F.col``, ``F.window``...) build columns for
+    `session`'s kind: Connect columns for a Connect session, classic ones for a classic
+    session.
+
+    PySpark decides by one process-wide variable, ``SPARK_CONNECT_MODE_ENABLED``, that
+    making a Connect session sets: a classic session used beside one (a test marked
+    ``local_spark`` in a run on the warm server, the oracles' corpus on both kinds)
+    would otherwise be handed Connect columns and fail.
+    """
+    wanted = is_connect_session(session)
+    had = os.environ.get(_CONNECT_MODE)
+    if wanted:
+        os.environ[_CONNECT_MODE] = had or "1"
+    else:
+        os.environ.pop(_CONNECT_MODE, None)
+    try:
+        yield
+    finally:
+        if had is None:
+            os.environ.pop(_CONNECT_MODE, None)
+        else:
+            os.environ[_CONNECT_MODE] = had
+
+
+_CONNECT_MODE = "SPARK_CONNECT_MODE_ENABLED"
+_CONNECT_ERRORS = "org.apache.spark.sql.connect.utils.ErrorUtils"
+
+
+def connect_session_beside(classic: SparkSession) -> SparkSession:
+    """A Spark Connect session served by `classic`'s own JVM (its Connect service started
+    on a free loopback port, with a pre-shared key where the line checks one): the same
+    Spark, reached the way a Connect client reaches it, with no second JVM to start.
+    `stop_connect_beside` ends it and leaves `classic` running."""
+    import secrets
+
+    import pyspark
+
+    from kafkatest.brokers.process import free_port
+    from kafkatest.spark.server import checks_tokens
+    from kafkatest.spark.session import _served_here
+
+    import_spark_connect_client()
+    jvm = classic._jvm
+    assert jvm is not None
+    port = free_port()
+    conf = classic.sparkContext._jsc.sc().conf()  # the running context's own conf
+    conf.set("spark.connect.grpc.binding.address", "127.0.0.1")
+    conf.set("spark.connect.grpc.binding.port", str(port))
+    token = ""
+    if checks_tokens(pyspark.__version__):
+        token = secrets.token_urlsafe(32)
+        conf.set("spark.connect.authenticate.token", token)
+    # Its RPC errors reach the client as exceptions; the service's own log of them (and
+    # of the client's last calls racing its stop) belongs in the log file.
+    from kafkatest.spark.logs import route_to_file
+
+    route_to_file(jvm, (_CONNECT_ERRORS,))
+    jvm.org.apache.spark.sql.connect.service.SparkConnectService.start(
+        classic.sparkContext._jsc.sc()
+    )
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    # "localhost": PySpark's client speaks TLS to any other host once a token is set.
+    url = f"sc://localhost:{port}/;token={token}" if token else f"sc://127.0.0.1:{port}"
+    had = os.environ.get(_CONNECT_MODE)
+    try:
+        session = ConnectSession.builder.remote(url).create()
+    finally:  # the classic session stays the process's kind; `api_of` switches
+        if had is None:
+            os.environ.pop(_CONNECT_MODE, None)
+    _served_here[id(session)] = jvm
+    return cast("SparkSession", session)
+
+
+def stop_connect_beside(session: SparkSession) -> None:
+    """End a session of `connect_session_beside` and its service; the classic session
+    that served it goes on."""
+    from kafkatest.spark.session import _served_here
+
+    jvm = _served_here.pop(id(session), None)
+    with contextlib.suppress(Exception):
+        session.stop()
+    if jvm is not None:
+        with contextlib.suppress(Exception):
+            jvm.org.apache.spark.sql.connect.service.SparkConnectService.stop(
+                jvm.scala.Option.empty(), jvm.scala.Option.empty()
+            )

@@ -10,10 +10,14 @@ fails. The file outlives the session on purpose, in the system temp dir.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from kafkatest.config import environment
 
@@ -114,3 +118,62 @@ def _first_cause(log_file: Path) -> str:
         r"%notEmpty{  caused by %replace{%rEx{1}}{(?s)\\R.*}{}"
         f" (full trace in {log_file})%n}}"
     )
+
+
+#: The loggers that report a streaming query's end with an error ("Query ... terminated
+#: with error"): the query's class by its name before and after Spark 4.1 moved it.
+QUERY_LOGGERS = (
+    "org.apache.spark.sql.execution.streaming.MicroBatchExecution",
+    "org.apache.spark.sql.execution.streaming.runtime.MicroBatchExecution",
+    "org.apache.spark.sql.execution.streaming.StreamExecution",
+    "org.apache.spark.sql.execution.streaming.runtime.StreamExecution",
+)
+_quiet_lock = threading.Lock()
+_quiet_depth = 0
+
+
+@contextlib.contextmanager
+def query_failures_to_file_only(jvm: Any) -> Iterator[None]:
+    """While inside, a query's end with an error is logged to Spark's log file only.
+
+    For failures the harness causes on purpose (an oracle stops a query by taking the
+    log entry it is about to write): the user did not cause them, so they must not
+    reach the terminal, and the file keeps them for whoever looks. Nested and
+    concurrent uses share one change to the configuration. A session whose logging is
+    not kafkatest's (no log file), or no JVM at hand (a remote Connect server, whose
+    log is its own), is left alone.
+    """
+    global _quiet_depth
+    if jvm is None or spark_log_file() is None:
+        yield
+        return
+    with _quiet_lock:
+        if _quiet_depth == 0:
+            route_to_file(jvm, QUERY_LOGGERS)
+        _quiet_depth += 1
+    try:
+        yield
+    finally:
+        with _quiet_lock:
+            _quiet_depth -= 1
+            if _quiet_depth == 0:
+                with contextlib.suppress(Exception):  # the JVM stopped meanwhile
+                    route_to_file(jvm, QUERY_LOGGERS, undo=True)
+
+
+def route_to_file(jvm: Any, names: tuple[str, ...], *, undo: bool = False) -> None:
+    """Send what the loggers `names` log to Spark's log file only (or, `undo`, back to
+    the root's appenders)."""
+    log4j = jvm.org.apache.logging.log4j
+    context = log4j.LogManager.getContext(False)
+    configuration = context.getConfiguration()
+    for name in names:
+        if undo:
+            configuration.removeLogger(name)
+            continue
+        logger = jvm.org.apache.logging.log4j.core.config.LoggerConfig(
+            name, log4j.Level.INFO, False
+        )
+        logger.addAppender(configuration.getAppender("file"), None, None)
+        configuration.addLogger(name, logger)
+    context.updateLoggers()

@@ -91,3 +91,23 @@ def stop_quietly(query: StreamingQuery) -> None:
     """
     with contextlib.suppress(Exception):
         query.stop()
+
+
+def progress_reports(query: StreamingQuery) -> list[dict[str, Any]]:
+    """The query's recent progress reports as plain JSON data, oldest first.
+
+    Read from the JVM's JSON on a classic session: PySpark 4.2's parser fails with
+    ``KeyError: 'inputRowsPerSecond'`` on a report Spark wrote without rates (a batch
+    that took no time on a manual clock). Over Spark Connect the client's reports are
+    taken as they come.
+    """
+    jsq = getattr(query, "_jsq", None)
+    if jsq is not None:
+        return [dict(json.loads(report.json())) for report in jsq.recentProgress()]
+    out = []
+    for report in query.recentProgress:
+        if isinstance(report, Mapping):
+            out.append(dict(report))
+        else:  # PySpark 4's StreamingQueryProgress: its JSON text is `.json`
+            out.append(dict(json.loads(getattr(report, "json", "{}"))))
+    return out

@@ -54,6 +54,24 @@ def hold_connect_server(server: SparkSession | None) -> None:
     _connect_server = server
 
 
+#: Connect sessions whose server runs in this process's JVM beside a classic session
+#: (`kafkatest.spark.connect.connect_session_beside`): id(session) -> that JVM.
+_served_here: dict[int, Any] = {}
+
+
+def jvm_of(session: Any) -> Any:
+    """The JVM that runs `session`'s queries when it runs in this process (a classic
+    session, or a Connect session on a server this process started); else None."""
+    jvm = getattr(session, "_jvm", None)
+    if jvm is not None:
+        return jvm
+    if id(session) in _served_here:
+        return _served_here[id(session)]
+    if _connect_server is not None and type(session).__module__.startswith("pyspark.sql.connect"):
+        return getattr(_connect_server, "_jvm", None)
+    return None
+
+
 #: The thread Ctrl-C started to cancel Spark's jobs (see `_interrupt_without_reentry`).
 _cancelling: threading.Thread | None = None
 
