@@ -89,35 +89,60 @@ def multiset_difference(
     return [left_rows[k] for k in unmatched_l], [right_rows[k] for k in pending_r], matched
 
 
-def flat(row: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """A row's scalar fields by name: a JSON value's fields and nested structs' fields too
-    (``window.start`` and ``start``), so a sink row and an input record can be matched."""
+def flat(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A row's scalar fields by name: a JSON value's fields and nested structs' fields too,
+    by full path and by their own name (``value.window.start`` and ``start``), so a sink
+    row and an input record can be matched. A top-level field wins a name."""
+    found = paths(row)
+    out = {path: value for path, value in found.items() if "." not in path}
+    for path, value in found.items():
+        out.setdefault(path, value)
+        out.setdefault(path.rsplit(".", 1)[-1], value)
+    return out
+
+
+def paths(row: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """A row's scalar fields by their full dotted path (``value.window.start``)."""
     out: dict[str, Any] = {}
     for name, value in row.items():
         path = f"{prefix}{name}"
         if hasattr(value, "asDict"):
             value = value.asDict(recursive=True)
         if isinstance(value, Mapping):
-            for inner, got in flat(value, f"{path}.").items():
-                out.setdefault(inner, got)
-                out.setdefault(inner.rsplit(".", 1)[-1], got)
+            out.update(paths(value, f"{path}."))
         elif not isinstance(value, (list, tuple)):
             out[path] = value
     return out
 
 
-def window_of(row: Mapping[str, Any]) -> tuple[int, int] | None:
-    """A sink row's event-time window (``window.start/end``, ``window_start/end``) in ms."""
-    fields = flat(row)
-    for start, end in (
-        ("window.start", "window.end"),
-        ("value.window.start", "value.window.end"),
-        ("window_start", "window_end"),
-    ):
-        begin, finish = to_epoch_ms(fields.get(start)), to_epoch_ms(fields.get(end))
-        if begin is not None and finish is not None:
-            return begin, finish
+def window_paths(fields: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The two fields that hold a row's event-time window: any ``<x>.start``/``<x>.end``
+    (``window``, ``session_window``, an alias) or ``<x>_start``/``<x>_end`` pair of times."""
+    for path in fields:
+        for begin, finish in ((".start", ".end"), ("_start", "_end")):
+            if path.endswith(begin):
+                other = path[: -len(begin)] + finish
+                if other in fields and is_time(fields[path]) and is_time(fields[other]):
+                    return path, other
     return None
+
+
+def is_time(value: Any) -> bool:
+    """A timestamp as a sink gives one: a datetime, or ISO-8601 text."""
+    if isinstance(value, dt.datetime):
+        return True
+    return isinstance(value, str) and len(value) >= 10 and to_epoch_ms(value) is not None
+
+
+def window_of(row: Mapping[str, Any]) -> tuple[int, int] | None:
+    """A sink row's event-time window (``window.start/end``, ``window_start/end``, a
+    session window) in epoch ms."""
+    fields = paths(row)
+    found = window_paths(fields)
+    if found is None:
+        return None
+    begin, finish = to_epoch_ms(fields[found[0]]), to_epoch_ms(fields[found[1]])
+    return (begin, finish) if begin is not None and finish is not None else None
 
 
 @dataclass
@@ -144,10 +169,18 @@ class RowDifference:
     related_count: int = 0
     late: list[Lateness] = field(default_factory=list)
     how_related: str = ""
+    #: Input indexes behind the row (all of them; `related` describes the first few).
+    indexes: list[int] = field(default_factory=list)
+    #: Why records behind the watermark in one run only explain this row ('' if they do
+    #: not): which records, and what their absence took from which field.
+    excuse: str = ""
+    #: Why they do not, when late records share the row's key and window: the row grew
+    #: or appeared, or a field changed by more than they hold.
+    refusal: str = ""
 
     @property
     def explained_by_late_data(self) -> bool:
-        return bool(self.late)
+        return bool(self.excuse)
 
 
 class Tracer:
@@ -164,6 +197,17 @@ class Tracer:
         self.group_by = None if group_by is None else list(group_by)
         self.fields = [self._input_fields(i) for i in self.inputs]
         self.times = [event_time_ms(i, event_time) for i in self.inputs]
+        #: Input fields holding numbers, by name: what a sum, minimum or maximum may be of.
+        self.numeric_fields = sorted(
+            {
+                name
+                for fields in self.fields
+                for name, value in fields.items()
+                if "." not in name
+                and isinstance(value, (int, float))
+                and not isinstance(value, bool)
+            }
+        )
 
     @staticmethod
     def _input_fields(item: InputRecord) -> dict[str, Any]:
@@ -223,15 +267,20 @@ def late_records(
     out: dict[int, Lateness] = {}
     verdicts: dict[int, dict[str, str | None]] = {i: {} for i in wanted}
     for run in runs:
-        for (partition, offset), (index, _copy) in run.placement.items():
+        for (partition, offset), (index, _copy) in sorted(run.placement.items()):
             when = tracer.times[index] if index in wanted else None
             if when is None:
                 continue
             batch = run.batch_of(partition, offset)
             late = batch is not None and batch.watermark_ms > 0 and when <= batch.watermark_ms
             text = f"batch {batch.id}, watermark {_iso(batch.watermark_ms)}" if batch else ""
-            if late or run.name not in verdicts[index]:
-                verdicts[index][run.name] = text if late else None
+            # Late only if every copy was: a copy dropped behind the watermark while its
+            # original counted takes nothing from the run (the redelivery case).
+            seen = verdicts[index]
+            if run.name not in seen:
+                seen[run.name] = text if late else None
+            elif not late:
+                seen[run.name] = None
     for index, by_run in verdicts.items():
         late_in = {name: text for name, text in by_run.items() if text}
         if late_in and len(late_in) < len(runs):
@@ -255,6 +304,7 @@ def explain(
                 related_count=len(indexes),
                 late=[late[i] for i in indexes if i in late],
                 how_related=how,
+                indexes=indexes,
             )
         )
     return out

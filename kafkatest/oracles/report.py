@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kafkatest.assertions.report import STYLE, jsonable, short
+from kafkatest.checkpoints.explain import RestartExplanation
 from kafkatest.oracles.compare import Lateness, RowDifference
 from kafkatest.oracles.runs import RunResult
 
@@ -34,39 +35,64 @@ class Comparison:
     only_in_other: list[RowDifference] = field(default_factory=list)
     late: list[Lateness] = field(default_factory=list)
     allow_late: bool = False
+    #: Rows each run's sink held, as compared (after any replayed first attempt left out).
+    rows_baseline: int = 0
+    rows_other: int = 0
+    #: Rows of the other run left out as a replayed batch's first attempt (at-least-once).
+    replayed: int = 0
 
     @property
     def differs(self) -> bool:
         return bool(self.only_in_baseline or self.only_in_other)
 
     @property
+    def excused(self) -> list[RowDifference]:
+        """Differing rows that records behind the watermark in one run only explain."""
+        return [r for r in self.only_in_baseline + self.only_in_other if r.excuse]
+
+    @property
     def explained_by_late_data(self) -> bool:
-        """Every differing row shares its key and window with a record late in one run only."""
+        """Every differing row is explained by records late in one run only (see
+        `kafkatest.oracles.excuses`: missing, or smaller by what they held)."""
         rows = self.only_in_baseline + self.only_in_other
-        return bool(rows) and all(r.explained_by_late_data for r in rows)
+        return bool(rows) and all(r.excuse for r in rows)
 
     @property
     def ok(self) -> bool:
         return not self.differs or (self.allow_late and self.explained_by_late_data)
 
     def title(self) -> str:
-        return f"{self.baseline!r} vs {self.other!r}"
+        return (
+            f"{self.baseline!r} ({self.rows_baseline} rows) vs "
+            f"{self.other!r} ({self.rows_other} rows)"
+        )
 
     def verdict(self) -> str:
+        replayed = (
+            f"; {self.replayed} rows of a replayed batch's first attempt left out "
+            "(the Kafka sink is at-least-once)"
+            if self.replayed
+            else ""
+        )
         if not self.differs:
             how = "the same distinct rows" if self.duplicates == "allow" else "the same rows"
-            return f"{self.title()}: {how} ({self.matched} matched)"
+            return f"{self.title()}: {how} ({self.matched} matched){replayed}"
         text = (
             f"{self.title()}: {self.matched} rows match; {len(self.only_in_baseline)} only in "
-            f"{self.baseline!r}, {len(self.only_in_other)} only in {self.other!r}"
+            f"{self.baseline!r}, {len(self.only_in_other)} only in {self.other!r}{replayed}"
         )
+        excused = len(self.excused)
         if self.explained_by_late_data:
             text += (
-                "; every difference shares its key and window with records the watermark made "
-                "late in one run only (Spark drops records behind the watermark, and where a "
-                "batch boundary falls moves it)"
+                f"; all {excused} explained by {len(self.late)} records the watermark made "
+                "late in one run only (missing, or smaller by what they held)"
                 + (": allowed (allow_late=True)" if self.allow_late else "")
             )
+        elif excused:
+            text += f"; {excused} of them explained by late records, the rest not"
+        if self.allow_late and excused:
+            compared = max(self.rows_baseline, self.rows_other)
+            text += f"; {compared - excused} of {compared} rows held to equality, {excused} excused"
         return text
 
     def lines(self) -> list[str]:
@@ -89,6 +115,10 @@ class Comparison:
                     )
                 elif diff.how_related:
                     lines.append(f"      no input has {diff.how_related}")
+                if diff.excuse:
+                    lines.append(f"      excused: {diff.excuse}")
+                elif diff.refusal:
+                    lines.append(f"      not excused: {diff.refusal}")
             if len(rows) > SHOWN_ROWS:
                 lines.append(f"    ... {len(rows) - SHOWN_ROWS} more (all in the JSON report)")
         if self.late:
@@ -111,6 +141,8 @@ class OracleReport:
     runs: list[RunResult] = field(default_factory=list)
     comparisons: list[Comparison] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: Why the oracle does not apply to this job ('' when it does): nothing was compared.
+    not_applicable: str = ""
 
     @property
     def ok(self) -> bool:
@@ -123,6 +155,8 @@ class OracleReport:
 
     def message(self) -> str:
         verdict = "held" if self.ok else "failed: the job's sink differs between runs"
+        if self.not_applicable:
+            verdict = f"not applicable: {self.not_applicable}"
         runs = ", ".join(
             f"{r.name!r} {r.seconds:.1f}s ({len(r.batches)} batches, {len(r.rows)} rows)"
             for r in self.runs
@@ -134,8 +168,9 @@ class OracleReport:
         ]
         for run in self.runs:
             lines += [f"  {run.name!r}: {leg}" for leg in run.legs]
-            if run.restart is not None and _worth_telling(run):
-                lines += [f"  {run.name!r} {line.strip()}" for line in run.restart.lines()[1:]]
+            for restart in run.restarts:
+                if _worth_telling(restart):
+                    lines += [f"  {run.name!r} {line.strip()}" for line in restart.lines()[1:]]
         lines += [f"  note: {note}" for note in self.notes]
         for comparison in self.comparisons:
             lines += comparison.lines() if comparison.differs else [comparison.verdict()]
@@ -149,6 +184,7 @@ class OracleReport:
         return {
             "oracle": self.oracle,
             "ok": self.ok,
+            "not_applicable": self.not_applicable,
             "job": self.job,
             "inputs": self.inputs,
             "partitions": self.partitions,
@@ -163,6 +199,10 @@ class OracleReport:
                     "duplicates": c.duplicates,
                     "matched": c.matched,
                     "explained_by_late_data": c.explained_by_late_data,
+                    "rows_baseline": c.rows_baseline,
+                    "rows_other": c.rows_other,
+                    "replayed": c.replayed,
+                    "excused": len(c.excused),
                     "only_in_baseline": [jsonable(d.__dict__) for d in c.only_in_baseline],
                     "only_in_other": [jsonable(d.__dict__) for d in c.only_in_other],
                     "late": [jsonable(late.__dict__) for late in c.late],
@@ -179,19 +219,17 @@ class OracleReport:
 
 
 class OracleAssertionError(AssertionError):
-    """An oracle found runs of one job that disagree; `.report` is the `OracleReport`."""
+    """An oracle found runs of one job that disagree; `.report` is the `OracleReport`
+    (an `InvariantsReport` from `assert_invariants`)."""
 
-    def __init__(self, report: OracleReport) -> None:
+    def __init__(self, report: Any) -> None:
         super().__init__(report.message())
         self.report = report
 
 
-def _worth_telling(run: RunResult) -> bool:
+def _worth_telling(restart: RestartExplanation) -> bool:
     """Whether a stopped run's restart did more than go on: it replayed or skipped
     records, or a checkpoint fault was applied before it resumed."""
-    restart = run.restart
-    if restart is None:
-        return False
     return bool(
         restart.replayed_batches
         or restart.skipped
@@ -241,10 +279,9 @@ def _runs(report: OracleReport) -> str:
 
 
 def _restart_html(run: RunResult) -> str:
-    if run.restart is None or not _worth_telling(run):
-        return ""
-    items = "".join(f"<li><code>{escape(line)}</code></li>" for line in run.restart.lines())
-    return f"<ul>{items}</ul>"
+    told = [r for r in run.restarts if _worth_telling(r)]
+    items = "".join(f"<li><code>{escape(line)}</code></li>" for r in told for line in r.lines())
+    return f"<ul>{items}</ul>" if items else ""
 
 
 def _comparison(comparison: Comparison) -> str:
@@ -268,4 +305,8 @@ def _comparison(comparison: Comparison) -> str:
 def _row(diff: RowDifference) -> str:
     inputs = "".join(f"<li><code>{escape(text)}</code></li>" for text in diff.related)
     how = f"<p>inputs with {escape(diff.how_related)}:</p><ul>{inputs}</ul>" if inputs else ""
+    if diff.excuse:
+        how += f"<p>excused: {escape(diff.excuse)}</p>"
+    elif diff.refusal:
+        how += f"<p>not excused: {escape(diff.refusal)}</p>"
     return f"<li><code>{escape(short(diff.row, 400))}</code>{how}</li>"

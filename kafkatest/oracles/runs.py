@@ -1,38 +1,30 @@
-"""One run of the job under an oracle: fresh topics, checkpoint and sink, run to the end.
+"""One run of the job under an oracle: fresh topics, checkpoint and sink, run to the end,
+stopped and resumed at each of its stops (`kafkatest.oracles.stops`) on the way.
 
-A run may be stopped and resumed from its checkpoint. The stop is made exact by
-taking a batch's log entry before Spark can write it: a file at ``offsets/<n+1>``
-makes the query fail right after batch n committed (a clean stop after batch n),
-one at ``commits/<n>`` makes it fail after batch n's sink write and before its
-commit, the window a crashed driver leaves (``offsets/n`` without ``commits/n``),
-so the resumed query replays batch n. Racing a kill against a few milliseconds of
-a job we cannot slow down would make that window a matter of luck.
+A run keeps what the oracles need to judge it besides the sink: the batches its
+checkpoint planned and their watermarks, the query's plan (output mode, watermark
+column), the rows each batch wrote (Spark's progress reports), and for a Kafka sink
+the place of the rows a crashed batch wrote before it was replayed: the duplicates a
+replay explains, and no others.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
-import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kafkatest.brokers.base import Broker
-from kafkatest.checkpoints import CHECKPOINT_FAULTS
-from kafkatest.checkpoints.damage import Damage
-from kafkatest.checkpoints.explain import (
-    LogSnapshot,
-    RecordedFault,
-    RestartExplanation,
-    record_checkpoint_fault,
-)
+from kafkatest.checkpoints.explain import RecordedFault, RestartExplanation
 from kafkatest.checkpoints.logs import committed_batches, planned_batches, planned_offsets
+from kafkatest.oracles.stops import LOG_CONFLICT, Blocker, StopPoint, fault_at, stopped_text
+from kafkatest.spark.plans import QueryPlan
 from kafkatest.tempdirs import owned_tempdir, remove
 
 if TYPE_CHECKING:
@@ -40,88 +32,10 @@ if TYPE_CHECKING:
     from pyspark.sql.streaming import StreamingQuery
 
 Job = Callable[..., Any] | str
-STOP_KINDS = ("after_batch", "crash_before_commit")
-_LOG_CONFLICT = ("CONCURRENT_STREAM_LOG_UPDATE", "Concurrent update to the")
 
 
 class OracleError(Exception):
     """An oracle could not run the job as asked (the job failed, a stop was never reached)."""
-
-
-@dataclass(frozen=True)
-class StopPoint:
-    """Where a run is interrupted: ``after_batch:n`` or ``crash_before_commit:n``, and
-    optionally a checkpoint fault applied before it resumes (``after_batch:2+rewind-to-0``,
-    any name of `kafkatest.checkpoints.CHECKPOINT_FAULTS`)."""
-
-    kind: str
-    batch: int
-    fault: str | None = None
-
-    @classmethod
-    def parse(cls, text: str) -> StopPoint:
-        point, _, fault = text.partition("+")
-        kind, _, number = point.partition(":")
-        if kind not in STOP_KINDS or not number.isdigit():
-            raise ValueError(
-                f"stop {text!r}: give after_batch:<n> or crash_before_commit:<n> (n a batch id), "
-                "optionally +<checkpoint fault> (after_batch:2+rewind-to-0)"
-            )
-        rewind = fault.startswith("rewind-to-") and fault[len("rewind-to-") :].isdigit()
-        if fault and fault not in CHECKPOINT_FAULTS and not rewind:
-            raise ValueError(
-                f"stop {text!r}: unknown checkpoint fault {fault!r}: one of "
-                f"{', '.join(CHECKPOINT_FAULTS)}, or rewind-to-<n>"
-            )
-        return cls(kind, int(number), fault or None)
-
-    def __str__(self) -> str:
-        return f"{self.kind}:{self.batch}" + (f"+{self.fault}" if self.fault else "")
-
-    def blocked_file(self, checkpoint: Path) -> Path:
-        """The log entry taken from Spark to stop the query at this point."""
-        if self.kind == "after_batch":
-            return checkpoint / "offsets" / str(self.batch + 1)
-        return checkpoint / "commits" / str(self.batch)
-
-
-class _Blocker:
-    """Takes a stop point's log entry as soon as batch n is planned (``offsets/n`` written).
-
-    Batch n has then still to run its tasks, which takes Spark far longer than this
-    thread's 2 ms polling; `too_late` says if it committed first anyway.
-    """
-
-    def __init__(self, checkpoint: Path, stop: StopPoint) -> None:
-        self.stop = stop
-        self.path = stop.blocked_file(checkpoint)
-        self.planned = checkpoint / "offsets" / str(stop.batch)
-        self.placed = False
-        self.too_late = False
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._watch, name="kafkatest-oracle-stop")
-
-    def __enter__(self) -> _Blocker:
-        self._thread.start()
-        return self
-
-    def _watch(self) -> None:
-        while not self._done.is_set():
-            if self.planned.exists() and self.path.parent.is_dir():
-                try:
-                    os.close(os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-                    self.placed = True
-                except FileExistsError:
-                    self.too_late = True
-                return
-            self._done.wait(0.002)
-
-    def __exit__(self, *exc: object) -> None:
-        self._done.set()
-        self._thread.join()
-        if self.placed:
-            with contextlib.suppress(FileNotFoundError):
-                self.path.unlink()
 
 
 @dataclass(frozen=True)
@@ -150,8 +64,23 @@ class RunResult:
     #: Input records behind each source position of this run: (partition, offset) -> (index, copy).
     placement: Mapping[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
     #: For a stopped run: what its checkpoint's logs say the resumed query ran again,
-    #: planned anew or skipped (and the fault applied between, if any).
+    #: planned anew or skipped (and the fault applied between, if any); the last stop's.
     restart: RestartExplanation | None = None
+    #: Every stop's explanation, in order (a combined run stops more than once).
+    restarts: list[RestartExplanation] = field(default_factory=list)
+    #: The query's plan (output mode, watermarks), when Spark showed it.
+    plan: QueryPlan | None = None
+    #: Rows written per batch id, from Spark's progress (-1: the sink did not say).
+    output_rows: dict[int, int] = field(default_factory=dict)
+    #: The latest event time and the watermark Spark reported, in epoch ms (None: none).
+    event_time_max_ms: int | None = None
+    watermark_reported: bool = False
+    #: For a Kafka sink: the write positions [start, end) of rows a crashed batch wrote
+    #: before the resumed query ran it again (at-least-once duplicates, and no others).
+    first_attempts: list[tuple[int, int]] = field(default_factory=list)
+    #: Rows left out of `rows` as a replayed batch's first attempt (duplicates="replayed").
+    replayed_rows: list[dict[str, Any]] = field(default_factory=list)
+    sink: str = ""
 
     def batch_of(self, partition: int, offset: int) -> Batch | None:
         """The batch that read this source position."""
@@ -166,6 +95,8 @@ class RunResult:
             "settings": self.settings,
             "seconds": round(self.seconds, 2),
             "rows": len(self.rows),
+            "replayed_rows": len(self.replayed_rows),
+            "output_mode": self.plan.output_mode if self.plan else None,
             "batches": [
                 {
                     "id": b.id,
@@ -176,7 +107,7 @@ class RunResult:
                 for b in self.batches
             ],
             "legs": self.legs,
-            "restart": self.restart.lines() if self.restart is not None else None,
+            "restart": [line for r in self.restarts for line in r.lines()] or None,
             "watermark_column": self.watermark_column,
         }
 
@@ -200,19 +131,6 @@ def _watermark(checkpoint: Path, batch_id: int) -> int:
         return 0
 
 
-def watermark_column(query: StreamingQuery) -> str | None:
-    """The column the query's ``withWatermark`` names, read from its plan.
-
-    Only a classic session shows its plan (py4j); Spark Connect gives None.
-    """
-    try:
-        plan = str(query._jsq.explainInternal(True))  # type: ignore[attr-defined]
-    except Exception:
-        return None
-    found = re.search(r"EventTimeWatermark\s+(?:[0-9a-f-]{36},\s*)?([^#,\s]+)#", plan)
-    return found.group(1) if found else None
-
-
 class Runner:
     """Runs one job again and again, each run on its own topics, checkpoint and sink."""
 
@@ -228,12 +146,8 @@ class Runner:
         timeout_s: float,
         job_options: Mapping[str, str] | None = None,
     ) -> None:
-        if sink not in ("topic", "path"):
-            raise ValueError(f'sink must be "topic" or "path", not {sink!r}')
         if process and not isinstance(job, str):
             job = job_spec(job)
-        if not process and spark is None:
-            raise ValueError("a job run in this process needs spark= (or process=True)")
         self.job = job
         self.spark = spark
         self.broker = broker
@@ -245,6 +159,7 @@ class Runner:
         self.tag = uuid.uuid4().hex[:8]
         self._topics: list[str] = []
         self._dirs: list[Path] = []
+        self._tables: list[str] = []
 
     def new_topic(self, name: str, partitions: int) -> str:
         slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")[:40]
@@ -259,9 +174,14 @@ class Runner:
         return path
 
     def sink_target(self, name: str) -> str:
-        """A fresh sink: a topic, or a directory that does not exist yet."""
+        """A fresh sink: a topic, a directory that does not exist yet, or a table name
+        (an identifier Spark accepts as a memory sink's query name)."""
         if self.sink == "topic":
             return self.new_topic(f"{name}-sink", 1)
+        if self.sink == "memory":
+            table = f"kt_oracle_{self.tag}_{len(self._tables)}"
+            self._tables.append(table)
+            return table
         return str(self.new_dir("kafkatest-oracle-sink-") / "out")
 
     def run(
@@ -269,38 +189,93 @@ class Runner:
         name: str,
         source: str,
         max_offsets_per_trigger: int | None,
-        stop: StopPoint | None = None,
-    ) -> tuple[RunResult, str]:
-        """Run the job over `source` to the end (stopping and resuming at `stop`);
-        returns the run and its sink."""
+        stops: Sequence[StopPoint] = (),
+    ) -> RunResult:
+        """Run the job over `source` to the end, stopping and resuming at each stop."""
         options = {**self.job_options, "trigger": "availableNow"}
         if max_offsets_per_trigger is not None:
             options["maxOffsetsPerTrigger"] = str(max_offsets_per_trigger)
         sink = self.sink_target(name)
         checkpoint = self.new_dir("kafkatest-oracle-checkpoint-") / "checkpoint"
-        result = RunResult(name, {k: v for k, v in options.items() if k != "trigger"})
+        result = RunResult(name, {k: v for k, v in options.items() if k != "trigger"}, sink=sink)
         started = time.monotonic()
-        recorded: RecordedFault | None = None
-        if stop is not None:
-            with _Blocker(checkpoint, stop) as blocker:
-                ended = self._leg(source, sink, checkpoint, options, result)
-            if blocker.too_late or not blocker.placed or ended == "finished":
-                raise OracleError(
-                    f"run {name!r}: the job never reached {stop} (it ran "
-                    f"{len(planned_batches(checkpoint))} batches"
-                    + (f", and batch {stop.batch} committed at once" if blocker.too_late else "")
-                    + "): stop earlier, or give a smaller max_offsets_per_trigger"
-                )
-            result.legs.append(_stopped_text(stop, checkpoint))
-            recorded = _fault_at(stop, checkpoint)
-            if stop.fault:
-                result.legs.append(f"then the checkpoint fault {recorded.damage}")
+        recorded = [
+            self._stopped_leg(stop, source, sink, checkpoint, options, result) for stop in stops
+        ]
         self._leg(source, sink, checkpoint, options, result)
         result.seconds = time.monotonic() - started
         result.batches = read_batches(checkpoint, source)
-        if recorded is not None:
-            result.restart = recorded.explain(checkpoint)
-        return result, sink
+        result.restarts = [fault.explain(checkpoint) for fault in recorded]
+        result.restart = result.restarts[-1] if result.restarts else None
+        return result
+
+    def _stopped_leg(
+        self,
+        stop: StopPoint,
+        source: str,
+        sink: str,
+        checkpoint: Path,
+        options: dict[str, str],
+        result: RunResult,
+    ) -> RecordedFault:
+        """Run to `stop`, and leave the checkpoint as a query stopped there leaves it."""
+        from kafkatest.spark.logs import query_failures_to_file_only
+        from kafkatest.spark.session import jvm_of
+
+        # The sink's size when the stop's batch was planned: which rows it then wrote,
+        # where Spark's progress does not say (a foreachBatch sink).
+        before: list[int] = []
+        snapshot = None
+        if stop.replays and self.sink == "topic":
+            snapshot = lambda: before.append(self._sink_count(sink))  # noqa: E731
+        with (
+            query_failures_to_file_only(jvm_of(self.spark)),
+            Blocker(checkpoint, stop, on_planned=snapshot) as blocker,
+        ):
+            ended = self._leg(source, sink, checkpoint, options, result)
+        if blocker.too_late or not blocker.placed or ended == "finished":
+            raise OracleError(
+                f"run {result.name!r}: the job never reached {stop} (it ran "
+                f"{len(planned_batches(checkpoint))} batches"
+                + (f", and batch {stop.batch} committed at once" if blocker.too_late else "")
+                + "): stop earlier, or give a smaller max_offsets_per_trigger"
+            )
+        if stop.replays and self.sink == "topic":
+            result.first_attempts.append(
+                (self._written_before(result, stop.batch, before), self._sink_count(sink))
+            )
+        if (
+            self.sink == "memory"
+            and result.plan is not None
+            and result.plan.output_mode != "complete"
+        ):
+            raise OracleError(
+                f"run {result.name!r}: a memory sink cannot resume from its checkpoint in "
+                f"{result.plan.output_mode or 'append'} mode (Spark refuses: 'This query does "
+                "not support recovering from checkpoint location'), so a stop cannot be "
+                "resumed: give the restart oracle a topic or path sink"
+            )
+        result.legs.append(stopped_text(stop, checkpoint))
+        recorded = fault_at(stop, checkpoint)
+        if stop.fault:
+            result.legs.append(f"then the checkpoint fault {recorded.damage}")
+        return recorded
+
+    def _written_before(self, result: RunResult, batch: int, snapshot: list[int]) -> int:
+        """Rows the sink held before `batch` wrote: what the committed batches before it
+        wrote by Spark's progress, or the sink's size when the batch was planned."""
+        counts = [result.output_rows.get(b, -1) for b in range(batch)]
+        if all(count >= 0 for count in counts):
+            return sum(counts)
+        if snapshot:
+            return snapshot[0]
+        raise OracleError(
+            f"run {result.name!r}: cannot tell which rows batch {batch} wrote before its "
+            "replay (no progress report and no snapshot)"
+        )
+
+    def _sink_count(self, sink: str) -> int:
+        return sum(self.broker.latest_offsets(sink).values())
 
     def _leg(
         self,
@@ -317,25 +292,27 @@ class Runner:
         from kafkatest.scenarios.in_process_run import _job_security
         from kafkatest.scenarios.loading import load_job
         from kafkatest.spark import wait_for_query
+        from kafkatest.spark.connect import api_of
 
         job = load_job(self.job) if isinstance(self.job, str) else self.job
-        query = job(
-            self.spark,
-            self.broker.bootstrap_servers,
-            source,
-            sink,
-            str(checkpoint),
-            options=dict(options),
-            **_job_security(self.broker),
-        )
+        with api_of(self.spark):  # the job's columns for its session's kind
+            query = job(
+                self.spark,
+                self.broker.bootstrap_servers,
+                source,
+                sink,
+                str(checkpoint),
+                options=dict(options),
+                **_job_security(self.broker),
+            )
         try:
             wait_for_query(query, timeout_s=self.timeout_s)
         except Exception as exc:
-            if any(text in str(exc) for text in _LOG_CONFLICT):
+            if any(text in str(exc) for text in LOG_CONFLICT):
                 return "stopped"
             raise OracleError(f"run {result.name!r}: the job failed: {exc}") from exc
         finally:
-            result.watermark_column = result.watermark_column or watermark_column(query)
+            _observe(query, result)
         return "finished"
 
     def _process_leg(
@@ -356,7 +333,7 @@ class Runner:
             outcome = process.start().wait()
         if outcome.status == "finished":
             return "finished"
-        if outcome.failed and any(text in outcome.error for text in _LOG_CONFLICT):
+        if outcome.failed and any(text in outcome.error for text in LOG_CONFLICT):
             return "stopped"
         raise OracleError(
             f"the job's process ended {outcome.status}: {outcome.error_class} {outcome.error}\n"
@@ -368,37 +345,36 @@ class Runner:
             with contextlib.suppress(Exception):
                 if self.broker.topic_exists(topic):
                     self.broker.delete_topic(topic)
+        if self.spark is not None:
+            for table in self._tables:
+                with contextlib.suppress(Exception):
+                    self.spark.catalog.dropTempView(table)
         for path in self._dirs:
             remove(path)
 
 
-def _fault_at(stop: StopPoint, checkpoint: Path) -> RecordedFault:
-    """The stop's checkpoint fault applied, with the logs before and after it; without a
-    fault, the stop itself as the damage. A crash before the commit left batch n's rows
-    in the sink without ``commits/n``: it counts as delivered."""
-    written = (stop.batch,) if stop.kind == "crash_before_commit" else ()
-    if stop.fault:
-        return record_checkpoint_fault(checkpoint, stop.fault, written=written)
-    detail = (
-        f"the query died after batch {stop.batch}'s sink write, before commits/{stop.batch}"
-        if written
-        else f"the query stopped after batch {stop.batch} committed"
-    )
-    damage = Damage(str(stop), checkpoint, batches=written, detail=detail)
-    logs = LogSnapshot.read(checkpoint, written)
-    return RecordedFault(damage, logs, logs)
+def _observe(query: StreamingQuery, result: RunResult) -> None:
+    """What the query showed of itself: its plan (once a run), and each batch's rows
+    written, latest event time and watermark from its progress reports."""
+    from kafkatest.oracles.inputs import to_epoch_ms
+    from kafkatest.spark.plans import read_plan
+    from kafkatest.spark.queries import progress_reports
 
-
-def _stopped_text(stop: StopPoint, checkpoint: Path) -> str:
-    if stop.kind == "after_batch":
-        return f"stopped after batch {stop.batch} committed; resumed from the checkpoint"
-    planned = planned_batches(checkpoint)
-    committed = set(committed_batches(checkpoint))
-    assert stop.batch in planned and stop.batch not in committed
-    return (
-        f"died after batch {stop.batch}'s sink write, before its commit (offsets/{stop.batch} "
-        f"without commits/{stop.batch}); resumed, replaying batch {stop.batch}"
-    )
+    if result.plan is None or not result.plan.text:
+        result.plan = read_plan(query)
+        marks = result.plan.watermarks
+        result.watermark_column = result.watermark_column or (marks[0].column if marks else None)
+    with contextlib.suppress(Exception):  # a query whose session has gone
+        for report in progress_reports(query):
+            batch = int(report.get("batchId", -1))
+            rows = (report.get("sink") or {}).get("numOutputRows", -1)
+            result.output_rows[batch] = int(rows if rows is not None else -1)
+            event_time = report.get("eventTime") or {}
+            latest = to_epoch_ms(event_time.get("max"))
+            if latest is not None:
+                result.event_time_max_ms = max(result.event_time_max_ms or latest, latest)
+            mark = to_epoch_ms(event_time.get("watermark"))
+            result.watermark_reported |= bool(mark and mark > 0)
 
 
 def job_spec(job: Callable[..., Any]) -> str:

@@ -5,23 +5,27 @@ computed: a topic's partition, offset and write timestamp differ between two run
 of a correct job and are left out (key and value stay, the value JSON-parsed); a
 directory is read with the format its files have, honouring a file sink's
 ``_spark_metadata`` log so that only committed files count.
+
+How a sink holds a result depends on the output mode. In append mode every row is
+the result. In update and complete mode a topic holds each batch's changes (or whole
+result): the table it represents is the last value per Kafka key, a tombstone
+deleting it, which is how a downstream reader of a compacted topic sees it. A memory
+table in complete mode holds its last batch's result; in update mode every update,
+reduced here to the last per state key.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kafkatest.brokers.client import ClientOperations
+from kafkatest.oracles.options import SinkReader
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-#: ``read_sink(sink) -> rows``: `sink` is the run's sink topic name or directory path.
-SinkReader = Callable[[str], list[dict[str, Any]]]
-
-SINKS = ("topic", "path")
 #: File suffixes each format's writer gives its data files (compressed ones too).
 _SUFFIXES = {
     "parquet": (".parquet",),
@@ -30,11 +34,49 @@ _SUFFIXES = {
 }
 
 
+class SinkShapeError(ValueError):
+    """A sink cannot be read the way its output mode needs (rows without keys)."""
+
+
 def read_topic(broker: ClientOperations, topic: str) -> list[dict[str, Any]]:
-    """The sink topic's records as ``{"key", "value"}`` rows (key text, value JSON-parsed)."""
+    """The sink topic's records as ``{"key", "value"}`` rows (key text, value JSON-parsed),
+    in the order they were written (a sink topic of the oracles has one partition)."""
     from kafkatest.sinks import topic_rows
 
     return [{"key": row["key"], "value": row["value"]} for row in topic_rows(broker, topic)]
+
+
+def as_table(
+    rows: Sequence[dict[str, Any]], keys: Sequence[str] = ("key",)
+) -> list[dict[str, Any]]:
+    """The table a stream of changes represents: the last row per key, in write order;
+    a row whose value is None (a tombstone) deletes its key."""
+    table: dict[tuple[Any, ...], dict[str, Any]] = {}
+    keyless = 0
+    for row in rows:
+        key = tuple(_hashable(row.get(name)) for name in keys)
+        if all(part is None for part in key):
+            keyless += 1
+            continue
+        if set(row) - set(keys) == {"value"} and row.get("value") is None:
+            table.pop(key, None)
+        else:
+            table.pop(key, None)  # a later write moves the key to the end
+            table[key] = row
+    if keyless:
+        raise SinkShapeError(
+            f"{keyless} of {len(rows)} rows have no {' or '.join(keys)}: a sink in update or "
+            "complete mode is read as a table keyed by it. Write the grouping column as the "
+            "Kafka key (select it AS key), or give read_sink="
+        )
+    return list(table.values())
+
+
+def read_memory(spark: SparkSession, name: str) -> list[dict[str, Any]]:
+    """The rows a memory sink's table holds (``spark.table(name)``)."""
+    from kafkatest.sinks import memory_rows
+
+    return memory_rows(spark, name)
 
 
 def data_files(root: Path) -> list[Path]:
@@ -80,10 +122,20 @@ def read_directory(spark: SparkSession, path: str | Path) -> list[dict[str, Any]
 
 
 def default_reader(sink: str, broker: ClientOperations, spark: SparkSession | None) -> SinkReader:
-    """The reader for a ``"topic"`` or ``"path"`` sink when the caller gives none."""
+    """The reader for a ``"topic"``, ``"path"`` or ``"memory"`` sink when the caller gives none."""
     if sink == "topic":
         return lambda topic: read_topic(broker, topic)
     if spark is None:
-        raise ValueError('sink="path" is read with Spark: pass spark=, or read_sink=')
+        raise ValueError(f'sink="{sink}" is read with Spark: pass spark=, or read_sink=')
     session = spark
+    if sink == "memory":
+        return lambda name: read_memory(session, name)
     return lambda path: read_directory(session, path)
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    return value

@@ -39,7 +39,7 @@ def test_dedup_within_each_batch_only_fails_and_names_the_repeated_payments(
     for diff in comparison.only_in_other:
         assert len(diff.related) == 2 and not diff.explained_by_late_data
     message = str(caught.value)
-    assert "'one batch' vs 'maxOffsetsPerTrigger=2'" in message
+    assert "'one batch' (8 rows) vs 'maxOffsetsPerTrigger=2' (10 rows)" in message
     assert "only in 'maxOffsetsPerTrigger=2': 2 rows" in message
     assert "#1 id=1 key='b'" in message and "#4 id=4 key='b'" in message
 
