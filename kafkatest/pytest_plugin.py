@@ -16,6 +16,7 @@ from __future__ import annotations
 from kafkatest.plugin.brokers import (
     BrokerRequest,
     _kafkatest_backend_filter,
+    _kafkatest_broker_clock_undone,
     kafka_backend,
     kafka_bootstrap,
     kafka_broker,
@@ -42,6 +43,7 @@ from kafkatest.plugin.reports import pytest_runtest_makereport
 from kafkatest.plugin.request_report import pytest_runtest_call, pytest_runtest_teardown
 from kafkatest.plugin.spark import (
     checkpoint_dir,
+    local_spark_session,
     pytest_runtest_setup,
     spark,
     spark_clock,
@@ -52,12 +54,14 @@ __all__ = [
     "MAX_EMULATOR_BROKERS",
     "BrokerRequest",
     "_kafkatest_backend_filter",
+    "_kafkatest_broker_clock_undone",
     "checkpoint_dir",
     "kafka_backend",
     "kafka_bootstrap",
     "kafka_broker",
     "kafka_faults",
     "kafka_topic",
+    "local_spark_session",
     "pytest_addoption",
     "pytest_collection_finish",
     "pytest_configure",

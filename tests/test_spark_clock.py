@@ -105,3 +105,59 @@ def test_one_advance_moves_every_clock_given() -> None:
     with pytest.raises(TypeError, match="at least one clock"):
         kafkatest.advance(minutes=1)
     assert first.moved_ms == 1_801_500  # a refused advance moves nothing
+
+
+def _batch_stamps(query) -> list[int]:
+    from kafkatest.spark.queries import progress_reports
+
+    return [_epoch_ms(report["timestamp"]) for report in progress_reports(query)]
+
+
+def _epoch_ms(text: str) -> int:
+    import datetime
+
+    moment = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return int(moment.timestamp() * 1000)
+
+
+def _every_minute(spark, broker: Broker, topic: str, checkpoint_dir):
+    return (
+        topic_stream(spark, broker, topic)
+        .writeStream.format("noop")
+        .option("checkpointLocation", str(checkpoint_dir))
+        .trigger(processingTime="1 minute")
+        .start()
+    )
+
+
+def test_part_of_an_interval_fires_nothing_and_the_rest_fires_at_the_whole_minute(
+    spark, spark_clock: QueryClock, kafka_broker: Broker, kafka_topic, checkpoint_dir
+) -> None:
+    """Spark fires a processing-time trigger at whole multiples of its interval since the
+    epoch; the clock starts at midnight UTC, a multiple of every interval dividing a
+    day, so two 30-second steps fire a 1-minute trigger at the second, whenever the test
+    runs (from the wall time, half the runs fired at the first step)."""
+    start = spark_clock.now_ms()
+    assert start % duration_ms(days=1) == 0
+    query = _every_minute(spark, kafka_broker, kafka_topic(), checkpoint_dir)
+    spark_clock.await_batch(query)  # the first batch runs at the start
+    spark_clock.advance(seconds=30)
+    spark_clock.advance(seconds=30)
+    spark_clock.await_batch(query)
+    assert _batch_stamps(query) == [start, start + 60_000]
+    query.stop()
+
+
+def test_a_clock_started_off_the_minute_fires_at_the_first_whole_minute_it_reaches(
+    spark, kafka_broker: Broker, kafka_topic, checkpoint_dir
+) -> None:
+    from kafkatest.spark import query_clock
+
+    midnight = 1_714_521_600_000  # 2024-05-01T00:00:00Z
+    with query_clock(spark, start_ms=midnight + 45_000) as clock:
+        query = _every_minute(spark, kafka_broker, kafka_topic(), checkpoint_dir)
+        clock.await_batch(query)
+        clock.advance(seconds=30)  # past 00:01:00: the batch is due, at the clock's time
+        clock.await_batch(query)
+        assert _batch_stamps(query) == [midnight + 45_000, midnight + 75_000]
+        query.stop()

@@ -55,6 +55,22 @@ class BrokerClock:
         """Let a frozen clock run with the wall clock again, from where it stands."""
         return int(self._broker.call(self._broker.state.clock.resume))
 
+    @property
+    def frozen(self) -> bool:
+        """Whether the clock stands still (moved only by `advance`)."""
+        return bool(self._broker.call(lambda: self._broker.state.clock.frozen))
+
+    @property
+    def moved(self) -> bool:
+        """Whether the broker's time is off the wall clock (frozen or advanced)."""
+        return bool(self._broker.call(lambda: self._broker.state.clock.moved))
+
+    def reset(self, frozen: bool = False) -> int:
+        """Put the broker back on real time (frozen there if `frozen`), undoing what was
+        frozen and advanced. The pytest plugin does this after each test, so a test
+        that moves a shared broker's clock cannot age the next test's records."""
+        return int(self._broker.call(lambda: self._broker.state.clock.reset(frozen)))
+
     def advance(
         self, seconds: float = 0, minutes: float = 0, hours: float = 0, days: float = 0
     ) -> int:
@@ -68,6 +84,19 @@ class BrokerClock:
             raise ValueError(f"advance: {step} ms is more than 100 years; check the units")
         state = self._broker.state
         return int(self._broker.call(lambda: pass_time(state, step)))
+
+
+def broker_now_ms(broker: object) -> int:
+    """The time a broker stamps and ages records by: its clock where a test can move it
+    (the emulator), else this machine's."""
+    import time
+
+    from kafkatest.brokers.capabilities import Capability
+
+    can = getattr(broker, "can", None)
+    if can is not None and can(Capability.CLOCK):
+        return BrokerClock(broker).now_ms()
+    return time.time_ns() // 1_000_000
 
 
 def clock_of(broker: _Backend) -> BrokerClock:

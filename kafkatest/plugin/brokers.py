@@ -253,6 +253,24 @@ def _kafkatest_backend_filter(request: pytest.FixtureRequest) -> None:
                 pytest.skip(f"needs Apache Kafka {minimum.args[0]}+ (this run: {running}): {why}")
 
 
+@pytest.fixture(autouse=True)
+def _kafkatest_broker_clock_undone(request: pytest.FixtureRequest) -> Iterator[None]:
+    """What a test does to `kafka_broker.clock` is undone after it: the session's broker
+    is shared, and a clock left advanced would age the next test's records at once."""
+    if "kafka_broker" not in request.fixturenames:
+        yield
+        return
+    broker = request.getfixturevalue("kafka_broker")
+    if not (isinstance(broker, Broker) and broker.can(Capability.CLOCK)):
+        yield
+        return
+    frozen_at_start = broker.clock.frozen
+    yield
+    with contextlib.suppress(Exception):  # a test that closed the broker has no clock left
+        if broker.clock.moved:
+            broker.clock.reset(frozen=frozen_at_start)
+
+
 def _version_tuple(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
 

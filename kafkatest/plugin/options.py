@@ -67,6 +67,9 @@ MARKERS = (
     "Apache Kafka (KAFKATEST_KAFKA_VERSION)",
     "kafka_requests: log the emulated broker's requests during this test and summarise "
     "them in its report if it fails (what the job asked for); nothing on other backends",
+    "local_spark: give this test a local (classic) SparkSession in a run whose spark "
+    "fixture is Spark Connect (the warm server, --spark-remote): for spark_clock and "
+    "anything else that needs the driver's JVM",
 )
 
 #: The option that sets how many brokers a backend runs, for the backends with

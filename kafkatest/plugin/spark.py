@@ -140,9 +140,27 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
     return result
 
 
+@pytest.fixture(scope="session")
+def local_spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
+    """A local (classic) SparkSession for the tests marked ``local_spark`` in a run whose
+    `spark` is Spark Connect: started the first time one asks, stopped with the run."""
+    from kafkatest.spark.connect import api_of
+    from kafkatest.spark.session import kafka_spark_session, stop_spark_session
+
+    with api_of(object()):  # a classic session, beside the Connect one
+        session = kafka_spark_session(master=spark_master(pytestconfig))
+    try:
+        yield session
+    finally:
+        stop_spark_session(session)
+
+
 @pytest.fixture
-def spark(spark_session: SparkSession) -> Iterator[SparkSession]:
+def spark(request: pytest.FixtureRequest, spark_session: SparkSession) -> Iterator[SparkSession]:
     """The shared SparkSession; streaming queries a test leaves running are stopped.
+
+    A test marked ``local_spark`` gets a local session where the run's is Spark Connect
+    (and PySpark's functions build classic columns while it runs).
 
     The connector's cached Kafka producers are closed after each test too: they are
     keyed by the job's options, not its topics, so a producer one test left in a fatal
@@ -151,9 +169,14 @@ def spark(spark_session: SparkSession) -> Iterator[SparkSession]:
     that writes with the same options.
     """
     from kafkatest.spark import release_kafka_clients
+    from kafkatest.spark.connect import api_of, is_connect_session
 
-    yield spark_session
-    for query in spark_session.streams.active:
+    session = spark_session
+    if request.node.get_closest_marker("local_spark") and is_connect_session(session):
+        session = request.getfixturevalue("local_spark_session")
+    with api_of(session):
+        yield session
+    for query in session.streams.active:
         with contextlib.suppress(Exception):
             query.stop()
     with contextlib.suppress(Exception):

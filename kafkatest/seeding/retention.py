@@ -4,20 +4,40 @@ Retention compares a record's timestamp with the broker's clock, so a record see
 with a ``timestamp_ms`` from last year is aged out within a retention check (half a
 second on kafkatest's brokers), on real Kafka as on the emulator. The job then reads
 nothing and the delivery report says "lost": this warning says why, before that.
+The broker's clock is the emulator's when a test has moved it (`kafka_broker.clock`):
+records seeded without a timestamp are then stamped with the broker's time.
 """
 
 from __future__ import annotations
 
-import time
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
 
+from kafkatest.brokers.broker_clock import broker_now_ms
 from kafkatest.brokers.client import ClientOperations
 from kafkatest.records import Record
 
 
 class SeedRetentionWarning(UserWarning):
     """Seeded records are older than the topic's retention and will be deleted at once."""
+
+
+def stamped_with_broker_time(broker: ClientOperations, records: list[Record]) -> list[Record]:
+    """Records without a timestamp stamped with the broker's time when a test has moved
+    its clock (`kafka_broker.clock`), so that they are new to the broker: a producer
+    stamps the machine's time, which an advanced broker sees as long past (and
+    retention deletes at once). Records with their own timestamps keep them."""
+    from kafkatest.brokers.capabilities import Capability
+
+    can = getattr(broker, "can", None)
+    if not records or can is None or not can(Capability.CLOCK):
+        return records
+    clock = getattr(broker, "clock")  # noqa: B009 - only brokers with the capability have it
+    if not clock.moved:
+        return records
+    now = clock.now_ms()
+    return [r if r.timestamp_ms is not None else replace(r, timestamp_ms=now) for r in records]
 
 
 def warn_if_older_than_retention(
@@ -35,7 +55,7 @@ def warn_if_older_than_retention(
     policy = config.get("cleanup.policy", "delete")
     if retention_ms < 0 or "delete" not in policy:
         return
-    horizon = int(time.time() * 1000) - retention_ms
+    horizon = broker_now_ms(broker) - retention_ms
     expired = sum(1 for stamp in stamped if stamp < horizon)
     if expired:
         warnings.warn(

@@ -14,7 +14,7 @@ from kafkatest.records import Record
 from kafkatest.seeding.files import load_fixture
 from kafkatest.seeding.items import DEFAULT_ID_HEADER, prepare
 from kafkatest.seeding.result import SeedResult
-from kafkatest.seeding.retention import warn_if_older_than_retention
+from kafkatest.seeding.retention import stamped_with_broker_time, warn_if_older_than_retention
 from kafkatest.seeding.wire import framed_encoder
 
 
@@ -112,6 +112,7 @@ def seed(
         key_encoder=key_encoder,
         duplicates=duplicates,
     )
+    records = stamped_with_broker_time(broker, records)
     if records:
         warn_if_auto_created(broker, topic, records)
     warn_if_older_than_retention(broker, topic, records)

@@ -134,14 +134,18 @@ def query_clock(
 ) -> Iterator[QueryClock]:
     """Queries `session` (default: the active one) starts inside run on a manual clock.
 
-    The clock starts at `start_ms` (default: now) and moves only by `advance`. Queries
-    started before the block keep the system clock; those started inside keep the
-    manual one after it (stop them first if that matters).
+    The clock starts at `start_ms`, by default midnight UTC today: a processing-time
+    trigger fires at whole multiples of its interval since the epoch (Spark's
+    ProcessingTimeExecutor), and midnight is one for every interval that divides a
+    day, so ``advance(seconds=30)`` twice fires a 1-minute trigger exactly at the
+    second step, whenever the test runs. It moves only by `advance`. Queries started
+    before the block keep the system clock; those started inside keep the manual one
+    after it (stop them first if that matters).
     """
     session = _local_session(session)
     jvm = session._jvm
     assert jvm is not None  # a local session has a gateway (_local_session checked)
-    start = time.time_ns() // 1_000_000 if start_ms is None else int(start_ms)
+    start = _midnight_ms() if start_ms is None else int(start_ms)
     if start < 0:
         raise ValueError(f"start_ms must be >= 0, not {start_ms}")
     clock = QueryClock(jvm.org.apache.spark.util.ManualClock(start))
@@ -153,6 +157,12 @@ def query_clock(
         session.streams.removeListener(listener)
 
 
+def _midnight_ms() -> int:
+    """Midnight UTC of today, in epoch ms: a multiple of every interval dividing a day."""
+    day = 86_400_000
+    return time.time_ns() // 1_000_000 // day * day
+
+
 def _local_session(session: SparkSession | None) -> SparkSession:
     from pyspark.sql import SparkSession
 
@@ -161,10 +171,12 @@ def _local_session(session: SparkSession | None) -> SparkSession:
         raise QueryClockError("no active SparkSession: start one (or use the spark fixture)")
     if is_connect_session(session):
         raise QueryClockError(
-            "a query clock needs a local (classic) SparkSession: over Spark Connect the "
-            "queries run in the server's JVM, which the client cannot reach (no py4j "
-            "gateway), and Spark Connect's writeStream has no trigger-clock parameter; "
-            "run the tests that need the clock without --spark-remote"
+            "a query clock needs a local (classic) SparkSession, and this one is Spark "
+            "Connect (--spark-remote, or the warm server that spark_server = auto starts): "
+            "its queries run in the server's JVM, which the client cannot reach (no py4j "
+            "gateway), and Connect's writeStream has no trigger-clock parameter. Mark the "
+            "test @pytest.mark.local_spark to give it a local session in this run, or run "
+            "with --spark-remote=off"
         )
     if getattr(session, "_jvm", None) is None:
         raise QueryClockError("this SparkSession has no JVM gateway to hand a clock to")

@@ -40,6 +40,18 @@ class Clock:
             self._frozen_wall_ms = None
         return self.now_ms()
 
+    @property
+    def moved(self) -> bool:
+        """Whether the clock is off the wall clock: frozen, or advanced."""
+        return self._frozen_wall_ms is not None or self._offset_ms != 0
+
+    def reset(self, frozen: bool = False) -> int:
+        """Back on the wall clock (frozen at it if `frozen`): what a test did is undone,
+        so the next test on a shared broker starts on real time. Returns now."""
+        self._offset_ms = 0
+        self._frozen_wall_ms = _wall_ms() if frozen else None
+        return self.now_ms()
+
     def advance(self, ms: int) -> None:
         """Move time forward by `ms` milliseconds (a running clock keeps flowing after)."""
         if ms < 0:
