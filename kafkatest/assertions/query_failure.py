@@ -146,6 +146,9 @@ def assert_query_failed(
             "; ".join(problems)
             + f"\n{failure.summary()}\n--- error text (first lines) ---\n{quoted}"
         )
+    from kafkatest.spark.logs import note_expected_failure
+
+    note_expected_failure()  # Spark's console lines about it are no news to this test
     return failure
 
 

@@ -80,12 +80,40 @@ def _save_delivery_report(
         report.sections.append((f"kafkatest {what} report", listing))
 
 
+_FAILURES_SEEN = pytest.StashKey[int]()
+
+
+def _quiet_expected_failures(item: pytest.Item, report: pytest.TestReport) -> None:
+    """A passing test that asserted a query's failure (`assert_query_failed`) shows none
+    of Spark's ERROR lines about it: they are what the test expected, and they stay in
+    Spark's log file. A failing test keeps them all."""
+    import sys
+
+    if "kafkatest.spark.logs" not in sys.modules:  # no Spark in this run
+        return
+    from kafkatest.spark.logs import expected_failures, without_spark_errors
+
+    if report.when == "setup":
+        item.stash[_FAILURES_SEEN] = expected_failures()
+        return
+    if report.when != "call" or not report.passed or _FAILURES_SEEN not in item.stash:
+        return
+
+    if expected_failures() == item.stash[_FAILURES_SEEN]:
+        return
+    report.sections = [
+        (title, without_spark_errors(text) if title.startswith("Captured stderr") else text)
+        for title, text in report.sections
+    ]
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """On failure, attach the broker's log tail: the broker's side of the story."""
     report: pytest.TestReport = yield
+    _quiet_expected_failures(item, report)
     uses_broker = "kafka_broker" in getattr(item, "fixturenames", ())
     if uses_broker and report.when == "setup" and report.passed:
         with contextlib.suppress(Exception):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 import threading
 import time
@@ -177,3 +178,36 @@ def route_to_file(jvm: Any, names: tuple[str, ...], *, undo: bool = False) -> No
         logger.addAppender(configuration.getAppender("file"), None, None)
         configuration.addLogger(name, logger)
     context.updateLoggers()
+
+
+#: Failures a test asserted it expected (`assert_query_failed`), counted, so the pytest
+#: plugin can keep Spark's console lines about them off a passing test's output.
+_expected_failures = 0
+#: Spark's console lines (this module's pattern) at ERROR, and the first-cause line
+#: each may carry below it.
+_CONSOLE_ERROR = re.compile(r"^\d\d:\d\d:\d\d ERROR \S+: ")
+_CAUSE = re.compile(r"^  caused by ")
+
+
+def note_expected_failure() -> None:
+    """A test asserted that a query failed: Spark's ERROR lines about it were expected."""
+    global _expected_failures
+    _expected_failures += 1
+
+
+def expected_failures() -> int:
+    return _expected_failures
+
+
+def without_spark_errors(text: str) -> str:
+    """`text` less Spark's console ERROR lines and their first-cause lines."""
+    kept, dropping = [], False
+    for line in text.splitlines(keepends=True):
+        if _CONSOLE_ERROR.match(line):
+            dropping = True
+            continue
+        if dropping and _CAUSE.match(line):
+            continue
+        dropping = False
+        kept.append(line)
+    return "".join(kept)
