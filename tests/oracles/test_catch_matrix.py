@@ -1,0 +1,102 @@
+"""The catch matrix: every job of the corpus (tests/oracles/corpus), correct and with
+the bugs that reach production, through `assert_invariants`. Each correct job passes
+all three oracles and writes rows; each bug fails exactly the oracles the matrix
+says (docs/oracles.md shows the same table). On classic Spark and over Spark Connect
+on the emulator; the shapes marked for it also on real Kafka."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from corpus.matrix import ORACLES, Case, cases
+from pyspark.sql import SparkSession
+
+from kafkatest import Broker
+from kafkatest.oracles import InvariantsReport, OracleAssertionError, assert_invariants
+
+
+@pytest.fixture(scope="module")
+def connect_spark(spark_session: SparkSession) -> Iterator[SparkSession]:
+    """A Spark Connect session on the run's own Spark (no second JVM)."""
+    from kafkatest.spark.connect import connect_session_beside, stop_connect_beside
+
+    session = connect_session_beside(spark_session)
+    yield session
+    stop_connect_beside(session)
+
+
+@contextlib.contextmanager
+def session_conf(spark: SparkSession, conf: dict[str, str]) -> Iterator[None]:
+    """The shape's session settings for its run, then back as they were."""
+    before = {key: spark.conf.get(key, None) for key in conf}
+    for key, value in conf.items():
+        spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        for key, value in before.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
+
+
+def verdicts(case: Case, spark: SparkSession, broker: Broker) -> tuple[tuple[str, ...], Any]:
+    """The oracles that fail the case's job, and the report."""
+    unavailable = case.shape.unavailable()
+    if unavailable:
+        pytest.skip(unavailable)
+    from kafkatest.spark.connect import api_of
+
+    with session_conf(spark, dict(case.shape.spark_conf)), api_of(spark):
+        try:
+            report: InvariantsReport = assert_invariants(
+                case.job, case.shape.records, spark=spark, broker=broker, **case.options()
+            )
+        except OracleAssertionError as failed:
+            report = failed.report
+    failing = tuple(name for name, one in zip(ORACLES, report.reports, strict=True) if not one.ok)
+    return failing, report
+
+
+def check(case: Case, spark: SparkSession, broker: Broker) -> None:
+    failing, report = verdicts(case, spark, broker)
+    assert failing == case.expected, f"{case.id}: failed {failing}, not {case.expected}\n{report}"
+    if case.bug is None:
+        assert report.runs[0].rows, f"{case.id}: the job wrote nothing, which proves nothing"
+
+
+@pytest.mark.kafka_backends("emulator")
+@pytest.mark.parametrize("case", cases(), ids=lambda c: c.id)
+def test_classic_spark(case: Case, spark: SparkSession, kafka_broker: Broker) -> None:
+    check(case, spark, kafka_broker)
+
+
+@pytest.mark.kafka_backends("emulator")
+@pytest.mark.parametrize("case", cases(), ids=lambda c: c.id)
+def test_spark_connect(case: Case, connect_spark: SparkSession, kafka_broker: Broker) -> None:
+    check(case, connect_spark, kafka_broker)
+
+
+@pytest.mark.kafka_backends("kafka")
+@pytest.mark.parametrize("case", cases(kafka_only=True), ids=lambda c: c.id)
+def test_real_kafka(case: Case, spark: SparkSession, kafka_broker: Broker) -> None:
+    check(case, spark, kafka_broker)
+
+
+def test_a_third_of_the_corpus_runs_on_real_kafka() -> None:
+    shapes = {c.shape.name for c in cases()}
+    on_kafka = {c.shape.name for c in cases(kafka_only=True)}
+    assert len(shapes) >= 12 and len(on_kafka) * 3 >= len(shapes)
+    kinds = {c.bug.kind for c in cases() if c.bug}
+    assert kinds >= {
+        "per-batch state",
+        "append without batch id",
+        "non-deterministic key",
+        "processing time instead of event time",
+        "a join without watermark on one side",
+        "a dedup key missing a field",
+    }
