@@ -68,6 +68,7 @@ def _bench(args: argparse.Namespace) -> int:
         contention=not args.no_contention,
         spark_start=not args.no_spark_start,
         streaming_runs=args.streaming_runs,
+        oracle_runs=0 if args.no_oracles else args.oracle_runs,
     )
     print(json.dumps(result, indent=2))
     return 0
@@ -236,6 +237,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument(
         "--no-spark-start", action="store_true", help="skip SparkSession start (cold, warm)"
+    )
+    bench.add_argument(
+        "--no-oracles", action="store_true", help="skip the oracles' cost (oracles_x)"
+    )
+    bench.add_argument(
+        "--oracle-runs", type=int, default=3, help="runs of the oracles' cost (median)"
     )
     bench.set_defaults(run=_bench)
     return parser

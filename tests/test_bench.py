@@ -19,7 +19,7 @@ def test_bench_reports_every_figure(tmp_path: Path) -> None:
             *(sys.executable, "-m", "kafkatest.cli", "bench", "--backends", "emulator"),
             # enough records for the broker's CPU to show in /proc's 10 ms ticks
             *("--records", "50000", "--spark-records", "2000", "--streaming-runs", "1"),
-            *("--no-spark-start", "--json", str(out)),
+            *("--no-spark-start", "--oracle-runs", "1", "--json", str(out)),
         ],
         capture_output=True,
         text=True,
@@ -48,6 +48,10 @@ def test_bench_reports_every_figure(tmp_path: Path) -> None:
         "one_core_produce_records_per_s",
         "one_core_consume_records_per_s",
         "startup_s",
+        "oracle_job_run_s",
+        "oracles_s",
+        "oracles_x",
+        "oracles_separately_x",
     ):
         assert figures[name] > 0, name
 
@@ -87,12 +91,14 @@ def test_the_floor_of_a_cold_start_is_measured() -> None:
     from kafkatest.bench.spark_workloads import bare_spark_cold, pytest_start
 
     assert bare_spark_cold() > 0
+    assert bare_spark_cold(tuned=True) > 0
     assert pytest_start() > 0
 
 
 #: The figures under "spark" in the bench's JSON, each a positive number.
 SPARK_FIGURES = (
     "bare_spark_cold_s",
+    "bare_spark_tuned_cold_s",
     "pytest_start_s",
     "spark_start_cold_s",
     "spark_start_cold_cds_s",
@@ -104,6 +110,7 @@ SPARK_FIGURES = (
     "jvm_exit_writing_cds_s",
     "pytest_rerun_cold_s",
     "rerun_cold_over_bare_and_pytest",
+    "rerun_cold_over_tuned_bare_and_pytest",
     "spark_start_warm_s",
     "pytest_rerun_warm_s",
 )
@@ -122,7 +129,9 @@ def test_the_spark_figures_are_all_reported(monkeypatch: pytest.MonkeyPatch) -> 
             (Path(folder) / "spark-4-abc.jsa").write_bytes(b"x" * 300_000)
         return 5.0, None
 
-    monkeypatch.setattr(spark_workloads, "bare_spark_cold", lambda: 4.0)
+    monkeypatch.setattr(
+        spark_workloads, "bare_spark_cold", lambda tuned=False: 3.0 if tuned else 4.0
+    )
     monkeypatch.setattr(spark_workloads, "pytest_start", lambda: 1.0)
     monkeypatch.setattr(spark_workloads, "spark_start_and_jvm", start_and_jvm)
     monkeypatch.setattr(spark_workloads, "spark_start", lambda remote="", env=None: 1.0)
@@ -137,4 +146,5 @@ def test_the_spark_figures_are_all_reported(monkeypatch: pytest.MonkeyPatch) -> 
     for name in SPARK_FIGURES:
         assert figures[name] > 0, name
     assert figures["rerun_cold_over_bare_and_pytest"] == 1.2  # 6 / (4 + 1)
+    assert figures["rerun_cold_over_tuned_bare_and_pytest"] == 1.5  # 6 / (3 + 1)
     assert figures["cds_build_s"] == 2.0  # the exit that wrote it, less a plain exit

@@ -51,8 +51,40 @@ def test_the_local_server_listens_on_loopback_on_a_port_of_its_own(spark):
 def test_the_query_clock_refuses_spark_connect_with_the_reason(spark):
     from kafkatest.spark import QueryClockError, query_clock
 
-    with pytest.raises(QueryClockError, match="server's JVM"), query_clock(spark):
+    with pytest.raises(QueryClockError, match="server's JVM") as refused, query_clock(spark):
         pass
+    assert "@pytest.mark.local_spark" in str(refused.value)
+    assert "--spark-remote=off" in str(refused.value)
+
+
+@pytest.mark.local_spark
+def test_a_test_marked_local_spark_gets_a_local_session_and_the_clock(
+    spark, spark_clock, kafka_broker, kafka_topic, checkpoint_dir
+):
+    assert not is_connect_session(spark)
+    source = kafka_topic()
+    seed(kafka_broker, source, [{"n": 1}])
+    name = "stamped_" + source.replace("-", "_").replace(".", "_")
+    query = (
+        spark.readStream.format("kafka")
+        .option("kafka.bootstrap.servers", kafka_broker.bootstrap_servers)
+        .option("subscribe", source)
+        .option("startingOffsets", "earliest")
+        .load()
+        .select(F.unix_millis(F.current_timestamp()).alias("stamped_ms"))
+        .writeStream.format("memory")
+        .queryName(name)
+        .option("checkpointLocation", str(checkpoint_dir))
+        .trigger(processingTime="1 hour")
+        .start()
+    )
+    spark_clock.await_batch(query)
+    assert [row.stamped_ms for row in spark.table(name).collect()] == [spark_clock.now_ms()]
+    query.stop()
+
+
+def test_the_next_test_is_on_spark_connect_again(spark):
+    assert is_connect_session(spark)
 
 
 def test_a_failing_query_raises_its_error_through_connect(spark, kafka_broker, kafka_topic):
@@ -94,7 +126,7 @@ def test_a_downstream_suite_runs_over_spark_connect(
         "no:randomly",
         timeout=600,
     )
-    result.assert_outcomes(passed=5)
+    result.assert_outcomes(passed=7)
 
 
 def test_a_bad_spark_remote_is_one_usage_error(pytester: pytest.Pytester) -> None:

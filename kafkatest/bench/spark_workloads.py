@@ -223,25 +223,34 @@ def wait_for_exit(pid: int | None, timeout_s: float = 300.0) -> None:
         time.sleep(0.05)
 
 
-#: Bare Spark, the floor of a cold start: no kafkatest, no connector, PySpark's defaults.
+#: Bare Spark, the floor of a cold start: no kafkatest, no connector; PySpark's defaults,
+#: or (argv[1], JSON) the settings kafkatest's own session starts with.
 _BARE_SPARK = """
-import json, time
+import json, sys, time
 from pyspark.sql import SparkSession
-spark = SparkSession.builder.master("local[2]").getOrCreate()
+builder = SparkSession.builder.master("local[2]")
+for key, value in json.loads(sys.argv[1]).items():
+    builder = builder.config(key, value)
+spark = builder.getOrCreate()
 spark.createDataFrame([(1, "a"), (2, "b")], "n INT, s STRING").groupBy("s").count().collect()
 print(json.dumps({"result_at": time.time()}))
 """
 
 
-def bare_spark_cold() -> float:
+def bare_spark_cold(tuned: bool = False) -> float:
     """Seconds from starting a fresh Python process to the result of a tiny in-memory
-    query on ``SparkSession.builder.master("local[2]").getOrCreate()``: what a cold
-    start costs without kafkatest. Timed from the parent (process start included),
-    to the result (the JVM's exit is not waited for, as a pytest run does not)."""
+    query on ``SparkSession.builder.master("local[2]")``: what a cold start costs
+    without kafkatest. `tuned`: with the settings kafkatest's session starts with (UI
+    off, two shuffle partitions...), the floor a like-for-like comparison needs; else
+    PySpark's defaults. Timed from the parent (process start included), to the result
+    (the JVM's exit is not waited for, as a pytest run does not)."""
+    from kafkatest.spark.session import TEST_CONF
+
     env = {k: v for k, v in os.environ.items() if not k.startswith("KAFKATEST_")}
+    settings = json.dumps(TEST_CONF if tuned else {})
     started = time.time()
     done = subprocess.run(
-        [sys.executable, "-c", _BARE_SPARK],
+        [sys.executable, "-c", _BARE_SPARK, settings],
         capture_output=True,
         text=True,
         timeout=600,

@@ -144,15 +144,21 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
 def local_spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
     """A local (classic) SparkSession for the tests marked ``local_spark`` in a run whose
     `spark` is Spark Connect: started the first time one asks, stopped with the run."""
+    from kafkatest.spark import session as sessions
     from kafkatest.spark.connect import api_of
     from kafkatest.spark.session import kafka_spark_session, stop_spark_session
 
     with api_of(object()):  # a classic session, beside the Connect one
         session = kafka_spark_session(master=spark_master(pytestconfig))
+    # With --spark-remote=local, the Spark serving the Connect session is this process's
+    # and is the local session: the Connect session's teardown stops it, not this.
+    serving = sessions._connect_server
+    shared = serving is not None and serving.sparkContext is session.sparkContext
     try:
         yield session
     finally:
-        stop_spark_session(session)
+        if not shared:
+            stop_spark_session(session)
 
 
 @pytest.fixture
