@@ -60,6 +60,7 @@ DECLARED: dict[str, tuple[tuple[str, ...], str]] = {
         "a pytest run on both backends",
     ),
     "tests/test_spark_masters.py": (("spark", "slow"), "Spark masters in their own JVMs"),
+    "tests/oracles/test_quiet.py": (("spark", "slow"), "Spark in a child pytest run"),
     "tests/test_bench.py": (("spark", "slow"), "runs the bench, Spark and Kafka"),
     "tests/test_bench_turns.py": (("slow",), "pauses and resumes broker processes"),
     "tests/test_spark_cds.py::test_the_second_start_maps_what_the_first_wrote": (

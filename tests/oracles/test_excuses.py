@@ -170,3 +170,48 @@ def test_rounded_sums_are_excused_within_their_rounding() -> None:
     )
     # 10.0 + 5.25 rounded to one decimal is 15.3 (or 15.2): within half its last digit per row
     assert all(d.explained_by_late_data for d in one + split)
+
+
+def test_a_record_is_late_in_a_run_only_when_every_copy_of_it_was() -> None:
+    """Redelivery: a copy dropped behind the watermark while its original counted takes
+    nothing from the run, so it excuses nothing."""
+    from kafkatest.oracles.compare import late_records
+    from kafkatest.oracles.runs import Batch, RunResult
+
+    tracer = Tracer(INPUTS, "ts", None)
+    once = RunResult("once", {}, placement={(0, 0): (1, 0)})
+    once.batches = [Batch(0, {0: 1}, 0, True)]
+    copies = RunResult("copies=2", {}, placement={(0, 0): (1, 0), (0, 1): (1, 1)})
+    watermark = 1_714_557_600_000 + 120_000  # 10:02, past #1's 10:00:30
+    copies.batches = [Batch(0, {0: 1}, 0, True), Batch(1, {0: 2}, watermark, True)]
+    assert late_records(tracer, [once, copies]) == {}  # the original counted
+    both_late = RunResult("copies=2", {}, placement={(0, 0): (1, 0), (0, 1): (1, 1)})
+    both_late.batches = [Batch(0, {0: 2}, watermark, True)]
+    assert list(late_records(tracer, [once, both_late])) == [1]
+
+
+def test_the_verdict_says_how_many_rows_were_held_to_equality_and_how_many_excused() -> None:
+    from kafkatest.oracles.report import Comparison
+
+    one, split = judged(
+        late_in(SPLIT, 1),
+        [window_row("ann", "2024-05-01T10:00:00Z", "2024-05-01T10:01:00Z", 2, 15.25)],
+        [window_row("ann", "2024-05-01T10:00:00Z", "2024-05-01T10:01:00Z", 1, 10.0)],
+    )
+    comparison = Comparison(
+        ONE,
+        SPLIT,
+        "forbid",
+        9,
+        one,
+        split,
+        list(late_in(SPLIT, 1).values()),
+        allow_late=True,
+        rows_baseline=10,
+        rows_other=10,
+    )
+    assert comparison.ok
+    verdict = comparison.verdict()
+    assert "all 2 explained by 1 records the watermark made late" in verdict
+    assert "8 of 10 rows held to equality, 2 excused" in verdict
+    assert "excused: 'maxOffsetsPerTrigger=1' lacks #1" in "\n".join(comparison.lines())
