@@ -311,7 +311,7 @@ async def end_txn(ctx: RequestContext, request: Any) -> Any:
 # -- WriteTxnMarkers ------------------------------------------------------------------------
 
 
-@handles(27, 1, 1)
+@handles(27, 1, 2)
 async def write_txn_markers(ctx: RequestContext, request: Any) -> Any:
     """What a coordinator sends partition leaders; clients send it to abort a hanging
     transaction (``kafka-transactions abort``, Admin.abortTransaction)."""
