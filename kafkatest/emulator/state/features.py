@@ -142,7 +142,7 @@ class FeatureLevels:
                 else "Refusing to perform the requested downgrade because it might "
                 "delete metadata information."
             )
-            return f"Invalid metadata.version {level}. {why}"
+            return f"Unsupported metadata.version downgrade from {current} to {level}. {why}"
         refusal = _NOT_EMULATED.get((name, level))
         if refusal is not None:
             return invalid(refusal)

@@ -144,7 +144,10 @@ class ConsumerMember:
 @dataclass
 class ConsumerGroup:
     group_id: str
-    group_epoch: int = 0
+    #: Kafka 4.3 starts a new group at epoch 1 (ModernGroup), so its first member's join
+    #: moves it to 2; its assignment epoch starts at 0, so the group is assigned even
+    #: when that join moves nothing.
+    group_epoch: int = 1
     assignment_epoch: int = 0
     members: dict[str, ConsumerMember] = field(default_factory=dict)
     #: instance id -> member id of a static member.
