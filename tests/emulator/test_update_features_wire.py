@@ -234,8 +234,7 @@ def test_feature_levels_go_down_and_back_up(kafka_broker: Broker) -> None:
     # Going up again needs the upgrade type; back where it started.
     bad = update_features(kafka_broker, ("group.version", 1, SAFE))
     assert bad.error_message == FAILED + (
-        "Invalid update version 1 for feature group.version. "
-        "Can't downgrade to a newer version."
+        "Invalid update version 1 for feature group.version. Can't downgrade to a newer version."
     )
     restored = update_features(
         kafka_broker,
