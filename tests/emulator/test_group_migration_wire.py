@@ -245,9 +245,15 @@ def test_a_consumer_heartbeat_upgrades_a_live_classic_group(
     assert classic.heartbeat() == ErrorCode.none
     assert describe(session, group).group_state == "Stable"
 
-    # A classic member commits with its generation, which is its member epoch.
+    # A classic member commits with its generation, which is its member epoch; an older
+    # one commits the partitions it has held since then (Kafka 4.3: partition 0 since
+    # generation 1, when the group was converted), a newer one nothing.
     assert commit_offset(session, group, topic, classic.member_id, 2) == ErrorCode.none
-    assert commit_offset(session, group, topic, classic.member_id, 1) == (
+    assert commit_offset(session, group, topic, classic.member_id, 1) == ErrorCode.none
+    assert commit_offset(session, group, topic, classic.member_id, 0) == (
+        ErrorCode.illegal_generation
+    )
+    assert commit_offset(session, group, topic, classic.member_id, 3) == (
         ErrorCode.illegal_generation
     )
 

@@ -97,14 +97,21 @@ async def offset_commit(ctx: RequestContext, request: Any) -> Any:
 def _commit(
     ctx: RequestContext, request: Any, valid: Mapping[TopicPartition, CommittedOffset]
 ) -> dict[TopicPartition, ErrorCode]:
-    """A consumer group judges the member epoch itself, then stores like a simple commit."""
+    """A consumer group judges the member epoch itself (each partition's, for an older
+    epoch), then stores like a simple commit."""
     namespace = namespace_of(ctx.state)
     generation = request.generation_id_or_member_epoch
     member_id, instance_id = request.member_id, getattr(request, "group_instance_id", None)
+    refused: dict[TopicPartition, ErrorCode] = {}
     if namespace.is_consumer_group(request.group_id):
-        refusal = namespace.commit_error(request.group_id, member_id, generation, ctx.api_version)
-        if refusal is not None:
-            return dict.fromkeys(valid, refusal)
+        check = namespace.commit_error(request.group_id, member_id, generation, ctx.api_version)
+        if check.error is not None:
+            return dict.fromkeys(valid, check.error)
+        for name, partition in valid:
+            error = check.partition_error(_topic_id(ctx, name), partition)
+            if error is not None:
+                refused[(name, partition)] = error
+        valid = {key: offset for key, offset in valid.items() if key not in refused}
         generation, member_id, instance_id = -1, "", None
     elif (
         generation >= 0
@@ -114,8 +121,8 @@ def _commit(
         # OffsetCommit v9+ names a missing group instead of ILLEGAL_GENERATION.
         return dict.fromkeys(valid, ErrorCode.group_id_not_found)
     if not valid:
-        return {}
-    return coordinator_of(ctx.state).commit_offsets(
+        return refused
+    return refused | coordinator_of(ctx.state).commit_offsets(
         request.group_id,
         valid,
         generation_id=generation,

@@ -215,6 +215,9 @@ class ConsumerGroupCoordinator:
             group.release(member)
             member.member_epoch = STATIC_LEAVE_EPOCH
             member.pending_revocation = {}
+            # Whoever takes the seat holds its partitions from epoch 0: commits by the
+            # member id that left are fenced (Kafka's resetAssignedPartitionsEpochsToZero).
+            member.assignment_epochs = dict.fromkeys(member.assignment_epochs, 0)
             group.put_member(member)
             return HeartbeatResult(member_id=member.member_id, member_epoch=STATIC_LEAVE_EPOCH)
         try:
