@@ -170,12 +170,20 @@ def _describe(
         overrides = state.group_configs.configs(name)
         described = []
         for key, config in sorted(group_configs.GROUP_CONFIGS.items()):
-            # Kafka lists one synonym: the group's own value, else the default.
+            # Kafka 4.3 lists the group's own value, then the broker setting that gives
+            # the default with that setting's own synonyms (or the key's default).
+            inherited: tuple[Synonym, ...] = (
+                broker.synonyms.get(config.broker_default, ())
+                if config.broker_default
+                else ((key, config.default, _SOURCE_DEFAULT),)
+            )
             if key in overrides:
                 value, source = overrides[key], _SOURCE_GROUP
+                synonyms: tuple[Synonym, ...] = ((key, value, source), *inherited)
             else:
-                value, source = group_configs.default_of(config, broker.values), _SOURCE_DEFAULT
-            synonyms: tuple[Synonym, ...] = ((key, value, source),)
+                value = group_configs.default_of(config, broker.values)
+                source = inherited[0][2] if inherited else _SOURCE_DEFAULT
+                synonyms = inherited
             described.append(DescribedConfig(key, value, source, config.kind, synonyms))
         return described
     if resource_type == CLIENT_METRICS_RESOURCE:
