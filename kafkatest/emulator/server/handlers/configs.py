@@ -54,7 +54,6 @@ BROKER_LOGGER_RESOURCE = 8
 CLIENT_METRICS_RESOURCE = 16
 GROUP_RESOURCE = 32
 _SOURCE_CLIENT_METRICS = 7
-_SOURCE_GROUP = 8
 
 _SOURCE_DEFAULT = 5
 _CONFIG_TYPES = {"BOOLEAN": 1, "STRING": 2, "INT": 3, "LONG": 5, "DOUBLE": 6, "LIST": 7}
@@ -167,25 +166,9 @@ def _describe(
     """Every config of the resource, with its source and synonyms."""
     state = ctx.state
     if resource_type == GROUP_RESOURCE:
-        overrides = state.group_configs.configs(name)
-        described = []
-        for key, config in sorted(group_configs.GROUP_CONFIGS.items()):
-            # Kafka 4.3 lists the group's own value, then the broker setting that gives
-            # the default with that setting's own synonyms (or the key's default).
-            inherited: tuple[Synonym, ...] = (
-                broker.synonyms.get(config.broker_default, ())
-                if config.broker_default
-                else ((key, config.default, _SOURCE_DEFAULT),)
-            )
-            if key in overrides:
-                value, source = overrides[key], _SOURCE_GROUP
-                synonyms: tuple[Synonym, ...] = ((key, value, source), *inherited)
-            else:
-                value = group_configs.default_of(config, broker.values)
-                source = inherited[0][2] if inherited else _SOURCE_DEFAULT
-                synonyms = inherited
-            described.append(DescribedConfig(key, value, source, config.kind, synonyms))
-        return described
+        return group_configs.describe_group_configs(
+            state.group_configs.configs(name), broker.values, broker.synonyms
+        )
     if resource_type == CLIENT_METRICS_RESOURCE:
         client_metrics.check_name(name)
         configs = state.client_metrics.configs(name)

@@ -18,7 +18,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from kafkatest.emulator.state.broker_configs import DEFAULT_CONFIG
 from kafkatest.emulator.state.errors import InvalidConfig
+from kafkatest.emulator.state.topic_configs import DescribedConfig, Synonym
 
 
 @dataclass(frozen=True)
@@ -156,3 +158,33 @@ def validate(name: str, value: str | None, broker: Mapping[str, str]) -> str:
     if config.upper is not None and number > int(broker[config.upper]):
         raise InvalidConfig(f"{name} must be less than or equal to {config.upper}")
     return str(number)
+
+
+#: DescribeConfigs' source of a value set on the group.
+GROUP_CONFIG = 8
+
+
+def describe_group_configs(
+    overrides: Mapping[str, str],
+    broker_values: Mapping[str, str],
+    broker_synonyms: Mapping[str, tuple[Synonym, ...]],
+) -> list[DescribedConfig]:
+    """Every group config as Kafka 4.3 describes it: the group's own value first, then
+    the broker setting that gives the default with that setting's synonyms and source
+    (or the key's own default where no broker setting is behind it)."""
+    described = []
+    for key, config in sorted(GROUP_CONFIGS.items()):
+        inherited: tuple[Synonym, ...] = (
+            broker_synonyms.get(config.broker_default, ())
+            if config.broker_default
+            else ((key, config.default, DEFAULT_CONFIG),)
+        )
+        if key in overrides:
+            value, source = overrides[key], GROUP_CONFIG
+            synonyms: tuple[Synonym, ...] = ((key, value, source), *inherited)
+        else:
+            value = default_of(config, broker_values)
+            source = inherited[0][2] if inherited else DEFAULT_CONFIG
+            synonyms = inherited
+        described.append(DescribedConfig(key, value, source, config.kind, synonyms))
+    return described

@@ -215,8 +215,7 @@ class ConsumerGroupCoordinator:
             group.release(member)
             member.member_epoch = STATIC_LEAVE_EPOCH
             member.pending_revocation = {}
-            # Whoever takes the seat holds its partitions from epoch 0: commits by the
-            # member id that left are fenced (Kafka's resetAssignedPartitionsEpochsToZero).
+            # Held from epoch 0 now: the old member id's commits are fenced (Kafka 4.3).
             member.assignment_epochs = dict.fromkeys(member.assignment_epochs, 0)
             group.put_member(member)
             return HeartbeatResult(member_id=member.member_id, member_epoch=STATIC_LEAVE_EPOCH)
