@@ -1,6 +1,8 @@
 """Developer sessions: `nox -s tests` (the fast tier), `nox -s rest`, `nox -s all`,
 `nox -s demo`, `nox -s lint`, `nox -s conformance`, `nox -s fuzz`, `nox -s spark35`,
-`nox -s spark40`, `nox -s kafka39`, `nox -s client_suites`."""
+`nox -s spark40`, `nox -s kafka39`, `nox -s kafka41`, `nox -s client_suites`."""
+
+from collections.abc import Callable
 
 import nox
 
@@ -38,20 +40,30 @@ def conformance(session: nox.Session) -> None:
     session.run("pytest", "--tier=all", "--kafka-backend=kafka", *session.posargs)
 
 
-#: Apache Kafka release line the `kafka39` session runs the conformance suite on.
-KAFKA_39 = "3.9.1"
+#: The older Apache Kafka releases the conformance suite (tests/conformance) runs on, each
+#: in a session of its name (CI runs them); the default release
+#: (kafkatest.jars.coordinates.DEFAULT_KAFKA_VERSION) runs it, and the whole suite, in
+#: `nox -s conformance` and CI's rest tier. docs/how-to/versions.md lists them all.
+OLDER_KAFKA = {"kafka39": "3.9.1", "kafka41": "4.1.2"}
+CONFORMANCE = "tests/conformance"
 
 
-@nox.session
-def kafka39(session: nox.Session) -> None:
-    """The conformance suite (tests/conformance) against real Apache Kafka 3.9."""
-    session.install(*INSTALL)
-    session.run(
-        "pytest",
-        "--kafka-backend=kafka",
-        *(session.posargs or ("tests/conformance",)),
-        env={"KAFKATEST_KAFKA_VERSION": KAFKA_39},
-    )
+def _conformance_on(release: str) -> Callable[[nox.Session], None]:
+    def run(session: nox.Session) -> None:
+        session.install(*INSTALL)
+        session.run(
+            "pytest",
+            "--kafka-backend=kafka",
+            *(session.posargs or (CONFORMANCE,)),
+            env={"KAFKATEST_KAFKA_VERSION": release},
+        )
+
+    run.__doc__ = f"The conformance suite ({CONFORMANCE}) against real Apache Kafka {release}."
+    return run
+
+
+for _name, _release in OLDER_KAFKA.items():
+    nox.session(name=_name)(_conformance_on(_release))
 
 
 #: Spark tests that run on the default PySpark line only, and why; every other test

@@ -255,7 +255,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "kafka_version",
-        "Apache Kafka release for the `kafka` backend (default 4.1.1)",
+        "Apache Kafka release for the `kafka` backend (default 4.3.1)",
         env="KAFKATEST_KAFKA_VERSION",
     ),
     Option(

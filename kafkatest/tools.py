@@ -38,6 +38,33 @@ rootLogger.level = WARN
 rootLogger.appenderRef.stderr.ref = stderr
 """
 
+#: Options the console tools renamed in Kafka 4.2 (KIP-1147): tool -> old name -> new
+#: name. From 4.2 an old name still works but prints a deprecation notice on stdout,
+#: among the records; before 4.2 the new names do not exist.
+RENAMED_IN_4_2: dict[str, dict[str, str]] = {
+    CONSOLE_CONSUMER: {
+        "--property": "--formatter-property",
+        "--consumer-property": "--command-property",
+        "--consumer.config": "--command-config",
+    },
+    CONSOLE_PRODUCER: {
+        "--property": "--reader-property",
+        "--producer-property": "--command-property",
+        "--producer.config": "--command-config",
+    },
+}
+
+
+def tool_option(main_class: str, name: str, version: str | None = None) -> str:
+    """`name` as the tools of `version` (default: the `kafka` backend's release) spell
+    it, so a test's or a user's command reads the same on Kafka 3.9 and 4.3."""
+    from kafkatest.jars.coordinates import kafka_version, release_tuple
+
+    if release_tuple(version or kafka_version()) < (4, 2):
+        return name
+    return RENAMED_IN_4_2.get(main_class, {}).get(name, name)
+
+
 #: A tool is a short-lived JVM: a small heap (and `jvm_flags_for_tests`) start it fastest.
 _TOOL_HEAP = "-Xmx256m"
 

@@ -93,3 +93,23 @@ def test_an_ini_line_applies_to_every_broker_of_the_run(pytester: pytest.Pyteste
     result = pytester.runpytest_inprocess("--kafka-backend=emulator")
     assert result.ret != 0
     result.stdout.fnmatch_lines(["*is not name=value*"])
+
+
+@pytest.mark.parametrize(
+    ("release", "formatted_off"),
+    [
+        ("3.9.1", []),
+        ("4.1.2", []),
+        ("4.2.0", ["--feature=share.version=0", "--feature=streams.version=0"]),
+        ("4.10.0", ["--feature=share.version=0", "--feature=streams.version=0"]),
+    ],
+)
+def test_the_kafka_backend_formats_share_and_streams_groups_off_where_kafka_turns_them_on(
+    release: str, formatted_off: list[str]
+) -> None:
+    """Kafka 4.2 turns both on for a new cluster and older releases do not know
+    `streams.version` (their storage tool refuses it); the emulator serves neither, so
+    the `kafka` backend formats them off exactly from 4.2 (4.10 compares as a number)."""
+    from kafkatest.brokers.kafka_properties import features_off_format_args
+
+    assert features_off_format_args(release) == formatted_off

@@ -13,7 +13,9 @@ from kafkatest.brokers.capabilities import RUN_BY_KAFKATEST, Capability
 from kafkatest.brokers.config import container_environment
 from kafkatest.errors import BrokerError, SetupError
 
-DEFAULT_IMAGE = "apache/kafka:4.1.1"
+#: The default release (kafkatest.jars.coordinates.DEFAULT_KAFKA_VERSION); the image formats
+#: its own storage, so share and streams groups are on there (Kafka 4.2+ defaults).
+DEFAULT_IMAGE = "apache/kafka:4.3.1"
 
 
 def docker_engine_problem() -> str | None:

@@ -35,6 +35,7 @@ from kafkatest.brokers.kafka_properties import (
     NodeListeners,
     NodeRole,
     admin_listener_config,
+    features_off_format_args,
     scram_format_args,
     server_properties,
 )
@@ -42,6 +43,7 @@ from kafkatest.brokers.security import BrokerSecurity
 from kafkatest.config import jvm_flags_for_tests
 from kafkatest.errors import BrokerError, SetupError
 from kafkatest.jars.class_archive import JvmArchive, kafka_jvm_archive
+from kafkatest.jars.coordinates import kafka_version
 from kafkatest.security import DelegationToken, Security
 from kafkatest.tempdirs import owned_tempdir
 
@@ -373,6 +375,7 @@ class KafkaProcessBroker(Broker):
             "-c",
             str(self._workdir / "server.properties"),
             *scram_format_args(self.security_runtime),
+            *features_off_format_args(self.version or kafka_version()),
         )
         try:
             result = subprocess.run(command, capture_output=True, text=True, timeout=120)

@@ -15,6 +15,7 @@ from typing import Any
 from kafkatest.brokers.acl_client import ADMIN_PRINCIPAL, harness_listener_config
 from kafkatest.brokers.security import BrokerSecurity
 from kafkatest.emulator.state.broker_settings import KAFKA_BACKEND
+from kafkatest.jars.coordinates import release_tuple
 from kafkatest.security import ADMIN_USER, jaas_config
 
 #: Broker settings for fast, single-node tests (from the one table of broker settings,
@@ -154,6 +155,23 @@ def _security_properties(runtime: BrokerSecurity | None, listener: str) -> dict[
         # Tokens are on: the controller signs them with it (KRaft needs nothing else).
         properties["delegation.token.secret.key"] = runtime.token_secret
     return properties
+
+
+#: Features the `kafka` backend formats its storage with at level 0, where the release
+#: would turn them on for a new cluster (each from the release named): share groups
+#: (KIP-932, production-ready and on by default from Kafka 4.2) and streams groups
+#: (KIP-1071, on from 4.2). The emulator serves neither; both backends answer their
+#: APIs as a Kafka with the feature off does (`tests/emulator/test_share_groups_off_wire.py`).
+FEATURES_OFF: dict[str, str] = {"share.version": "4.2", "streams.version": "4.2"}
+
+
+def features_off_format_args(version: str) -> list[str]:
+    """`--feature NAME=0` for each of `FEATURES_OFF` that `version` would turn on."""
+    return [
+        f"--feature={name}=0"
+        for name, since in FEATURES_OFF.items()
+        if release_tuple(version) >= release_tuple(since)
+    ]
 
 
 def scram_format_args(runtime: BrokerSecurity | None) -> list[str]:

@@ -14,7 +14,7 @@ from kafkatest.config import environment
 from kafkatest.errors import SetupError
 
 #: Apache Kafka release run by the `kafka` backend (override: KAFKATEST_KAFKA_VERSION).
-DEFAULT_KAFKA_VERSION = "4.1.1"
+DEFAULT_KAFKA_VERSION = "4.3.1"
 #: log4j2 binding so the broker logs to its own file (Kafka 4 uses log4j2).
 LOG4J_VERSION = "2.24.3"
 
@@ -106,6 +106,11 @@ def patch_candidates(spark: SparkBuild) -> list[str]:
 
 def kafka_version() -> str:
     return environment("KAFKATEST_KAFKA_VERSION", DEFAULT_KAFKA_VERSION)
+
+
+def release_tuple(version: str) -> tuple[int, ...]:
+    """`4.3.1` -> (4, 3, 1): a release's numbers, compared as numbers (4.10 > 4.9)."""
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
 
 
 def kafka_broker_coordinates(version: str | None = None) -> list[str]:

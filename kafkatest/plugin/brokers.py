@@ -245,10 +245,10 @@ def _kafkatest_backend_filter(request: pytest.FixtureRequest) -> None:
     if minimum is not None:
         broker = request.getfixturevalue("kafka_broker")
         if broker.can(Capability.KAFKA_VERSION):
-            from kafkatest.jars.coordinates import kafka_version
+            from kafkatest.jars.coordinates import kafka_version, release_tuple
 
             running = getattr(broker, "version", None) or kafka_version()
-            if _version_tuple(running) < _version_tuple(str(minimum.args[0])):
+            if release_tuple(running) < release_tuple(str(minimum.args[0])):
                 why = minimum.args[1] if len(minimum.args) > 1 else "it uses a newer feature"
                 pytest.skip(f"needs Apache Kafka {minimum.args[0]}+ (this run: {running}): {why}")
 
@@ -269,10 +269,6 @@ def _kafkatest_broker_clock_undone(request: pytest.FixtureRequest) -> Iterator[N
     with contextlib.suppress(Exception):  # a test that closed the broker has no clock left
         if broker.clock.moved:
             broker.clock.reset(frozen=frozen_at_start)
-
-
-def _version_tuple(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
 
 
 @pytest.fixture(scope="session")

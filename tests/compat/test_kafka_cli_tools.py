@@ -25,6 +25,7 @@ from kafkatest.tools import (
     CONSUMER_GROUPS,
     TOPICS,
     run_kafka_tool,
+    tool_option,
 )
 
 GET_OFFSETS = "org.apache.kafka.tools.GetOffsetShell"
@@ -111,10 +112,10 @@ def test_console_producer_and_consumer_round_trip_keys_and_headers(
 ) -> None:
     topic = kafka_topic(partitions=2)
     lines = ["source:web,trace:t-1\tk-1:first", "source:app\tk-2:second", "source:cli\tk-3:third"]
+    reader = tool_option(CONSOLE_PRODUCER, "--property")
     run_tool(
         kafka_broker, CONSOLE_PRODUCER, "--topic", topic,
-        "--property", "parse.key=true", "--property", "key.separator=:",
-        "--property", "parse.headers=true",
+        reader, "parse.key=true", reader, "key.separator=:", reader, "parse.headers=true",
         input_text="\n".join(lines) + "\n",
     )  # fmt: skip
 
@@ -126,11 +127,12 @@ def test_console_producer_and_consumer_round_trip_keys_and_headers(
         (b"k-3", b"third", (("source", b"cli"),)),
     }
 
+    formatter = tool_option(CONSOLE_CONSUMER, "--property")
     consumed = run_tool(
         kafka_broker, CONSOLE_CONSUMER, "--topic", topic, "--from-beginning",
         "--max-messages", "3", "--timeout-ms", "30000",
-        "--property", "print.key=true", "--property", "print.headers=true",
-        "--property", "print.partition=true",
+        formatter, "print.key=true", formatter, "print.headers=true",
+        formatter, "print.partition=true",
     )  # fmt: skip
     assert sorted(consumed.stdout.splitlines()) == sorted(
         f"Partition:{r.partition}\t"

@@ -27,7 +27,7 @@ from confluent_kafka import (
 )
 
 from kafkatest import Broker, Record
-from kafkatest.tools import CONSOLE_CONSUMER, CONSUMER_GROUPS, run_kafka_tool
+from kafkatest.tools import CONSOLE_CONSUMER, CONSUMER_GROUPS, run_kafka_tool, tool_option
 
 SETTLE_S = 60.0
 
@@ -132,7 +132,8 @@ def test_java_console_consumer_with_the_consumer_protocol(
         CONSOLE_CONSUMER,
         [
             "--bootstrap-server", kafka_broker.bootstrap_servers, "--topic", topic,
-            "--group", group, "--consumer-property", "group.protocol=consumer",
+            "--group", group,
+            tool_option(CONSOLE_CONSUMER, "--consumer-property"), "group.protocol=consumer",
             "--from-beginning", "--max-messages", "4", "--timeout-ms", "60000",
         ],
         timeout_s=120,

@@ -27,6 +27,50 @@ DEFAULTS = {
     "streams.session.timeout.ms": "45000",
 }
 GROUP_CONFIG_SOURCE = 8
+pytestmark = pytest.mark.kafka_min_version(
+    "4.0", "group configs (ConfigResource GROUP) and KIP-848 consumer groups are Kafka 4.0's"
+)
+STATIC_BROKER_CONFIG, DEFAULT_CONFIG = 4, 5
+#: Kafka 4.3's seven new group configs and their defaults (kafkatest's
+#: group.consumer.assignment.interval.ms is 0 on both backends).
+ADDED_IN_4_3 = {
+    "consumer.assignment.interval.ms": "0",
+    "share.assignment.interval.ms": "1000",
+    "share.delivery.count.limit": "5",
+    "share.partition.max.record.locks": "2000",
+    "share.renew.acknowledge.enable": "true",
+    "streams.assignment.interval.ms": "1000",
+    "streams.initial.rebalance.delay.ms": "3000",
+}
+#: From 4.3 a group config inherits its broker setting's source: these three are set in
+#: the broker's static configs by kafkatest on both backends.
+STATIC_FROM_4_3 = frozenset(
+    {
+        "consumer.assignment.interval.ms",
+        "consumer.heartbeat.interval.ms",
+        "consumer.session.timeout.ms",
+    }
+)
+
+
+def release_of(broker: Broker) -> tuple[int, ...]:
+    """The Kafka release the broker answers as: the emulator's, or the one running."""
+    from kafkatest.emulator.release import KAFKA_RELEASE
+    from kafkatest.jars.coordinates import kafka_version, release_tuple
+
+    if broker.backend == "emulator":
+        return release_tuple(KAFKA_RELEASE)
+    return release_tuple(getattr(broker, "version", None) or kafka_version())
+
+
+def defaults(broker: Broker) -> dict[str, tuple[str, int]]:
+    """Every group config at its default, with its source, on this broker's release."""
+    if release_of(broker) < (4, 3):
+        return {name: (value, DEFAULT_CONFIG) for name, value in DEFAULTS.items()}
+    return {
+        name: (value, STATIC_BROKER_CONFIG if name in STATIC_FROM_4_3 else DEFAULT_CONFIG)
+        for name, value in sorted({**DEFAULTS, **ADDED_IN_4_3}.items())
+    }
 
 
 def described(broker: Broker, group: str) -> dict[str, tuple[str, int]]:
@@ -54,7 +98,7 @@ def alter(broker: Broker, group: str, name: str, value: str | None, delete: bool
 
 def test_a_group_has_every_group_config_at_its_default(kafka_broker: Broker) -> None:
     group = f"configs-{uuid.uuid4().hex[:8]}"
-    assert described(kafka_broker, group) == {name: (v, 5) for name, v in DEFAULTS.items()}
+    assert described(kafka_broker, group) == defaults(kafka_broker)
 
 
 def test_set_and_delete_group_configs(kafka_broker: Broker) -> None:
@@ -64,11 +108,11 @@ def test_set_and_delete_group_configs(kafka_broker: Broker) -> None:
     now = described(kafka_broker, group)
     assert now["share.auto.offset.reset"] == ("earliest", GROUP_CONFIG_SOURCE)
     assert now["consumer.session.timeout.ms"] == ("20000", GROUP_CONFIG_SOURCE)
-    assert now["share.isolation.level"] == ("read_uncommitted", 5)
+    assert now["share.isolation.level"] == ("read_uncommitted", DEFAULT_CONFIG)
 
     alter(kafka_broker, group, "share.auto.offset.reset", None, delete=True)
     after = described(kafka_broker, group)
-    assert after["share.auto.offset.reset"] == ("latest", 5)
+    assert after["share.auto.offset.reset"] == ("latest", DEFAULT_CONFIG)
     assert after["consumer.session.timeout.ms"] == ("20000", GROUP_CONFIG_SOURCE)
 
 
@@ -99,7 +143,7 @@ def test_bad_group_configs_are_refused(
         alter(kafka_broker, group, name, value)
     error = refused.value.args[0]
     assert (error.name(), error.str()) == ("INVALID_CONFIG", says)
-    assert all(source == 5 for _value, source in described(kafka_broker, group).values())
+    assert described(kafka_broker, group) == defaults(kafka_broker)
 
 
 def test_list_config_resources_lists_topics_brokers_and_configured_groups(
@@ -157,7 +201,6 @@ def test_list_config_resources_lists_topics_brokers_and_configured_groups(
     assert (v0.error_code, v0.config_resources) == (ErrorCode.none, ())
 
 
-@pytest.mark.kafka_min_version("4.0", "KIP-848 consumer groups are on from Kafka 4.0")
 def test_a_consumer_groups_configs_set_its_members_intervals(kafka_broker: Broker) -> None:
     """consumer.heartbeat.interval.ms is the interval the coordinator tells the group's
     members; consumer.session.timeout.ms how long it keeps a silent member. Both apply

@@ -353,6 +353,7 @@ def test_kafka_transactions_tool_lists_and_describes(
     assert "could not be found" in missing.stderr
 
 
+@pytest.mark.kafka_min_version("4.0", "transaction.version 2 (KIP-890) is finalized from Kafka 4.0")
 def test_java_client_uses_transaction_version_2(kafka_broker: Broker, kafka_topic) -> None:
     """Kafka 4.1 finalizes transaction.version 2, so its Java client skips
     AddPartitionsToTxn (Produce v12+ adds the partition) and AddOffsetsToTxn, and every

@@ -1,6 +1,6 @@
-"""Kafka 4.1's API surface on the wire, on every backend.
+"""The emulated Kafka's API surface on the wire, on every backend.
 
-ApiVersions is compared with Kafka 4.1.1's own answer (captured from the `kafka`
+ApiVersions is compared with Kafka 4.3.1's own answer (captured from the `kafka`
 backend and written down below): the emulator serves every API it lists. The raised versions' new shapes are exercised here:
 Produce and Fetch by topic id (v13), fetch sessions (KIP-227), batched
 FindCoordinator (v4+) and OffsetFetch (v8+), Metadata v13 and DescribeCluster v2.
@@ -23,42 +23,48 @@ from kio.static.primitive import i8, i16, i32, i64
 from raw_client import ask, connect, read_frame, request_frame
 
 from kafkatest import Broker
+from kafkatest.emulator.release import KAFKA_RELEASE
+from kafkatest.jars.coordinates import DEFAULT_KAFKA_VERSION
 from kafkatest.pytest_plugin import unique_topic_name
 
 PRODUCE, FETCH, METADATA, FIND_COORDINATOR, OFFSET_FETCH, API_VERSIONS = 0, 1, 3, 10, 9, 18
 INITIAL_EPOCH, FINAL_EPOCH = 0, -1
 DESCRIBE_CLUSTER = 60
 
-#: Kafka 4.1.1's ApiVersions v4 answer on a single KRaft node (broker+controller,
-#: no client-telemetry reporter): api key -> (min, max).
-KAFKA_41_APIS: dict[int, tuple[int, int]] = {
-    0: (0, 13), 1: (4, 18), 2: (1, 10), 3: (0, 13), 8: (2, 9), 9: (1, 9), 10: (0, 6),
+#: Kafka 4.3.1's ApiVersions v4 answer on a single KRaft node (broker+controller, no
+#: client-telemetry reporter, share and streams groups off as the `kafka` backend formats
+#: it; they are advertised all the same): api key -> (min, max).
+KAFKA_APIS: dict[int, tuple[int, int]] = {
+    0: (0, 13), 1: (4, 18), 2: (1, 11), 3: (0, 13), 8: (2, 10), 9: (1, 10), 10: (0, 6),
     11: (0, 9), 12: (0, 4), 13: (0, 5), 14: (0, 5), 15: (0, 6), 16: (0, 5), 17: (0, 1),
     18: (0, 4), 19: (2, 7), 20: (1, 6), 21: (0, 2), 22: (0, 5), 23: (2, 4), 24: (0, 5),
-    25: (0, 4), 26: (0, 5), 27: (1, 1), 28: (0, 5), 29: (1, 3), 30: (1, 3), 31: (1, 3),
-    32: (1, 4), 33: (0, 2), 34: (1, 2), 35: (1, 4), 36: (0, 2), 37: (0, 3), 38: (1, 3),
+    25: (0, 4), 26: (0, 5), 27: (1, 2), 28: (0, 5), 29: (1, 3), 30: (1, 3), 31: (1, 3),
+    32: (1, 4), 33: (0, 2), 34: (1, 2), 35: (1, 5), 36: (0, 2), 37: (0, 3), 38: (1, 3),
     39: (1, 2), 40: (1, 2), 41: (1, 3), 42: (0, 2), 43: (0, 2), 44: (0, 1), 45: (0, 1),
     46: (0, 0), 47: (0, 0), 48: (0, 1), 49: (0, 1), 50: (0, 0), 51: (0, 0), 55: (0, 2),
     57: (0, 2), 60: (0, 2), 61: (0, 0), 64: (0, 0), 65: (0, 0), 66: (0, 2), 68: (0, 1),
-    69: (0, 1), 74: (0, 1), 75: (0, 0), 76: (1, 1), 77: (1, 1), 78: (1, 1), 79: (1, 1),
-    80: (0, 0), 81: (0, 0), 83: (0, 0), 84: (0, 0), 85: (0, 0), 86: (0, 0), 87: (0, 0),
-    90: (0, 0), 91: (0, 0), 92: (0, 0),
+    69: (0, 1), 74: (0, 1), 75: (0, 0), 76: (1, 1), 77: (1, 1), 78: (1, 2), 79: (1, 2),
+    80: (0, 1), 81: (0, 0), 83: (0, 0), 84: (0, 0), 85: (0, 1), 86: (0, 0), 87: (0, 1),
+    88: (0, 0), 89: (0, 0), 90: (0, 1), 91: (0, 0), 92: (0, 0),
 }  # fmt: skip
 
-#: Supported feature ranges Kafka 4.1.1 reports, and the levels it finalizes.
-KAFKA_41_SUPPORTED = {
+#: Supported feature ranges Kafka 4.3.1 reports, and the levels it finalizes when
+#: formatted as the `kafka` backend formats it (share.version and streams.version 0,
+#: which ApiVersions leaves out, as every level 0).
+KAFKA_SUPPORTED = {
     "group.version": (0, 1),
     "kraft.version": (0, 1),
-    "metadata.version": (7, 27),
+    "metadata.version": (7, 30),
     "share.version": (0, 1),
+    "streams.version": (0, 1),
     "transaction.version": (0, 2),
     "eligible.leader.replicas.version": (0, 1),
 }
-KAFKA_41_FINALIZED = {
+KAFKA_FINALIZED = {
     "group.version": 1,
     "transaction.version": 2,
     "eligible.leader.replicas.version": 1,
-    "metadata.version": 27,
+    "metadata.version": 30,
 }
 
 
@@ -67,21 +73,27 @@ def api_versions(broker: Broker) -> Any:
     return ask(broker.bootstrap_servers, API_VERSIONS, 4, request)
 
 
-def test_api_versions_are_kafka_41s(kafka_broker: Broker) -> None:
-    """All 73 APIs, each with Kafka 4.1.1's version range."""
+def test_the_kafka_backend_runs_the_release_the_emulator_answers_as() -> None:
+    """The tables here and the emulator's are one release's: the `kafka` backend's
+    default."""
+    assert DEFAULT_KAFKA_VERSION == KAFKA_RELEASE == "4.3.1"
+
+
+def test_api_versions_are_kafkas(kafka_broker: Broker) -> None:
+    """All 75 APIs, each with Kafka 4.3.1's version range."""
     response = api_versions(kafka_broker)
     advertised = {k.api_key: (k.min_version, k.max_version) for k in response.api_keys}
-    assert advertised == KAFKA_41_APIS
+    assert advertised == KAFKA_APIS
 
 
-def test_api_versions_report_kafka_41s_features(kafka_broker: Broker) -> None:
+def test_api_versions_report_kafkas_features(kafka_broker: Broker) -> None:
     """What Admin.describeFeatures and kafka-features describe show; clients read
     transaction.version to choose KIP-890's transaction protocol."""
     response = api_versions(kafka_broker)
     supported = {f.name: (f.min_version, f.max_version) for f in response.supported_features}
     finalized = {f.name: f.max_version_level for f in response.finalized_features}
-    assert supported == KAFKA_41_SUPPORTED
-    assert finalized == KAFKA_41_FINALIZED
+    assert supported == KAFKA_SUPPORTED
+    assert finalized == KAFKA_FINALIZED
     assert all(f.min_version_level == f.max_version_level for f in response.finalized_features)
     assert response.finalized_features_epoch >= 0
 
@@ -338,9 +350,10 @@ ZERO_ID = uuid.UUID(int=0)
 def test_fetch_naming_the_zero_topic_id_fails_where_kafka_s_does(
     kafka_broker: Broker, topic_with_id: tuple[str, uuid.UUID]
 ) -> None:
-    """The zero id names no topic and has no name: Kafka 4.1 keys it by its (missing)
-    name in a new session, and compares the next partition of a response with it, and
-    throws, answering a top-level UNKNOWN_SERVER_ERROR with the request's session id."""
+    """The zero id names no topic and has no name: building the response, Kafka 4.3
+    compares the next partition's topic name with it, and throws, answering a
+    top-level UNKNOWN_SERVER_ERROR with the request's session id. A session keeps such
+    a partition by its id like any other (4.1 failed there too)."""
     _, tid = topic_with_id
     alone = fetch(kafka_broker, 16, [(ZERO_ID, [(0, 0)])])
     assert (alone.error_code, answered(alone)) == (
@@ -351,29 +364,33 @@ def test_fetch_naming_the_zero_topic_id_fails_where_kafka_s_does(
     first = fetch(kafka_broker, 16, [(ZERO_ID, [(0, 0)]), (tid, [(0, 0)])])
     assert first.error_code == ErrorCode.none
     assert set(answered(first)) == {(None, 0), (tid, 0)}
-    # Followed by another failing partition, or opening a session: the request fails.
-    for topics, epoch in (
-        ([(ZERO_ID, [(0, 0), (1, 0)])], FINAL_EPOCH),
-        ([(tid, [(7, 0)]), (ZERO_ID, [(0, 0)])], FINAL_EPOCH),
-        ([(ZERO_ID, [(0, 0)]), (uuid.uuid4(), [(0, 0)])], FINAL_EPOCH),
-        ([(ZERO_ID, [(0, 0)])], INITIAL_EPOCH),
-        ([(tid, [(0, 0)]), (ZERO_ID, [(0, 0)])], INITIAL_EPOCH),
+    # Followed by another failing partition: the request fails.
+    for topics in (
+        [(ZERO_ID, [(0, 0), (1, 0)])],
+        [(tid, [(7, 0)]), (ZERO_ID, [(0, 0)])],
+        [(ZERO_ID, [(0, 0)]), (uuid.uuid4(), [(0, 0)])],
     ):
-        failed = fetch(kafka_broker, 16, topics, epoch=epoch)
+        failed = fetch(kafka_broker, 16, topics, epoch=FINAL_EPOCH)
         assert (failed.error_code, failed.session_id, failed.responses) == (
             ErrorCode.unknown_server_error,
             0,
             (),
-        ), (topics, epoch)
-    # A session the request closed is gone, though the request failed.
+        ), topics
+    # Opening a session with it, last, works.
+    for topics in ([(ZERO_ID, [(0, 0)])], [(tid, [(0, 0)]), (ZERO_ID, [(0, 0)])]):
+        opened = fetch(kafka_broker, 16, topics, epoch=INITIAL_EPOCH)
+        assert (opened.error_code, opened.session_id != 0) == (ErrorCode.none, True), topics
+        assert answered(opened)[(None, 0)] == (ErrorCode.unknown_topic_id, -1, 0)
+    # A session closed by a request that opens another is gone.
     session = fetch(kafka_broker, 16, [(tid, [(0, 0)])], epoch=INITIAL_EPOCH).session_id
-    closing = fetch(kafka_broker, 16, [(ZERO_ID, [(0, 0)])], session_id=session, epoch=0)
-    assert (closing.error_code, closing.session_id) == (ErrorCode.unknown_server_error, session)
+    reopened = fetch(kafka_broker, 16, [(ZERO_ID, [(0, 0)])], session_id=session, epoch=0)
+    assert reopened.error_code == ErrorCode.none
+    assert reopened.session_id not in (0, session)
     gone = fetch(kafka_broker, 16, [], session_id=session, epoch=1)
     assert gone.error_code == ErrorCode.fetch_session_id_not_found
 
 
-def test_an_incremental_fetch_naming_the_zero_topic_id_fails_and_keeps_the_epoch(
+def test_an_incremental_fetch_naming_the_zero_topic_id_fails_and_moves_the_epoch(
     kafka_broker: Broker, topic_with_id: tuple[str, uuid.UUID]
 ) -> None:
     _, tid = topic_with_id
@@ -385,8 +402,8 @@ def test_an_incremental_fetch_naming_the_zero_topic_id_fails_and_keeps_the_epoch
     session = fetch(kafka_broker, 16, [(tid, [(0, 0)])], epoch=INITIAL_EPOCH).session_id
     assert session != 0
 
-    # What comes before the zero id in the request is applied (partition 5 joins the
-    # session), the rest is not, and the epoch does not move.
+    # The request is applied (both partitions join the session) and the epoch moves on,
+    # though building its response fails.
     failed = fetch(
         kafka_broker, 16, [(tid, [(5, 0)]), (ZERO_ID, [(0, 0)])], session_id=session, epoch=1
     )
@@ -395,29 +412,28 @@ def test_an_incremental_fetch_naming_the_zero_topic_id_fails_and_keeps_the_epoch
         session,
         (),
     )
-    forgetting = fetch(
-        kafka_broker, 16, [], session_id=session, epoch=1, forgotten=[(ZERO_ID, [0])]
-    )
-    assert (forgetting.error_code, forgetting.session_id) == (
-        ErrorCode.unknown_server_error,
-        session,
-    )
     retried = fetch(kafka_broker, 16, [], session_id=session, epoch=1)
-    assert (retried.error_code, retried.session_id) == (ErrorCode.none, session)
-    assert answered(retried) == {(tid, 5): (ErrorCode.unknown_topic_or_partition, -1, 0)}
+    assert (retried.error_code, retried.session_id) == (ErrorCode.invalid_fetch_session_epoch, 0)
+    # Each later response fails too while the session holds it; forgetting it mends it.
+    again = fetch(kafka_broker, 16, [], session_id=session, epoch=2)
+    assert (again.error_code, again.session_id) == (ErrorCode.unknown_server_error, session)
+    forgetting = fetch(
+        kafka_broker, 16, [], session_id=session, epoch=3, forgotten=[(ZERO_ID, [0])]
+    )
+    assert (forgetting.error_code, forgetting.session_id) == (ErrorCode.none, session)
+    assert answered(forgetting) == {(tid, 5): (ErrorCode.unknown_topic_or_partition, -1, 0)}
 
-    # Forgetting every partition closes the session: the answer has none, and an empty
-    # session has nothing to look the zero id up in.
+    # Forgetting every partition closes the session: the answer has none.
     emptied = fetch(
         kafka_broker,
         16,
         [],
         session_id=session,
-        epoch=2,
+        epoch=4,
         forgotten=[(tid, [0, 5]), (ZERO_ID, [0])],
     )
     assert (emptied.error_code, emptied.session_id, emptied.responses) == (ErrorCode.none, 0, ())
-    gone = fetch(kafka_broker, 16, [], session_id=session, epoch=3)
+    gone = fetch(kafka_broker, 16, [], session_id=session, epoch=5)
     assert gone.error_code == ErrorCode.fetch_session_id_not_found
 
 
@@ -597,7 +613,7 @@ def test_a_neutral_request_of_every_served_version_is_answered_as_on_kafka(
 
     served = {
         (key, version)
-        for key, (low, high) in KAFKA_41_APIS.items()
+        for key, (low, high) in KAFKA_APIS.items()
         for version in range(max(low, 3) if key == PRODUCE else low, high + 1)
     }
     closed = set()

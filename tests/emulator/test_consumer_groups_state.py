@@ -129,12 +129,12 @@ def test_a_silent_member_is_removed_when_its_session_ends() -> None:
     group = ConsumerGroup("g")
     join(c, group, "a")
     clock.advance(9_000)
-    beat(c, group, "a", 1)  # heartbeats move the deadline
+    beat(c, group, "a", 2)  # heartbeats move the deadline (a group starts at epoch 1)
     clock.advance(9_000)
     assert "a" in group.members
     clock.advance(1_001)
     assert group.members == {}
-    assert (group.state, group.group_epoch) == (ConsumerGroupState.EMPTY, 2)
+    assert (group.state, group.group_epoch) == (ConsumerGroupState.EMPTY, 3)
 
 
 def test_a_member_that_does_not_revoke_in_time_is_fenced() -> None:
@@ -144,13 +144,13 @@ def test_a_member_that_does_not_revoke_in_time_is_fenced() -> None:
     join(c, group, "a", rebalance_timeout_ms=3_000)
     join(c, group, "b")
     t1 = next(iter(group.members["a"].assigned))
-    revoking = beat(c, group, "a", 1, owned={t1: frozenset({0, 1})})
-    assert (revoking.member_epoch, revoking.assignment) == (1, {t1: frozenset({0})})
+    revoking = beat(c, group, "a", 2, owned={t1: frozenset({0, 1})})
+    assert (revoking.member_epoch, revoking.assignment) == (2, {t1: frozenset({0})})
     for _ in range(3):  # heartbeats do not extend the revocation deadline
         clock.advance(900)
-        beat(c, group, "a", 1, owned={t1: frozenset({0, 1})})
+        beat(c, group, "a", 2, owned={t1: frozenset({0, 1})})
     assert "a" in group.members
     clock.advance(300)
     assert "a" not in group.members
-    granted = beat(c, group, "b", 2)
+    granted = beat(c, group, "b", 3)
     assert granted.assignment is not None and granted.assignment[t1] == frozenset({0, 1})

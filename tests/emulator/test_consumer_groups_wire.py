@@ -53,6 +53,11 @@ def group() -> str:
     return f"kip848-wire-{uuid.uuid4().hex[:8]}"
 
 
+#: The member epoch a new group's first join gives: Kafka 4.3 starts a consumer group
+#: at epoch 1 and the join moves it on (4.1 started at 0); each later move adds one.
+E0 = 2
+
+
 @pytest.fixture
 def session(kafka_broker: Broker, group: str) -> Iterator[Session]:
     opened = ready_session(kafka_broker, group)
@@ -67,12 +72,16 @@ def test_join_gets_every_partition_at_the_group_epoch(
     tid = topic_id(session, topic)
     member = new_member()
     joined = session.heartbeat(group, member, 0, subscribed_topic_names=(topic,))
-    assert (joined.error_code, joined.member_id, joined.member_epoch) == (ErrorCode.none, member, 1)
+    assert (joined.error_code, joined.member_id, joined.member_epoch) == (
+        ErrorCode.none,
+        member,
+        E0,
+    )
     assert joined.heartbeat_interval.total_seconds() == 0.5
     assert assigned(joined) == {tid: [0, 1]}
     # Nothing changed: the assignment is left out (null means "as before").
-    again = session.heartbeat(group, member, 1)
-    assert (again.error_code, again.member_epoch, again.assignment) == (ErrorCode.none, 1, None)
+    again = session.heartbeat(group, member, E0)
+    assert (again.error_code, again.member_epoch, again.assignment) == (ErrorCode.none, E0, None)
 
 
 def test_partitions_are_revoked_before_another_member_gets_them(
@@ -84,27 +93,27 @@ def test_partitions_are_revoked_before_another_member_gets_them(
     assert assigned(session.heartbeat(group, a, 0, subscribed_topic_names=(topic,))) == {
         tid: [0, 1]
     }
-    # b joins at group epoch 2, but both partitions are still a's: it gets nothing yet.
+    # b joins at the next group epoch, but both partitions are still a's: it gets nothing yet.
     joined_b = session.heartbeat(group, b, 0, subscribed_topic_names=(topic,))
-    assert (joined_b.member_epoch, assigned(joined_b)) == (2, {})
+    assert (joined_b.member_epoch, assigned(joined_b)) == (E0 + 1, {})
     # a keeps its epoch while it must give partition 1 up.
-    revoking = session.heartbeat(group, a, 1, owned={tid: [0, 1]})
-    assert (revoking.member_epoch, assigned(revoking)) == (1, {tid: [0]})
-    still_owned = session.heartbeat(group, b, 2)
-    assert (still_owned.member_epoch, still_owned.assignment) == (2, None)
-    # Once a reports partition 1 gone, it moves to epoch 2 and b may have it.
-    released = session.heartbeat(group, a, 1, owned={tid: [0]})
-    assert (released.member_epoch, released.assignment) == (2, None)
-    granted = session.heartbeat(group, b, 2)
-    assert (granted.member_epoch, assigned(granted)) == (2, {tid: [1]})
+    revoking = session.heartbeat(group, a, E0, owned={tid: [0, 1]})
+    assert (revoking.member_epoch, assigned(revoking)) == (E0, {tid: [0]})
+    still_owned = session.heartbeat(group, b, E0 + 1)
+    assert (still_owned.member_epoch, still_owned.assignment) == (E0 + 1, None)
+    # Once a reports partition 1 gone, it moves to the new epoch and b may have it.
+    released = session.heartbeat(group, a, E0, owned={tid: [0]})
+    assert (released.member_epoch, released.assignment) == (E0 + 1, None)
+    granted = session.heartbeat(group, b, E0 + 1)
+    assert (granted.member_epoch, assigned(granted)) == (E0 + 1, {tid: [1]})
 
     described = session.call(DESCRIBE, 1, group_ids=(group,), include_authorized_operations=False)
     (info,) = described.groups
     assert (info.error_code, info.group_state, info.group_epoch, info.assignment_epoch) == (
         ErrorCode.none,
         "Stable",
-        2,
-        2,
+        E0 + 1,
+        E0 + 1,
     )
     assert info.assignor_name == "uniform"
     members = {m.member_id: m for m in info.members}
@@ -129,23 +138,28 @@ def test_stale_epochs_are_fenced_and_offset_commits_checked_against_the_member_e
     assert ahead.error_code == ErrorCode.fenced_member_epoch
     assert ahead.error_message == (
         "The consumer group member has a greater member epoch (5) than the one known by the "
-        "group coordinator (1). The member must abandon all its partitions and rejoin."
+        f"group coordinator ({E0}). The member must abandon all its partitions and rejoin."
     )
     assert (ahead.member_id, ahead.member_epoch) == (None, 0)
     unknown = session.heartbeat(group, new_member(), 1)
     assert unknown.error_code == ErrorCode.unknown_member_id
-    session.heartbeat(group, b, 0, subscribed_topic_names=(topic,))  # group epoch 2
-    session.heartbeat(group, a, 1, owned={})  # a has nothing to revoke: epoch 2
+    session.heartbeat(group, b, 0, subscribed_topic_names=(topic,))  # group epoch E0 + 1
+    session.heartbeat(group, a, E0, owned={})  # a has nothing to revoke: epoch E0 + 1
 
     def commit(member: str, epoch: int, group_id: str = group) -> ErrorCode:
         return commit_offset(session, group_id, topic, member, epoch)
 
-    assert commit(a, 1) == ErrorCode.stale_member_epoch
-    assert commit(a, 2) == ErrorCode.none
-    assert commit("not-a-member", 2) == ErrorCode.unknown_member_id
+    # An older epoch commits the partitions assigned to the member at or before it
+    # (Kafka 4.3): partition 0 has been a's since E0.
+    assert commit(a, E0) == ErrorCode.none
+    assert commit(a, E0 - 1) == ErrorCode.stale_member_epoch
+    assert commit(a, E0 + 2) == ErrorCode.stale_member_epoch  # newer than a's
+    assert commit(a, E0 + 1) == ErrorCode.none
+    assert commit("not-a-member", E0 + 1) == ErrorCode.unknown_member_id
     assert commit("", -1) == ErrorCode.unknown_member_id  # the group has members
     # v9 names a group that does not exist (older versions said ILLEGAL_GENERATION).
-    assert commit(a, 2, session.sibling(f"{group}-absent")) == ErrorCode.group_id_not_found
+    absent = session.sibling(f"{group}-absent")
+    assert commit(a, E0 + 1, absent) == ErrorCode.group_id_not_found
 
     def fetch(member: str | None, epoch: int) -> tuple[ErrorCode, list[int]]:
         types = load_payload_module(FETCH, 9, EntityType.request)
@@ -157,10 +171,10 @@ def test_stale_epochs_are_fenced_and_offset_commits_checked_against_the_member_e
         offsets = [p.committed_offset for t in answer.topics for p in t.partitions]
         return answer.error_code, offsets
 
-    assert fetch(a, 2) == (ErrorCode.none, [0])
+    assert fetch(a, E0 + 1) == (ErrorCode.none, [0])
     assert fetch(None, -1) == (ErrorCode.none, [0])  # admin clients name no member
-    assert fetch(a, 1) == (ErrorCode.stale_member_epoch, [])
-    assert fetch("not-a-member", 2) == (ErrorCode.unknown_member_id, [])
+    assert fetch(a, E0) == (ErrorCode.stale_member_epoch, [])
+    assert fetch("not-a-member", E0 + 1) == (ErrorCode.unknown_member_id, [])
 
 
 def test_bad_heartbeats_get_kafkas_errors(
@@ -221,13 +235,13 @@ def test_a_member_that_leaves_hands_its_partitions_on(
     a, b = sorted((new_member(), new_member()))
     session.heartbeat(group, a, 0, subscribed_topic_names=(topic,), server_assignor="range")
     session.heartbeat(group, b, 0, subscribed_topic_names=(topic,), server_assignor="range")
-    session.heartbeat(group, a, 1, owned={tid: [0, 1]})
-    a_epoch = session.heartbeat(group, a, 1, owned={tid: [0]}).member_epoch
-    assert assigned(session.heartbeat(group, b, 2)) == {tid: [1]}
+    session.heartbeat(group, a, E0, owned={tid: [0, 1]})
+    a_epoch = session.heartbeat(group, a, E0, owned={tid: [0]}).member_epoch
+    assert assigned(session.heartbeat(group, b, E0 + 1)) == {tid: [1]}
     left = session.heartbeat(group, a, -1)
     assert (left.error_code, left.member_id, left.member_epoch) == (ErrorCode.none, a, -1)
     took_over = session.heartbeat(group, b, a_epoch)
-    assert (took_over.member_epoch, assigned(took_over)) == (3, {tid: [0, 1]})
+    assert (took_over.member_epoch, assigned(took_over)) == (E0 + 2, {tid: [0, 1]})
     gone = session.heartbeat(group, a, a_epoch)
     assert gone.error_code == ErrorCode.unknown_member_id
 
@@ -289,9 +303,9 @@ def test_a_static_member_comes_back_to_its_partitions(
     names = {"subscribed_topic_names": (topic,)}
     session.heartbeat(group, first, 0, instance_id="instance-a", **names)
     session.heartbeat(group, other, 0, instance_id="instance-b", **names)
-    session.heartbeat(group, first, 1, owned={tid: [0, 1]}, instance_id="instance-a")
-    session.heartbeat(group, first, 1, owned={tid: [0]}, instance_id="instance-a")
-    assert assigned(session.heartbeat(group, other, 2, instance_id="instance-b")) == {tid: [1]}
+    session.heartbeat(group, first, E0, owned={tid: [0, 1]}, instance_id="instance-a")
+    session.heartbeat(group, first, E0, owned={tid: [0]}, instance_id="instance-a")
+    assert assigned(session.heartbeat(group, other, E0 + 1, instance_id="instance-b")) == {tid: [1]}
 
     taken = session.heartbeat(group, new_member(), 0, instance_id="instance-a", **names)
     assert taken.error_code == ErrorCode.unreleased_instance_id
@@ -303,15 +317,19 @@ def test_a_static_member_comes_back_to_its_partitions(
     assert (paused.error_code, paused.member_epoch) == (ErrorCode.none, -2)
     restarted = new_member()
     back = session.heartbeat(group, restarted, 0, instance_id="instance-a", **names)
-    assert (back.error_code, back.member_epoch, assigned(back)) == (ErrorCode.none, 2, {tid: [0]})
-    fenced = session.heartbeat(group, first, 2, instance_id="instance-a")
+    assert (back.error_code, back.member_epoch, assigned(back)) == (
+        ErrorCode.none,
+        E0 + 1,
+        {tid: [0]},
+    )
+    fenced = session.heartbeat(group, first, E0 + 1, instance_id="instance-a")
     assert fenced.error_code == ErrorCode.fenced_instance_id
     # The group epoch did not move: the seat was kept, not given up.
     (info,) = session.call(
         DESCRIBE, 1, group_ids=(group,), include_authorized_operations=False
     ).groups
     assert (info.group_epoch, sorted(m.instance_id for m in info.members)) == (
-        2,
+        E0 + 1,
         ["instance-a", "instance-b"],
     )
 
@@ -326,9 +344,9 @@ def test_a_silent_member_is_fenced_when_its_session_ends(
     silent, survivor = new_member(), new_member()
     session.heartbeat(group, silent, 0, subscribed_topic_names=(topic,))
     session.heartbeat(group, survivor, 0, subscribed_topic_names=(topic,))
-    session.heartbeat(group, silent, 1, owned={tid: [0, 1]})
-    session.heartbeat(group, silent, 1, owned={tid: [0]})
-    epoch = 2
+    session.heartbeat(group, silent, E0, owned={tid: [0, 1]})
+    session.heartbeat(group, silent, E0, owned={tid: [0]})
+    epoch = E0 + 1
     owned: dict[uuid.UUID, list[int]] = {}
     deadline = time.monotonic() + 60
     while owned != {tid: [0, 1]}:
@@ -338,8 +356,8 @@ def test_a_silent_member_is_fenced_when_its_session_ends(
         epoch = response.member_epoch
         owned = assigned(response) or owned
         time.sleep(0.5)
-    assert epoch == 3
-    gone = session.heartbeat(group, silent, 2)
+    assert epoch == E0 + 2
+    gone = session.heartbeat(group, silent, E0 + 1)
     assert gone.error_code == ErrorCode.unknown_member_id
 
 

@@ -245,9 +245,15 @@ def test_a_consumer_heartbeat_upgrades_a_live_classic_group(
     assert classic.heartbeat() == ErrorCode.none
     assert describe(session, group).group_state == "Stable"
 
-    # A classic member commits with its generation, which is its member epoch.
+    # A classic member commits with its generation, which is its member epoch; an older
+    # one commits the partitions it has held since then (Kafka 4.3: partition 0 since
+    # generation 1, when the group was converted), a newer one nothing.
     assert commit_offset(session, group, topic, classic.member_id, 2) == ErrorCode.none
-    assert commit_offset(session, group, topic, classic.member_id, 1) == (
+    assert commit_offset(session, group, topic, classic.member_id, 1) == ErrorCode.none
+    assert commit_offset(session, group, topic, classic.member_id, 0) == (
+        ErrorCode.illegal_generation
+    )
+    assert commit_offset(session, group, topic, classic.member_id, 3) == (
         ErrorCode.illegal_generation
     )
 
@@ -357,13 +363,14 @@ def test_a_classic_member_listing_an_assignor_twice_blocks_the_downgrade_as_on_k
     topic_id(session, topic)
     modern = new_member()
     joined = session.heartbeat(group, modern, 0, subscribed_topic_names=(topic,))
-    assert (joined.error_code, joined.member_epoch) == (ErrorCode.none, 1)
+    # Kafka 4.3 starts a consumer group at epoch 1: the first join moves it to 2.
+    assert (joined.error_code, joined.member_epoch) == (ErrorCode.none, 2)
     classic = ClassicMember(session, group, topic)
     classic.protocol_names = ("range", "range")
     entered = classic.join()
     assert (entered.error_code, entered.generation_id, entered.protocol_name) == (
         ErrorCode.none,
-        2,
+        3,
         "range",
     )
     assert classic.sync().error_code == ErrorCode.none
@@ -376,7 +383,7 @@ def test_a_classic_member_listing_an_assignor_twice_blocks_the_downgrade_as_on_k
         0,
     )
     kept = describe(session, group)
-    assert (kept.error_code, kept.group_epoch) == (ErrorCode.none, 2)
+    assert (kept.error_code, kept.group_epoch) == (ErrorCode.none, 3)
     assert {m.member_id: m.member_type for m in kept.members} == {
         modern: 1,
         classic.member_id: 0,

@@ -1,9 +1,13 @@
-"""Share groups switched off, as a default Kafka 4.1 broker has them, on every backend.
+"""Share and streams groups switched off, as the `kafka` backend runs them, on every
+backend.
 
-Kafka 4.1 advertises the share APIs (KIP-932) but, with `share.version` at 0, answers
-the group and fetch ones with UNSUPPORTED_VERSION and the share-state ones with
-NOT_COORDINATOR. Each request here carries one group, topic and partition; the
-expected answers are what Kafka 4.1.1 sent.
+With `share.version` and `streams.version` at 0 (the `kafka` backend formats its
+storage so, `kafkatest.brokers.kafka_properties.FEATURES_OFF`: Kafka 4.2+ would turn
+them on), Kafka still advertises the share APIs (KIP-932) and the streams group APIs
+(KIP-1071), answering the group and fetch ones with UNSUPPORTED_VERSION and the
+share-state ones with NOT_COORDINATOR. Each request here carries one group, topic and
+partition, at every version the broker advertises; the expected answers are what
+Kafka sent (4.1.1, and 4.3.1 the same at its newer versions).
 """
 
 from __future__ import annotations
@@ -22,20 +26,22 @@ from raw_client import ask
 
 from kafkatest import Broker
 
-#: api key -> (kio module name, version Kafka 4.1 serves).
-SHARE_APIS = {
-    76: ("share_group_heartbeat", 1),
-    77: ("share_group_describe", 1),
-    78: ("share_fetch", 1),
-    79: ("share_acknowledge", 1),
-    83: ("initialize_share_group_state", 0),
-    84: ("read_share_group_state", 0),
-    85: ("write_share_group_state", 0),
-    86: ("delete_share_group_state", 0),
-    87: ("read_share_group_state_summary", 0),
-    90: ("describe_share_group_offsets", 0),
-    91: ("alter_share_group_offsets", 0),
-    92: ("delete_share_group_offsets", 0),
+#: api key -> kio module name.
+SWITCHED_OFF_APIS = {
+    76: "share_group_heartbeat",
+    77: "share_group_describe",
+    78: "share_fetch",
+    79: "share_acknowledge",
+    83: "initialize_share_group_state",
+    84: "read_share_group_state",
+    85: "write_share_group_state",
+    86: "delete_share_group_state",
+    87: "read_share_group_state_summary",
+    88: "streams_group_heartbeat",
+    89: "streams_group_describe",
+    90: "describe_share_group_offsets",
+    91: "alter_share_group_offsets",
+    92: "delete_share_group_offsets",
 }
 OFF = ErrorCode.unsupported_version
 TOPIC_ID = uuid.UUID("8f3ce1a2-5b7d-4e10-9c2f-0a1b2c3d4e5f")
@@ -70,51 +76,85 @@ def _build(cls: Any) -> Any:
     return cls(**{f.name: _neutral(hints[f.name]) for f in dataclasses.fields(cls)})
 
 
-def _answer(broker: Broker, api_key: int) -> Any:
-    name, version = SHARE_APIS[api_key]
-    module = importlib.import_module(f"kio.schema.{name}.v{version}.request")
-    request_class = next(
-        v
-        for v in vars(module).values()
-        if isinstance(v, type) and v.__name__.endswith("Request") and dataclasses.is_dataclass(v)
-    )
-    return ask(broker.bootstrap_servers, api_key, version, _build(request_class))
+def _advertised(broker: Broker, api_key: int) -> range:
+    from kio.schema.api_versions.v3.request import ApiVersionsRequest
+
+    request = ApiVersionsRequest(client_software_name="t", client_software_version="1")
+    answer = ask(broker.bootstrap_servers, 18, 3, request)
+    [(low, high)] = [
+        (k.min_version, k.max_version) for k in answer.api_keys if k.api_key == api_key
+    ]
+    return range(low, high + 1)
+
+
+def _answers(broker: Broker, api_key: int) -> list[Any]:
+    """The broker's answer to the request at each version it advertises."""
+    answers = []
+    for version in _advertised(broker, api_key):
+        module = importlib.import_module(
+            f"kio.schema.{SWITCHED_OFF_APIS[api_key]}.v{version}.request"
+        )
+        request_class = next(
+            v
+            for v in vars(module).values()
+            if isinstance(v, type)
+            and v.__name__.endswith("Request")
+            and dataclasses.is_dataclass(v)
+        )
+        answers.append(ask(broker.bootstrap_servers, api_key, version, _build(request_class)))
+    return answers
 
 
 @pytest.mark.parametrize("api_key", [76, 78, 79])
 def test_share_group_and_fetch_apis_answer_unsupported_version(
     kafka_broker: Broker, api_key: int
 ) -> None:
-    response = _answer(kafka_broker, api_key)
-    assert (response.error_code, response.error_message) == (OFF, None)
-    if api_key == 76:
-        assert (response.member_id, response.member_epoch, response.assignment) == (None, 0, None)
-    else:
-        assert (response.responses, response.node_endpoints) == ((), ())
+    for response in _answers(kafka_broker, api_key):
+        assert (response.error_code, response.error_message) == (OFF, None)
+        if api_key == 76:
+            assert (response.member_id, response.member_epoch, response.assignment) == (
+                None,
+                0,
+                None,
+            )
+        else:
+            assert (response.responses, response.node_endpoints) == ((), ())
 
 
-def test_share_group_describe_answers_unsupported_version_per_group(kafka_broker: Broker) -> None:
-    (group,) = _answer(kafka_broker, 77).groups
-    assert (group.group_id, group.error_code, group.error_message) == ("g1", OFF, None)
-    assert (group.group_state, group.group_epoch, group.members) == ("", 0, ())
-    assert group.authorized_operations == -(2**31)
+def test_streams_group_heartbeat_answers_unsupported_version(kafka_broker: Broker) -> None:
+    for response in _answers(kafka_broker, 88):
+        assert (response.error_code, response.error_message) == (OFF, None)
+        assert (response.member_id, response.member_epoch, response.status) == ("", 0, ())
+        assert (response.active_tasks, response.partitions_by_user_endpoint) == (None, None)
+
+
+@pytest.mark.parametrize("api_key", [77, 89])
+def test_group_describes_answer_unsupported_version_per_group(
+    kafka_broker: Broker, api_key: int
+) -> None:
+    for response in _answers(kafka_broker, api_key):
+        (group,) = response.groups
+        assert (group.group_id, group.error_code, group.error_message) == ("g1", OFF, None)
+        assert (group.group_state, group.group_epoch, group.members) == ("", 0, ())
+        assert group.authorized_operations == -(2**31)
 
 
 def test_share_group_offsets_apis_answer_unsupported_version(kafka_broker: Broker) -> None:
-    (group,) = _answer(kafka_broker, 90).groups
-    assert (group.group_id, group.topics, group.error_code, group.error_message) == (
-        "g1",
-        (),
-        OFF,
-        None,
-    )
-    for api_key in (91, 92):
-        response = _answer(kafka_broker, api_key)
-        assert (response.error_code, response.error_message, response.responses) == (
-            OFF,
-            "The version of API is not supported.",
+    for answer in _answers(kafka_broker, 90):
+        (group,) = answer.groups
+        assert (group.group_id, group.topics, group.error_code, group.error_message) == (
+            "g1",
             (),
+            OFF,
+            None,
         )
+    for api_key in (91, 92):
+        for response in _answers(kafka_broker, api_key):
+            assert (response.error_code, response.error_message, response.responses) == (
+                OFF,
+                "The version of API is not supported.",
+                (),
+            )
 
 
 @pytest.mark.parametrize(
@@ -130,11 +170,14 @@ def test_share_group_offsets_apis_answer_unsupported_version(kafka_broker: Broke
 def test_share_state_apis_answer_not_coordinator_per_partition(
     kafka_broker: Broker, api_key: int, action: str
 ) -> None:
-    (result,) = _answer(kafka_broker, api_key).results
-    assert result.topic_id == TOPIC_ID
-    (partition,) = result.partitions
-    assert (partition.partition, partition.error_code, partition.error_message) == (
-        0,
-        ErrorCode.not_coordinator,
-        f"Unable to {action}: This is not the correct coordinator.",
-    )
+    for answer in _answers(kafka_broker, api_key):
+        (result,) = answer.results
+        assert result.topic_id == TOPIC_ID
+        (partition,) = result.partitions
+        assert (partition.partition, partition.error_code, partition.error_message) == (
+            0,
+            ErrorCode.not_coordinator,
+            f"Unable to {action}: This is not the correct coordinator.",
+        )
+        if api_key == 87 and answer.__version__ >= 1:  # KIP-1226's count, unknown here
+            assert partition.delivery_complete_count == -1

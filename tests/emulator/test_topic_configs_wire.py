@@ -178,23 +178,45 @@ def test_tiered_storage_cannot_be_switched_on(kafka_broker: Broker) -> None:
     )
 
 
-def test_a_groups_configs_list_their_default_as_a_synonym(kafka_broker: Broker) -> None:
-    """kafka-configs --describe --all of a group prints synonyms={DEFAULT_CONFIG:...};
-    a value set on the group replaces it (Kafka lists one synonym)."""
+#: Group configs with no broker setting behind them: their default is their own.
+OWN_DEFAULTS = {
+    "share.auto.offset.reset",
+    "share.isolation.level",
+    "share.renew.acknowledge.enable",
+}
+
+
+def test_a_groups_configs_list_their_broker_setting_as_a_synonym(kafka_broker: Broker) -> None:
+    """kafka-configs --describe --all of a group (Kafka 4.3): each config shows the broker
+    setting it defaults to, with that setting's synonyms and source (static where
+    kafkatest sets it); a value set on the group comes first, with source GROUP_CONFIG."""
     group = unique_topic_name("group-configs")
     described = describe(kafka_broker, GROUP, group)
     assert described["streams.num.standby.replicas"] == (
         "0",
         DEFAULT,
-        [("streams.num.standby.replicas", "0", DEFAULT)],
+        [("group.streams.num.standby.replicas", "0", DEFAULT)],
     )
-    assert all(syn == [(name, value, DEFAULT)] for name, (value, _, syn) in described.items())
+    assert described["consumer.heartbeat.interval.ms"] == (
+        "500",
+        STATIC,
+        [
+            ("group.consumer.heartbeat.interval.ms", "500", STATIC),
+            ("group.consumer.heartbeat.interval.ms", "5000", DEFAULT),
+        ],
+    )
+    for name, (value, source, synonyms) in described.items():
+        setting = name if name in OWN_DEFAULTS else f"group.{name}"
+        assert synonyms[0] == (setting, value, source), name
     alter(kafka_broker, group, "streams.num.standby.replicas", "1")
     altered = describe(kafka_broker, GROUP, group)["streams.num.standby.replicas"]
     assert altered == (
         "1",
         GROUP_CONFIG,
-        [("streams.num.standby.replicas", "1", GROUP_CONFIG)],
+        [
+            ("streams.num.standby.replicas", "1", GROUP_CONFIG),
+            ("group.streams.num.standby.replicas", "0", DEFAULT),
+        ],
     )
     alter(kafka_broker, group, "streams.num.standby.replicas", None, delete=True)
 

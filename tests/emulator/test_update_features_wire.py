@@ -1,7 +1,8 @@
-"""UpdateFeatures (kafka-features) on every backend: Kafka 4.1's controller rules
-and words, what each level change does to what ApiVersions finalizes, and that
+"""UpdateFeatures (kafka-features) on every backend: the emulated Kafka's controller
+rules and words, what each level change does to what ApiVersions finalizes, and that
 group.version 0 turns KIP-848 groups off. Each expectation was first observed on
-real Kafka 4.1.1; run with ``--kafka-backend=emulator,kafka``.
+real Kafka (4.1.1, then 4.3.1, whose metadata.version 30 changed the metadata format,
+so no downgrade of it is allowed); run with ``--kafka-backend=emulator,kafka``.
 
 The session's broker is shared, so a test that changes a feature level puts it back.
 """
@@ -47,8 +48,8 @@ CONSUMER_GROUP_HEARTBEAT, CONSUMER_GROUP_DESCRIBE = 68, 69
         ([("group.version", 0, SAFE)], None),
         ([("group.version", 0, UNSAFE)], None),
         ([("transaction.version", 1, SAFE)], None),
-        ([("metadata.version", 24, SAFE)], None),
-        ([("metadata.version", 26, UNSAFE)], None),
+        ([("eligible.leader.replicas.version", 0, SAFE)], None),
+        ([("kraft.version", 1, UPGRADE)], None),
         ([("group.version", 1, UPGRADE), ("group.version", 1, UPGRADE)], None),
         (
             [("nope.version", 1, UPGRADE)],
@@ -78,17 +79,32 @@ CONSUMER_GROUP_HEARTBEAT, CONSUMER_GROUP_DESCRIBE = 68, 69
         (
             [("metadata.version", 6, UNSAFE)],
             "Invalid update version 6 for feature metadata.version. "
-            "Local controller 1 only supports versions 7-27",
+            "Local controller 1 only supports versions 7-30",
+        ),
+        (
+            [("metadata.version", 31, UPGRADE)],
+            "Invalid update version 31 for feature metadata.version. "
+            "Local controller 1 only supports versions 7-30",
+        ),
+        (
+            [("metadata.version", 29, SAFE)],
+            "Unsupported metadata.version downgrade from 30 to 29. Refusing to perform the "
+            "requested downgrade because it might delete metadata information.",
+        ),
+        (
+            [("metadata.version", 26, UNSAFE)],
+            "Unsupported metadata.version downgrade from 30 to 26. Unsafe metadata downgrade "
+            "is not supported in this version.",
         ),
         (
             [("metadata.version", 22, SAFE)],
-            "Invalid metadata.version 22. Refusing to perform the requested downgrade "
-            "because it might delete metadata information.",
+            "Unsupported metadata.version downgrade from 30 to 22. Refusing to perform the "
+            "requested downgrade because it might delete metadata information.",
         ),
         (
             [("metadata.version", 7, UNSAFE)],
-            "Invalid metadata.version 7. Unsafe metadata downgrade is not supported in this "
-            "version.",
+            "Unsupported metadata.version downgrade from 30 to 7. Unsafe metadata downgrade "
+            "is not supported in this version.",
         ),
         # One bad update fails them all.
         (
@@ -193,7 +209,8 @@ def test_group_version_0_turns_kip_848_groups_off_and_1_back_on(kafka_broker: Br
         ):
             break
         time.sleep(0.1)
-    assert on.error_code == ErrorCode.none and on.member_epoch == 1
+    # A new group starts at epoch 1 (Kafka 4.3): its first member gets 2.
+    assert on.error_code == ErrorCode.none and on.member_epoch == 2
 
 
 @pytest.mark.usefixtures("restore_features")
@@ -202,7 +219,7 @@ def test_feature_levels_go_down_and_back_up(kafka_broker: Broker) -> None:
     steps: list[tuple[tuple[str, int, int], dict[str, int]]] = [
         (("transaction.version", 1, SAFE), {"transaction.version": 1}),
         (("transaction.version", 0, SAFE), {}),
-        (("metadata.version", 26, SAFE), {"metadata.version": 26}),
+        (("group.version", 0, SAFE), {}),
         (("eligible.leader.replicas.version", 0, UNSAFE), {}),
     ]
     base = finalized(kafka_broker)[0]
@@ -216,15 +233,14 @@ def test_feature_levels_go_down_and_back_up(kafka_broker: Broker) -> None:
             ),
         )
     # Going up again needs the upgrade type; back where it started.
-    bad = update_features(kafka_broker, ("metadata.version", 27, SAFE))
+    bad = update_features(kafka_broker, ("group.version", 1, SAFE))
     assert bad.error_message == FAILED + (
-        "Invalid update version 27 for feature metadata.version. "
-        "Can't downgrade to a newer version."
+        "Invalid update version 1 for feature group.version. Can't downgrade to a newer version."
     )
     restored = update_features(
         kafka_broker,
         ("transaction.version", 2, UPGRADE),
-        ("metadata.version", 27, UPGRADE),
+        ("group.version", 1, UPGRADE),
         ("eligible.leader.replicas.version", 1, UPGRADE),
     )
     assert restored.error_code == ErrorCode.none

@@ -31,7 +31,7 @@ from kafkatest.emulator.state.cleaner import COMPACT_NOW_KEY
 from kafkatest.errors import BrokerError
 from kafkatest.faults import Faults
 from kafkatest.records import Record
-from kafkatest.tools import CONSOLE_CONSUMER, run_kafka_tool
+from kafkatest.tools import CONSOLE_CONSUMER, run_kafka_tool, tool_option
 from tests.emulator.batch_builder import RECENT_MS, encode_record
 from tests.emulator.raw_client import connect, encode, read_frame, request_frame
 
@@ -344,12 +344,12 @@ def test_a_compressed_batch_the_cleaner_rewrote_reads_in_java_and_librdkafka(
 
     expected = [(1, b"b", b"b0"), (2, b"a", b"a1"), (3, *MARKER)]
     assert _read_uncommitted(kafka_broker, topic) == expected
+    prop = tool_option(CONSOLE_CONSUMER, "--property")
     consumed = run_kafka_tool(
         CONSOLE_CONSUMER,
         ["--bootstrap-server", kafka_broker.bootstrap_servers, "--topic", topic,
          "--from-beginning", "--max-messages", "3", "--timeout-ms", "30000",
-         "--property", "print.key=true", "--property", "print.offset=true",
-         "--property", "print.headers=true"],
+         prop, "print.key=true", prop, "print.offset=true", prop, "print.headers=true"],
         timeout_s=90,
     )  # fmt: skip
     assert consumed.stdout.splitlines() == [

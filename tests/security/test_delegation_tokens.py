@@ -21,7 +21,7 @@ from kafkatest.brokers.token_client import logged_in
 from kafkatest.brokers.token_client import request_entity as _request
 from kafkatest.errors import BrokerError
 from kafkatest.security import DelegationToken
-from kafkatest.tools import CONSOLE_CONSUMER, CONSOLE_PRODUCER, run_kafka_tool
+from kafkatest.tools import CONSOLE_CONSUMER, CONSOLE_PRODUCER, run_kafka_tool, tool_option
 
 DAY_MS = 24 * 60 * 60 * 1000
 TOKENS = "org.apache.kafka.tools.DelegationTokenCommand"
@@ -107,10 +107,11 @@ def test_kafkas_token_command_and_console_clients(
     client = broker.java_client_properties(tmp_path / "token.properties", token=token)
     topic = f"tokens-{uuid.uuid4().hex[:8]}"
     broker.create_topic(topic)
-    _tool(broker, CONSOLE_PRODUCER, "--topic", topic, "--producer.config", str(client),
+    _tool(broker, CONSOLE_PRODUCER, "--topic", topic,
+          tool_option(CONSOLE_PRODUCER, "--producer.config"), str(client),
           stdin="one\ntwo\n")  # fmt: skip
     consume = ["--topic", topic, "--from-beginning", "--max-messages", "2",
-               "--consumer.config", str(client)]  # fmt: skip
+               tool_option(CONSOLE_CONSUMER, "--consumer.config"), str(client)]  # fmt: skip
     assert _tool(broker, CONSOLE_CONSUMER, *consume, "--timeout-ms", "30000").split() == [
         "one",
         "two",

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from functools import cache
 
 from kafkatest.emulator.state.broker_configs import kafka_default, kafka_defaults
-from kafkatest.emulator.state.errors import InvalidConfig, InvalidRequest, UnknownServerError
+from kafkatest.emulator.state.errors import InvalidConfig, InvalidRequest
 from kafkatest.emulator.state.topic_configs import BROKER_SYNONYMS, TOPIC_CONFIGS, java_double
 
 #: DescribeConfigs' config type codes in Kafka's broker table.
@@ -95,11 +95,9 @@ THREAD_POOLS = frozenset(
 CLEANER_THREADS = "log.cleaner.threads"
 
 #: Bounds Kafka declares on dynamic broker configs (beside their topic twin's): None
-#: where the broker config has none though its twin has. num.replica.fetchers has
-#: none either: its thread-pool check refuses 0.
+#: where the broker config has none though its twin has.
 _AT_LEAST: dict[str, int | None] = {
-    **dict.fromkeys(THREAD_POOLS - {"num.replica.fetchers"}, 1),
-    "num.replica.fetchers": None,
+    **dict.fromkeys(THREAD_POOLS, 1),
     "log.retention.ms": None,
     "log.flush.interval.ms": None,
     "log.roll.ms": None,
@@ -152,11 +150,23 @@ def listener_base(name: str) -> str:
     return name.split(".", 3)[3] if is_listener_config(name) else name
 
 
-def scala_set(names: Iterable[str], hashed: bool = False) -> str:
-    """How Kafka prints the set of keys it refuses: a Scala Set, in request order."""
+def java_set(names: Iterable[str]) -> str:
+    """How Kafka prints the set of keys it refuses: a java.util.HashSet, `[a, b]`, in
+    the order its table holds them (by each name's hash bucket, then insertion)."""
     items = list(dict.fromkeys(names))
-    kind = "HashSet" if hashed or len(items) > 4 else "Set"
-    return f"{kind}({', '.join(items)})"
+    capacity = 16
+    while len(items) > capacity * 3 // 4:
+        capacity *= 2
+    ordered = sorted(items, key=lambda name: _java_spread_hash(name) & (capacity - 1))
+    return f"[{', '.join(ordered)}]"
+
+
+def _java_spread_hash(text: str) -> int:
+    """java.lang.String.hashCode spread as java.util.HashMap spreads it (h ^ h >>> 16)."""
+    h = 0
+    for unit in text.encode("utf-16-be").hex(" ", 2).split():
+        h = (31 * h + int(unit, 16)) & 0xFFFFFFFF
+    return h ^ (h >> 16)
 
 
 def check_change(props: Mapping[str, str], per_broker: bool) -> None:
@@ -164,12 +174,12 @@ def check_change(props: Mapping[str, str], per_broker: bool) -> None:
     dynamic configs after the change; raises InvalidRequest with its words."""
     fixed = [name for name in props if is_kafka_config(name) and not is_dynamic(name)]
     if fixed:
-        raise InvalidRequest(f"Cannot update these configs dynamically: {scala_set(fixed)}")
+        raise InvalidRequest(f"Cannot update these configs dynamically: {java_set(fixed)}")
     unprefixed = [name for name in props if name in LISTENER_ONLY_SECURITY]
     if unprefixed:
         raise InvalidRequest(
             "These security configs can be dynamically updated only per-listener using "
-            f"the listener prefix: {scala_set(unprefixed, hashed=True)}"
+            f"the listener prefix: {java_set(unprefixed)}"
         )
     for name, value in props.items():
         check_value(listener_base(name), value)
@@ -183,7 +193,7 @@ def check_change(props: Mapping[str, str], per_broker: bool) -> None:
         if broker_only:
             raise InvalidRequest(
                 "Cannot update these configs at default cluster level, broker id must be "
-                f"specified: {scala_set(broker_only)}"
+                f"specified: {java_set(broker_only)}"
             )
 
 
@@ -298,7 +308,7 @@ def apply_operation(props: dict[str, str], name: str, operation: int, value: str
     if operation not in (append, subtract):
         raise InvalidRequest(f"Unknown operations type {operation}")
     if not is_kafka_config(name):
-        raise UnknownServerError("")
+        raise InvalidConfig(f"Unknown config name: {name}")
     verb = "append" if operation == append else "subtract"
     if not is_list(name):
         raise InvalidConfig(f"Config value {verb} is not allowed for config key: {name}")

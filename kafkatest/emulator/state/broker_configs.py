@@ -1,8 +1,9 @@
-"""Broker configs as DescribeConfigs shows them: Kafka 4.1's full set.
+"""Broker configs as DescribeConfigs shows them: the emulated Kafka's full set.
 
-The table is data: ``data/kafka_4_1_broker_configs.json`` holds Kafka 4.1.1's
-broker configs at their defaults (every key with its type, synonyms and
-documentation), taken from its DescribeConfigs answer. On top come the settings
+The table is data: ``data/kafka_broker_configs.json`` holds the broker configs of
+the release the emulator answers as (`kafkatest.emulator.release`) at their defaults
+(every key with its type, synonyms and documentation), taken from its
+DescribeConfigs answer. On top come the settings
 the broker is started with, shown as STATIC_BROKER_CONFIG as Kafka shows its
 server.properties: the ones every KRaft broker needs (ids, listeners, log dir),
 the quick-test settings kafkatest gives its `kafka` backend too (so e.g.
@@ -47,10 +48,10 @@ class BrokerConfig:
 
 @cache
 def kafka_defaults() -> tuple[BrokerConfig, ...]:
-    """Kafka 4.1.1's broker configs, from the data file (read once)."""
+    """The emulated release's broker configs, from the data file (read once)."""
     text = (
         resources.files("kafkatest.emulator.state")
-        .joinpath("data/kafka_4_1_broker_configs.json")
+        .joinpath("data/kafka_broker_configs.json")
         .read_text(encoding="utf-8")
     )
     return tuple(
@@ -126,11 +127,11 @@ Layers = list[tuple[int, Mapping[str, str]]]
 
 
 def broker_configs(layers: Layers) -> list[BrokerConfig]:
-    """Every config of a broker, as Kafka 4.1 describes it: each key's value at the
+    """Every config of a broker, as Kafka describes it: each key's value at the
     most specific level that sets it (per broker, cluster-wide, static), Kafka's
     default otherwise; custom keys set dynamically come last.
 
-    Walking Kafka's 318 keys through the levels takes milliseconds, and requests
+    Walking Kafka's 342 keys through the levels takes milliseconds, and requests
     ask for it once per resource they name (each topic a CreateTopics creates, each
     group an IncrementalAlterConfigs changes), so a request naming thousands held
     the event loop for tens of seconds: the answer is kept for the last few sets

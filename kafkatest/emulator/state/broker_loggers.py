@@ -1,9 +1,9 @@
 """The broker's log4j loggers, as the BROKER_LOGGER config resource shows and changes
 them (KIP-412).
 
-The emulator logs through Python, not log4j, so it keeps Kafka 4.1's loggers as data:
-the names a Kafka 4.1.1 broker of the `kafka` backend has once it has served a few
-clients (`data/kafka_4_1_loggers.json`), and the levels of kafkatest's log4j
+The emulator logs through Python, not log4j, so it keeps Kafka's loggers as data: the
+names a broker of the emulated release (`kafkatest.emulator.release`) run by the `kafka`
+backend has once it has served a few clients (`data/kafka_loggers.json`), and the levels of kafkatest's log4j
 configuration for that backend. A logger without a level of its own has its nearest
 configured ancestor's (`kafka` for `kafka.server.ReplicaManager`), as in log4j.
 Changing a level changes what the describes show, and nothing the emulator logs.
@@ -27,7 +27,7 @@ _SET, _DELETE, _APPEND, _SUBTRACT = 0, 1, 2, 3
 def _table() -> tuple[tuple[str, ...], dict[str, str]]:
     text = (
         resources.files("kafkatest.emulator.state")
-        .joinpath("data/kafka_4_1_loggers.json")
+        .joinpath("data/kafka_loggers.json")
         .read_text(encoding="utf-8")
     )
     data = json.loads(text)

@@ -102,6 +102,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("share.coordinator.state.topic.min.isr", kafka_backend="1"),
     Setting("group.consumer.min.heartbeat.interval.ms", kafka_backend="500"),
     Setting("group.consumer.min.session.timeout.ms", kafka_backend="10000"),
+    # Kafka 4.3 computes a KIP-848 group's next target assignment at most once per
+    # group.consumer.assignment.interval.ms (1 s by default); at 0 it does so at once,
+    # as Kafka 4.1 did and the emulator does, so members get partitions alike.
+    Setting("group.consumer.assignment.interval.ms", kafka_backend="0"),
     Setting("log.initial.task.delay.ms", kafka_backend="0"),
     # A deleted segment's files go at once, as near as Kafka allows: at 0, Kafka 4.1's
     # scheduler re-runs its file deletion task without a pause, and an idle broker

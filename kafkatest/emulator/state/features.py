@@ -3,7 +3,7 @@
 Clients read them from ApiVersions (Admin.describeFeatures, kafka-features) and
 choose protocols by them: Java 4.x producers use KIP-890's transactions only when
 ``transaction.version`` is 2, and KIP-848 consumer groups need ``group.version`` 1.
-UpdateFeatures changes them under the rules of Kafka 4.1's controller
+UpdateFeatures changes them under the rules of the emulated release's controller
 (FeatureControlManager), with its error text: a level inside the supported range,
 a downgrade only when asked for, ``metadata.version`` never below a version that
 changed the metadata format, ``kraft.version`` never down.
@@ -20,30 +20,35 @@ METADATA_VERSION = "metadata.version"
 KRAFT_VERSION = "kraft.version"
 GROUP_VERSION = "group.version"
 SHARE_VERSION = "share.version"
+STREAMS_VERSION = "streams.version"
 
-#: (min, max) supported levels, as Kafka 4.1.1 reports them.
+#: (min, max) supported levels, as the emulated release (`kafkatest.emulator.release`)
+#: reports them, in its order.
 SUPPORTED_FEATURES: dict[str, tuple[int, int]] = {
     "group.version": (0, 1),
     "kraft.version": (0, 1),
-    "metadata.version": (7, 27),
+    "metadata.version": (7, 30),
     "share.version": (0, 1),
+    "streams.version": (0, 1),
     "transaction.version": (0, 2),
     "eligible.leader.replicas.version": (0, 1),
 }
 
-#: The levels a Kafka 4.1 cluster formatted with defaults finalizes. Level 0
-#: features are left out of ApiVersions, as Kafka leaves them out.
+#: The levels a cluster of the emulated release finalizes when formatted as the
+#: `kafka` backend formats it: the release's defaults, but share and streams groups
+#: off (`kafkatest.brokers.kafka_properties.FEATURES_OFF`; they are not emulated).
+#: Level 0 features are left out of ApiVersions, as Kafka leaves them out.
 DEFAULT_FINALIZED: dict[str, int] = {
     "group.version": 1,
     "transaction.version": 2,
     "eligible.leader.replicas.version": 1,
-    "metadata.version": 27,
+    "metadata.version": 30,
 }
 
 #: metadata.version levels whose metadata records changed (MetadataVersion's
-#: didMetadataChange, 4.1.1): a downgrade across one of them could drop metadata,
+#: didMetadataChange, 4.3.1): a downgrade across one of them could drop metadata,
 #: so Kafka refuses it.
-_METADATA_CHANGED_AT = frozenset({7, 8, 11, 13, 14, 15, 17, 23})
+_METADATA_CHANGED_AT = frozenset({7, 8, 11, 13, 14, 15, 17, 23, 30})
 
 #: UpdateFeatures' upgrade types (FeatureUpdate.UpgradeType).
 UPGRADE, SAFE_DOWNGRADE, UNSAFE_DOWNGRADE = 1, 2, 3
@@ -53,6 +58,7 @@ _FAILED_PREFIX = "The update failed for all features since the following feature
 #: What the emulator does not do, so it refuses the level that would turn it on.
 _NOT_EMULATED = {
     (SHARE_VERSION, 1): "The kafkatest emulator does not emulate share groups (KIP-932).",
+    (STREAMS_VERSION, 1): "The kafkatest emulator does not emulate streams groups (KIP-1071).",
 }
 
 
@@ -136,7 +142,7 @@ class FeatureLevels:
                 else "Refusing to perform the requested downgrade because it might "
                 "delete metadata information."
             )
-            return f"Invalid metadata.version {level}. {why}"
+            return f"Unsupported metadata.version downgrade from {current} to {level}. {why}"
         refusal = _NOT_EMULATED.get((name, level))
         if refusal is not None:
             return invalid(refusal)

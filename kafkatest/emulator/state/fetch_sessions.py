@@ -28,13 +28,9 @@ EVICTION_IDLE_S = 120.0
 PartitionKey = tuple[uuid.UUID | str, int]
 #: A forgotten partition as the request names it: None for the all-zero topic id.
 ForgottenKey = tuple[uuid.UUID | str | None, int]
-
-
-class UnnamedPartition(Exception):
-    """A partition named by the all-zero topic id: no topic has it, so it has neither
-    an id nor a name to be keyed by. Kafka 4.1's session cache hashes a partition by its
-    name when its id is zero and throws (a NullPointerException), failing the request
-    with UNKNOWN_SERVER_ERROR; the Fetch handler answers the same."""
+#: The all-zero topic id, which kio reads as None: it names no topic, yet a session
+#: keeps a partition of it by that id, as Kafka's does.
+ZERO_TOPIC_ID = uuid.UUID(int=0)
 
 
 @dataclass(slots=True)
@@ -53,9 +49,8 @@ class SessionPartition:
     def key(self, uses_topic_ids: bool) -> PartitionKey:
         """Its key in a session: requests name it by id from Fetch v13, else by name."""
         topic = self.topic_id if uses_topic_ids else self.topic
-        if topic is None:  # only the zero id: a name is never null before v13
-            raise UnnamedPartition(f"partition {self.partition} of the zero topic id")
-        return topic, self.partition
+        # Only the zero id is None: a name is never null before v13.
+        return ZERO_TOPIC_ID if topic is None else topic, self.partition
 
     def must_send(
         self, error: bool, has_records: bool, high_watermark: int, log_start: int
@@ -89,13 +84,7 @@ class FetchSession:
     def update(
         self, changed: Iterable[SessionPartition], forgotten: Iterable[ForgottenKey]
     ) -> None:
-        """Apply an incremental request: new or changed partitions, then removals.
-
-        A partition of the zero topic id raises `UnnamedPartition` where Kafka's cache
-        throws, keeping what came before it in the request applied, as Kafka does: on
-        any changed one, and on a forgotten one unless the session is empty by then
-        (Kafka looks nothing up in an empty session, so it never hashes the key).
-        """
+        """Apply an incremental request: new or changed partitions, then removals."""
         for part in changed:
             key = part.key(self.uses_topic_ids)
             known = self.partitions.get(key)
@@ -106,11 +95,7 @@ class FetchSession:
                 known.max_bytes = part.max_bytes
                 known.current_leader_epoch = part.current_leader_epoch
         for topic, partition in forgotten:
-            if topic is None:
-                if self.partitions:
-                    raise UnnamedPartition(f"forgotten partition {partition} of the zero topic id")
-                continue
-            self.partitions.pop((topic, partition), None)
+            self.partitions.pop((ZERO_TOPIC_ID if topic is None else topic, partition), None)
 
     def advance(self) -> None:
         self.epoch = 1 if self.epoch >= 2**31 - 1 else self.epoch + 1

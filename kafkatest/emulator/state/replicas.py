@@ -6,7 +6,9 @@ what it models is what Kafka tells clients and what Kafka refuses. Held against 
 ISR and moves each partition it led to the first replica (in replica order) still
 in sync, one leader epoch on; a partition with no such replica has no leader
 (LEADER_NOT_AVAILABLE, an empty ISR) until a replica returns. A broker that comes
-back rejoins the ISR at its end; leadership does not move back by itself (Kafka's
+back rejoins the ISR, which its leader then lists in the order of a Scala hash set
+of broker ids, ascending for the ids a test cluster has (Kafka 4.3; 4.1 appended it);
+leadership does not move back by itself (Kafka's
 preferred-leader check runs every 300 s). Produce with acks=all is refused with
 NOT_ENOUGH_REPLICAS while the ISR is smaller than `min.insync.replicas`.
 """
@@ -53,7 +55,7 @@ def start_broker(cluster: Cluster, topics: TopicRegistry, broker_id: int) -> Non
         for partition in topic.partitions:
             if broker_id not in partition.replicas or broker_id in partition.isr:
                 continue
-            partition.isr.append(broker_id)
+            partition.isr = sorted([*partition.isr, broker_id])
             if partition.leader_id == NO_LEADER:
                 # Kafka elects the last in-sync replica (its eligible leader) when it
                 # returns; every emulated replica holds the whole log, so the first

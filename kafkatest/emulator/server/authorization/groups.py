@@ -6,6 +6,7 @@ import dataclasses
 import functools
 from typing import Any
 
+from kafkatest.emulator.protocol.request_scope import topic_name
 from kafkatest.emulator.server.authorization.core import (
     GROUP_DENIED,
     RT,
@@ -81,11 +82,18 @@ async def _offset_fetch(check: Check, ctx: RequestContext, request: Any, handler
     if request.topics is not None:
         return await per_topic(Op.DESCRIBE)(check, ctx, request, handler)
     served = await handler(ctx, request)
-    return dataclasses.replace(served, topics=_describable(check, served.topics))
+    return dataclasses.replace(served, topics=_describable(check, ctx, served.topics))
 
 
-def _describable(check: Check, topics: tuple[Any, ...]) -> tuple[Any, ...]:
-    return tuple(t for t in topics if check(Op.DESCRIBE, RT.TOPIC, t.name))
+def _describable(check: Check, ctx: RequestContext, topics: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The topics the client may describe; by id (v10+) an id naming no topic stays,
+    answered UNKNOWN_TOPIC_ID before any ACL is asked, as Kafka answers it."""
+    return tuple(t for t in topics if _may_describe(check, ctx, t))
+
+
+def _may_describe(check: Check, ctx: RequestContext, topic: Any) -> bool:
+    name = topic_name(topic, ctx.state)
+    return name is None or check(Op.DESCRIBE, RT.TOPIC, name)
 
 
 async def _offset_fetch_groups(
@@ -106,7 +114,7 @@ async def _offset_fetch_groups(
             )
             continue
         if group.topics:
-            denied = tuple(t for t in group.topics if not check(Op.DESCRIBE, RT.TOPIC, t.name))
+            denied = tuple(t for t in group.topics if not _may_describe(check, ctx, t))
             if denied:
                 one = dataclasses.replace(
                     request, groups=(dataclasses.replace(group, topics=denied),)
@@ -121,7 +129,7 @@ async def _offset_fetch_groups(
         served = await handler(ctx, dataclasses.replace(request, groups=tuple(asked)))
         served_groups = served.groups
     for group in served_groups:
-        topics = _describable(check, group.topics)
+        topics = _describable(check, ctx, group.topics)
         refused = refused_topics.get(group.group_id)
         if refused is not None:
             topics += refused.topics

@@ -54,7 +54,6 @@ BROKER_LOGGER_RESOURCE = 8
 CLIENT_METRICS_RESOURCE = 16
 GROUP_RESOURCE = 32
 _SOURCE_CLIENT_METRICS = 7
-_SOURCE_GROUP = 8
 
 _SOURCE_DEFAULT = 5
 _CONFIG_TYPES = {"BOOLEAN": 1, "STRING": 2, "INT": 3, "LONG": 5, "DOUBLE": 6, "LIST": 7}
@@ -167,17 +166,9 @@ def _describe(
     """Every config of the resource, with its source and synonyms."""
     state = ctx.state
     if resource_type == GROUP_RESOURCE:
-        overrides = state.group_configs.configs(name)
-        described = []
-        for key, config in sorted(group_configs.GROUP_CONFIGS.items()):
-            # Kafka lists one synonym: the group's own value, else the default.
-            if key in overrides:
-                value, source = overrides[key], _SOURCE_GROUP
-            else:
-                value, source = group_configs.default_of(config, broker.values), _SOURCE_DEFAULT
-            synonyms: tuple[Synonym, ...] = ((key, value, source),)
-            described.append(DescribedConfig(key, value, source, config.kind, synonyms))
-        return described
+        return group_configs.describe_group_configs(
+            state.group_configs.configs(name), broker.values, broker.synonyms
+        )
     if resource_type == CLIENT_METRICS_RESOURCE:
         client_metrics.check_name(name)
         configs = state.client_metrics.configs(name)

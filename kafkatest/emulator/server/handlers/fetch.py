@@ -11,12 +11,13 @@ session's next epoch carry only changed partitions and forgotten ones and get
 only partitions with news; epoch -1 fetches without a session. The session
 logic lives in `state.fetch_sessions`; this module reads and answers.
 
-The all-zero topic id names no topic, and Kafka 4.1 fails some requests naming it
-with a top-level UNKNOWN_SERVER_ERROR, echoing the request's session id, instead of
-answering UNKNOWN_TOPIC_ID for the partition: its session cache and its response
-builder key a partition by name when its id is zero, and such a partition has none
-(see `_kafka_fails` and `FetchSession.update`). Clients never send the zero id; the
-emulator answers as Kafka does rather than fail in its own way.
+The all-zero topic id names no topic, and Kafka fails some requests naming it with
+a top-level UNKNOWN_SERVER_ERROR, echoing the request's session id, instead of
+answering UNKNOWN_TOPIC_ID for the partition: its response builder compares the
+next partition's topic name with that partition's, which has none (see
+`_kafka_fails`). A session keeps such a partition by its id like any other (Kafka
+4.3; 4.1 failed there too). Clients never send the zero id; the emulator answers as
+Kafka does rather than fail in its own way.
 """
 
 from __future__ import annotations
@@ -41,7 +42,6 @@ from kafkatest.emulator.state.fetch_sessions import (
     ForgottenKey,
     PartitionKey,
     SessionPartition,
-    UnnamedPartition,
 )
 from kafkatest.emulator.state.notify import wait_any
 
@@ -80,10 +80,7 @@ async def fetch(ctx: RequestContext, request: Any) -> Any:
         if error is not None:
             return _error_response(types, error)
         assert session is not None
-        try:
-            session.update(_requested(ctx, request, uses_ids), _forgotten(request, uses_ids))
-        except UnnamedPartition:  # the epoch stays: the client may retry it
-            return _error_response(types, ErrorCode.unknown_server_error, session_id)
+        session.update(_requested(ctx, request, uses_ids), _forgotten(request, uses_ids))
         if session.partitions:
             session.advance()
             wanted = list(session.partitions.values())
@@ -94,10 +91,10 @@ async def fetch(ctx: RequestContext, request: Any) -> Any:
             wanted = _requested(ctx, request, uses_ids)
     committed = getattr(request, "isolation_level", 0) == _READ_COMMITTED
     reads = await _read_until_ready(ctx, request, wanted, committed)
+    if _kafka_fails(reads):  # an incremental one has changed its session and epoch by then
+        return _error_response(types, ErrorCode.unknown_server_error, session_id)
     if session is not None:
         reads = _incremental(session, reads, uses_ids)
-    elif _kafka_fails(reads, opens_session=epoch == INITIAL_EPOCH):
-        return _error_response(types, ErrorCode.unknown_server_error, session_id)
     elif epoch == INITIAL_EPOCH:
         session = sessions.create(uses_ids, _session_partitions(reads, uses_ids))
     return _response(types, reads, committed, NO_SESSION if session is None else session.session_id)
@@ -126,19 +123,18 @@ def _error_response(types: Any, error: ErrorCode, session_id: int = NO_SESSION) 
     )
 
 
-def _kafka_fails(reads: list[_PartitionRead], opens_session: bool) -> bool:
-    """Whether Kafka 4.1 fails this full fetch with UNKNOWN_SERVER_ERROR.
+def _kafka_fails(reads: list[_PartitionRead]) -> bool:
+    """Whether Kafka fails this fetch with UNKNOWN_SERVER_ERROR.
 
-    A partition of the zero topic id has neither id nor name. Opening a session,
-    Kafka keys every partition by one and throws on it. Otherwise it throws only when
+    A partition of the zero topic id has neither id nor name, and Kafka throws when
     building the response compares the next partition with it: the response lists the
     partitions read, then those of unresolved ids, then those of unknown topics or
-    partitions (each in request order), so it fails unless that one is last.
+    partitions (each in request order), so it fails unless that one is last. In an
+    incremental fetch the partitions with errors are the ones always sent, and they
+    are the ones that can follow it, so the same rule holds there.
     """
     if not any(_unnamed(read) for read in reads):
         return False
-    if opens_session:
-        return True
     tail = [r for r in reads if r.wanted.topic is None] + [
         r
         for r in reads

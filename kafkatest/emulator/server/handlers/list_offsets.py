@@ -1,9 +1,11 @@
 """ListOffsets: earliest, latest, max timestamp, and first offset at a timestamp.
 
 A timestamp with no record at or after it answers offset -1 / timestamp -1 and
-no error, which Spark reads as "no match". Versions 8-10 add the tiered-storage
-specs; without tiered storage Kafka answers -4 (earliest local) like -2 and -5
-(latest tiered) with "no offset", which is what the emulator does too. With
+no error, which Spark reads as "no match". Versions 8-11 add the tiered-storage
+specs; without tiered storage Kafka answers -4 (earliest local) like -2, and -5
+(latest tiered) and -6 (earliest pending upload, v11) with "no offset", which is what
+the emulator does too. A spec older than the version that added it, or a negative
+timestamp that names no spec, is UNSUPPORTED_VERSION for its partition. With
 isolation_level read_committed (v2+), latest is the last stable offset and
 lookups answer only offsets below it.
 """
@@ -27,9 +29,13 @@ EARLIEST = -2
 MAX_TIMESTAMP = -3
 EARLIEST_LOCAL = -4
 READ_COMMITTED = 1
+#: Each special timestamp and the first version that may send it (Kafka's
+#: ReplicaManager.timestampMinSupportedVersion): -5 latest tiered, -6 earliest
+#: pending upload (KIP-1023).
+_SPEC_SINCE = {EARLIEST: 1, LATEST: 1, MAX_TIMESTAMP: 7, EARLIEST_LOCAL: 8, -5: 9, -6: 11}
 
 
-@handles(2, 1, 10)
+@handles(2, 1, 11)
 async def list_offsets(ctx: RequestContext, request: Any) -> Any:
     ctx.state.maybe_enforce_retention()
     types = response_types(ctx)
@@ -59,6 +65,8 @@ def _list_partition(
             leader_epoch=epoch,
         )
 
+    if request.timestamp < 0 and ctx.api_version < _SPEC_SINCE.get(request.timestamp, 1 << 15):
+        return answer(ErrorCode.unsupported_version)  # before the partition is looked up
     try:
         partition = ctx.state.topics.get(topic_name).partition(request.partition_index)
     except StateError as exc:

@@ -25,7 +25,7 @@ from kafkatest.emulator.state.broker_configs import LOG_DIR
 UNKNOWN_VOLUME_BYTES = -1
 
 
-@handles(35, 1, 4)
+@handles(35, 1, 5)
 async def describe_log_dirs(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
     wanted: dict[str, set[int]] | None = None
@@ -57,6 +57,7 @@ async def describe_log_dirs(ctx: RequestContext, request: Any) -> Any:
         topics=tuple(topics),
         total_bytes=UNKNOWN_VOLUME_BYTES,
         usable_bytes=UNKNOWN_VOLUME_BYTES,
+        is_cordoned=False,  # v5 (KIP-1066): no directory is cordoned
     )
     return make(
         types.DescribeLogDirsResponse,

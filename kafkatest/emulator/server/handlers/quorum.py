@@ -151,7 +151,7 @@ def _voters(ctx: RequestContext) -> str:
     return f"[{replica_key(ctx.state.cluster.controller_id, _voter_directory_id(ctx))}]"
 
 
-@handles(80, 0, 0)
+@handles(80, 0, 1)
 async def add_raft_voter(ctx: RequestContext, request: Any) -> Any:
     error, message = _voter_change_refusal(ctx, request, "adding")
     if error == ErrorCode.none:

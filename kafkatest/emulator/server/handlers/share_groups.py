@@ -1,11 +1,13 @@
-"""Share groups (KIP-932) as a default Kafka 4.1 broker has them: switched off.
+"""Share groups (KIP-932) and streams groups (KIP-1071), switched off.
 
-Kafka 4.1 ships share groups disabled (feature `share.version` 0), yet advertises
-and answers every share API: the group and fetch APIs with UNSUPPORTED_VERSION, the
-share-state APIs (sent to the share coordinator) with NOT_COORDINATOR, since no
-share coordinator runs. A client that probes for share groups, and Kafka's own
-tests of that switch, see the same answers here. Each shape below is what Kafka
-4.1.1 sent (captured on the `kafka` backend; `tests/emulator/test_api_surface_wire.py`).
+Kafka 4.2 turns both on for a new cluster; the `kafka` backend formats its storage with
+`share.version` and `streams.version` at 0 (`kafkatest.brokers.kafka_properties.
+FEATURES_OFF`), since the emulator serves neither. Kafka then still advertises and
+answers every one of their APIs: the group and fetch APIs with UNSUPPORTED_VERSION, the
+share-state APIs (sent to the share coordinator) with NOT_COORDINATOR, since no share
+coordinator runs. A client that probes for these groups sees the same answers here.
+Each shape below is what the emulated Kafka sent (captured on the `kafka` backend;
+`tests/emulator/test_share_groups_off_wire.py` holds them to it).
 """
 
 from __future__ import annotations
@@ -47,16 +49,39 @@ _WHOLE_ANSWERS: dict[int, tuple[str, dict[str, Any]]] = {
     ),
     79: (
         "ShareAcknowledgeResponse",
-        {"error_message": None, "responses": (), "node_endpoints": ()},
+        {
+            "error_message": None,
+            "acquisition_lock_timeout": NO_THROTTLE,
+            "responses": (),
+            "node_endpoints": (),
+        },
     ),
     91: ("AlterShareGroupOffsetsResponse", {"error_message": OFF_MESSAGE, "responses": ()}),
     92: ("DeleteShareGroupOffsetsResponse", {"error_message": OFF_MESSAGE, "responses": ()}),
+    88: (
+        "StreamsGroupHeartbeatResponse",
+        {
+            "error_message": None,
+            "member_id": "",
+            "member_epoch": 0,
+            "heartbeat_interval": NO_THROTTLE,
+            "acceptable_recovery_lag": 0,
+            "task_offset_interval": NO_THROTTLE,
+            "status": (),
+            "active_tasks": None,
+            "standby_tasks": None,
+            "warmup_tasks": None,
+            "endpoint_information_epoch": 0,
+            "partitions_by_user_endpoint": None,
+        },
+    ),
 }
 
 
 @handles(76, 1, 1)
-@handles(78, 1, 1)
-@handles(79, 1, 1)
+@handles(88, 0, 0)
+@handles(78, 1, 2)
+@handles(79, 1, 2)
 @handles(91, 0, 0)
 @handles(92, 0, 0)
 async def switched_off(ctx: RequestContext, request: Any) -> Any:
@@ -70,13 +95,16 @@ async def switched_off(ctx: RequestContext, request: Any) -> Any:
 
 
 @handles(77, 1, 1)
-async def share_group_describe(ctx: RequestContext, request: Any) -> Any:
+@handles(89, 0, 0)
+async def group_describe(ctx: RequestContext, request: Any) -> Any:
+    """ShareGroupDescribe and StreamsGroupDescribe: each group named, refused."""
     types = response_types(ctx)
     groups = tuple(refused_group(types, group_id, OFF) for group_id in request.group_ids)
-    return make(types.ShareGroupDescribeResponse, throttle_time=NO_THROTTLE, groups=groups)
+    response = "ShareGroupDescribeResponse" if ctx.api_key == 77 else "StreamsGroupDescribeResponse"
+    return make(getattr(types, response), throttle_time=NO_THROTTLE, groups=groups)
 
 
-@handles(90, 0, 0)
+@handles(90, 0, 1)
 async def describe_share_group_offsets(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
     groups = tuple(
@@ -115,16 +143,16 @@ _STATE_APIS: dict[int, tuple[str, str, str, dict[str, Any]]] = {
         "ReadShareGroupStateSummaryResponse",
         "ReadStateSummaryResult",
         "read share group state summary",
-        {"state_epoch": 0, "leader_epoch": 0, "start_offset": 0},
+        {"state_epoch": 0, "leader_epoch": 0, "start_offset": 0, "delivery_complete_count": -1},
     ),
 }
 
 
 @handles(83, 0, 0)
 @handles(84, 0, 0)
-@handles(85, 0, 0)
+@handles(85, 0, 1)
 @handles(86, 0, 0)
-@handles(87, 0, 0)
+@handles(87, 0, 1)
 async def share_group_state(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
     response_name, result_name, action, extra = _STATE_APIS[ctx.api_key]

@@ -25,6 +25,7 @@ from kafkatest.emulator.server.responses import (
     response_types,
 )
 from kafkatest.emulator.state.errors import StateError
+from kafkatest.emulator.state.groups.consumer.checks import CommitCheck
 from kafkatest.emulator.state.groups.offsets import CommittedOffset
 from kafkatest.emulator.state.transactions import TopicPartition
 
@@ -236,10 +237,12 @@ def _commit_pending(
     member_id = getattr(request, "member_id", "")
     instance_id = getattr(request, "group_instance_id", None)
     namespace = namespace_of(ctx.state)
+    check = CommitCheck()
     if namespace.is_consumer_group(request.group_id):
-        error = namespace.commit_error(
+        check = namespace.commit_error(
             request.group_id, member_id, generation, ctx.api_version, True, instance_id
         )
+        error = check.error
     else:
         error = coordinator_of(ctx.state).check_committer(
             request.group_id, generation, member_id, instance_id
@@ -252,6 +255,11 @@ def _commit_pending(
         key = (name, p.partition_index)
         if not _exists(ctx, key):
             out[key] = ErrorCode.unknown_topic_or_partition
+            continue
+        topic = ctx.state.topics.find(name)
+        stale = check.partition_error(topic.topic_id if topic else None, p.partition_index)
+        if stale is not None:  # an older epoch, and not this partition's (Kafka 4.3)
+            out[key] = stale
             continue
         offsets[key] = CommittedOffset(
             offset=p.committed_offset,
@@ -311,7 +319,7 @@ async def end_txn(ctx: RequestContext, request: Any) -> Any:
 # -- WriteTxnMarkers ------------------------------------------------------------------------
 
 
-@handles(27, 1, 1)
+@handles(27, 1, 2)
 async def write_txn_markers(ctx: RequestContext, request: Any) -> Any:
     """What a coordinator sends partition leaders; clients send it to abort a hanging
     transaction (``kafka-transactions abort``, Admin.abortTransaction)."""

@@ -103,6 +103,11 @@ class GroupMigration:
             rebalance_timeout_ms=member.rebalance_timeout_ms,
             subscribed_topic_names=tuple(sorted(set(subscription.topics))),
             assigned=assigned,
+            assignment_epochs={
+                (topic_id, partition): generation
+                for topic_id, parts in assigned.items()
+                for partition in parts
+            },
             classic=ClassicMembership(member.session_timeout_ms, member.protocols),
         )
 

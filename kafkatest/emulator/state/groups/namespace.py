@@ -128,13 +128,13 @@ class GroupNamespace:
         api_version: int,
         transactional: bool = False,
         instance_id: str | None = None,
-    ) -> ErrorCode | None:
-        """A consumer group's refusal of an OffsetCommit or TxnOffsetCommit; None lets the
-        commit go on to the store (through the classic rules, which see such an id as
-        an empty group)."""
+    ) -> consumer_group_checks.CommitCheck:
+        """A consumer group's judgement of an OffsetCommit or TxnOffsetCommit: what it
+        refuses, whole or per partition; the rest goes on to the store (through the
+        classic rules, which see such an id as an empty group)."""
         group = self.consumer.groups.get(group_id)
         if group is None:
-            return None
+            return consumer_group_checks.CommitCheck()
         return consumer_group_checks.commit_error(
             group, member_id, epoch, api_version, transactional, instance_id
         )

@@ -4,6 +4,9 @@ the member-epoch checks of ConsumerGroup and GroupMetadataManager."""
 
 from __future__ import annotations
 
+import uuid
+from dataclasses import dataclass
+
 from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.state.groups.consumer.model import (
@@ -88,6 +91,26 @@ def check_epoch(member: ConsumerMember, request: HeartbeatRequest) -> None:
         )
 
 
+@dataclass(frozen=True)
+class CommitCheck:
+    """A consumer group's judgement of an OffsetCommit or TxnOffsetCommit: `error`
+    refuses it whole; with an epoch older than the member's, each partition is judged
+    by the epoch it was assigned to the member at (`partition_error`, Kafka 4.3)."""
+
+    error: ErrorCode | None = None
+    member: ConsumerMember | None = None
+    epoch: int = 0
+    stale: ErrorCode = ErrorCode.stale_member_epoch
+
+    def partition_error(self, topic_id: uuid.UUID | None, partition: int) -> ErrorCode | None:
+        if self.member is None:
+            return None
+        assigned_at = self.member.assignment_epochs.get((topic_id, partition)) if topic_id else None
+        if assigned_at is None or self.epoch < assigned_at:
+            return self.stale
+        return None
+
+
 def commit_error(
     group: ConsumerGroup,
     member_id: str,
@@ -95,24 +118,28 @@ def commit_error(
     api_version: int,
     transactional: bool = False,
     instance_id: str | None = None,
-) -> ErrorCode | None:
+) -> CommitCheck:
     """Kafka's ConsumerGroup.validateOffsetCommit (OffsetCommit carries no message);
     TxnOffsetCommit turns a stale epoch into ILLEGAL_GENERATION, as Kafka does."""
     if epoch < 0 and not group.members:
-        return None
+        return CommitCheck()
     if transactional and epoch == -1 and not member_id and instance_id is None:
-        return None
+        return CommitCheck()
     member = group.members.get(member_id)
     if member is None:
-        return ErrorCode.unknown_member_id
+        return CommitCheck(ErrorCode.unknown_member_id)
     classic = member.classic is not None
     if not transactional and not classic and api_version < _MEMBER_EPOCH_COMMIT_SINCE:
-        return ErrorCode.unsupported_version
-    if epoch != member.member_epoch:
-        # A classic member's generation is its member epoch.
-        stale = transactional or classic
-        return ErrorCode.illegal_generation if stale else ErrorCode.stale_member_epoch
-    return None
+        return CommitCheck(ErrorCode.unsupported_version)
+    # A classic member's generation is its member epoch.
+    stale = (
+        ErrorCode.illegal_generation if transactional or classic else ErrorCode.stale_member_epoch
+    )
+    if epoch > member.member_epoch:
+        return CommitCheck(stale)
+    if epoch < member.member_epoch:
+        return CommitCheck(member=member, epoch=epoch, stale=stale)
+    return CommitCheck()
 
 
 def fetch_error(group: ConsumerGroup, member_id: str | None, epoch: int) -> ErrorCode | None:

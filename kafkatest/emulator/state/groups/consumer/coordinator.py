@@ -116,7 +116,7 @@ class ConsumerGroupCoordinator:
         (Kafka's steps 1-3 of a heartbeat, shared with classic members' JoinGroup)."""
         names_before = old.subscribed_topic_names if old else ()
         regex_before = old.subscribed_topic_regex if old else None
-        bump = group.group_epoch == 0 or member.subscribed_topic_names != names_before
+        bump = member.subscribed_topic_names != names_before
         new_regex = member.subscribed_topic_regex
         if new_regex != regex_before and new_regex and new_regex in group.resolved_regexes:
             bump = True
@@ -215,6 +215,8 @@ class ConsumerGroupCoordinator:
             group.release(member)
             member.member_epoch = STATIC_LEAVE_EPOCH
             member.pending_revocation = {}
+            # Held from epoch 0 now: the old member id's commits are fenced (Kafka 4.3).
+            member.assignment_epochs = dict.fromkeys(member.assignment_epochs, 0)
             group.put_member(member)
             return HeartbeatResult(member_id=member.member_id, member_epoch=STATIC_LEAVE_EPOCH)
         try:

@@ -119,6 +119,10 @@ class ConsumerMember:
     server_assignor: str | None = None
     assigned: Partitions = field(default_factory=dict)
     pending_revocation: Partitions = field(default_factory=dict)
+    #: (topic id, partition) -> the epoch it was assigned to this member at, for each
+    #: assigned or pending-revocation partition (Kafka 4.3: an OffsetCommit with an older
+    #: member epoch may commit a partition assigned at or before that epoch).
+    assignment_epochs: dict[tuple[uuid.UUID, int], int] = field(default_factory=dict)
     session_deadline_ms: int = 0
     rebalance_timer: TimerHandle | None = None
     #: Set for members speaking the classic protocol (JoinGroup, SyncGroup, Heartbeat).
@@ -144,7 +148,10 @@ class ConsumerMember:
 @dataclass
 class ConsumerGroup:
     group_id: str
-    group_epoch: int = 0
+    #: Kafka 4.3 starts a new group at epoch 1 (ModernGroup), so its first member's join
+    #: moves it to 2; its assignment epoch starts at 0, so the group is assigned even
+    #: when that join moves nothing.
+    group_epoch: int = 1
     assignment_epoch: int = 0
     members: dict[str, ConsumerMember] = field(default_factory=dict)
     #: instance id -> member id of a static member.
@@ -336,12 +343,26 @@ def _next_assignment(
         member.state = MemberState.UNREVOKED_PARTITIONS
         member.with_epoch(epoch)
         member.assigned, member.pending_revocation = assigned, revoking
+        _keep_epochs(member, target_epoch)
         return
     for topic, parts in pending.items():
         assigned[topic] = assigned.get(topic, frozenset()) | parts
     member.state = MemberState.UNRELEASED_PARTITIONS if unreleased else MemberState.STABLE
     member.with_epoch(target_epoch)
     member.assigned, member.pending_revocation = assigned, {}
+    _keep_epochs(member, target_epoch)
+
+
+def _keep_epochs(member: ConsumerMember, new_epoch: int) -> None:
+    """Each partition the member holds keeps the epoch it was assigned at; one it
+    holds newly gets `new_epoch` (Kafka's CurrentAssignmentBuilder)."""
+    before = member.assignment_epochs
+    member.assignment_epochs = {
+        (topic, partition): before.get((topic, partition), new_epoch)
+        for held in (member.assigned, member.pending_revocation)
+        for topic, parts in held.items()
+        for partition in parts
+    }
 
 
 #: KIP-848 in one screen, as Kafka's ConsumerGroup.maybeUpdateGroupState decides it:
