@@ -1,6 +1,12 @@
 """Developer sessions: `nox -s tests` (the fast tier), `nox -s rest`, `nox -s all`,
 `nox -s demo`, `nox -s lint`, `nox -s conformance`, `nox -s fuzz`, `nox -s spark35`,
-`nox -s spark40`, `nox -s kafka39`, `nox -s client_suites`."""
+`nox -s spark40`, `nox -s spark43`, `nox -s downstream-3.5` (-4.0, -4.2, -4.3),
+`nox -s kafka39`, `nox -s client_suites`."""
+
+import shutil
+import sys
+import tempfile
+from pathlib import Path
 
 import nox
 
@@ -119,16 +125,82 @@ def spark40(session: nox.Session) -> None:
     _spark_line_tests(session)
 
 
-def _spark_line_tests(session: nox.Session) -> None:
+@nox.session
+def spark43(session: nox.Session) -> None:
+    """The Spark tests on PySpark 4.3 (the newest line), in their own venv."""
+    session.install("-c", "constraints-spark43.txt", "-e", ".[test]")
+    _spark_line_tests(session, delta=False)
+
+
+#: The PySpark lines kafkatest supports (kafkatest.jars.coordinates.SUPPORTED_PYSPARK):
+#: each `downstream-<line>` session installs one as a downstream project does.
+DOWNSTREAM_LINES = ("3.5", "4.0", "4.2", "4.3")
+ROOT = Path(__file__).parent
+
+
+def _downstream(session: nox.Session, line: str) -> None:
+    """What a project gets from `pip install "pyspark==<line>.*" "kafkatest[schemas,connect]"`
+    in a fresh virtualenv, with no constraints file: pip alone picks pyarrow, numpy,
+    pandas and the rest. `pip check`, then `kafkatest doctor` (which fails on a
+    combination known to break), then a streaming suite (fixtures/suites/downstream:
+    complete and append modes, session windows, dedup, data loss, a pandas UDF with
+    state) on the warm Spark Connect server and the emulator."""
+    work = Path(tempfile.mkdtemp(prefix=f"kafkatest-downstream-{line}-"))
+    venv, project = work / "venv", work / "project"
+    state = {"KAFKATEST_SPARK_SERVER_STATE": str(work / "spark-server.json")}
+    try:
+        session.run(sys.executable, "-m", "venv", str(venv))
+        python, kafkatest = str(venv / "bin" / "python"), str(venv / "bin" / "kafkatest")
+        session.run(
+            python, "-m", "pip", "install", "-q", f"pyspark=={line}.*", f"{ROOT}[schemas,connect]"
+        )
+        session.run(python, "-m", "pip", "check")
+        session.run(python, "-m", "pip", "list", "--format=freeze", silent=False)
+        session.run(kafkatest, "doctor")
+        shutil.copytree(ROOT / "fixtures" / "suites" / "downstream", project)
+        with session.chdir(project):
+            session.run(kafkatest, "spark-server", "start", env=state)
+            try:
+                session.run(
+                    python,
+                    "-m",
+                    "pytest",
+                    "-p",
+                    "no:cacheprovider",
+                    "--kafka-backend=emulator",
+                    *session.posargs,
+                    env=state,
+                )
+            finally:
+                session.run(kafkatest, "spark-server", "stop", env=state)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _downstream_session(line: str) -> None:
+    def run(session: nox.Session) -> None:
+        _downstream(session, line)
+
+    run.__doc__ = f"PySpark {line} installed as a project does (no constraints): warm mode, jobs."
+    nox.session(name=f"downstream-{line}", venv_backend="none")(run)
+
+
+for _line in DOWNSTREAM_LINES:
+    _downstream_session(_line)
+
+
+def _spark_line_tests(session: nox.Session, delta: bool = True) -> None:
     """Every `spark` test on the emulator (the connector's line is what differs; the
     default line runs them on real Kafka too), then the Delta sink's in a process of
-    its own (Delta's jars must be there when the JVM starts)."""
+    its own (Delta's jars must be there when the JVM starts) where Delta has a release
+    for the line."""
     if session.posargs:
         session.run("pytest", "--kafka-backend=emulator", *session.posargs)
         return
     ignored = [f"--ignore={path}" for path in (*DEFAULT_LINE_ONLY, DELTA_TESTS)]
     session.run("pytest", "--tier=all", "-m", "spark", "--kafka-backend=emulator", *ignored)
-    session.run("pytest", "--tier=all", "--kafka-backend=emulator", DELTA_TESTS)
+    if delta:
+        session.run("pytest", "--tier=all", "--kafka-backend=emulator", DELTA_TESTS)
 
 
 @nox.session
