@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, cast
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from kafkatest.errors import KafkaTestError
 
@@ -79,6 +80,56 @@ def wait_for_query(query: StreamingQuery, timeout_s: float = 120.0) -> None:
     error = query.exception()
     if error is not None:
         raise error
+
+
+Row = TypeVar("Row")
+
+#: How often `wait_for_rows` reads the sink again.
+ROWS_POLL_S = 0.25
+
+
+def wait_for_rows(
+    query: StreamingQuery,
+    read: Callable[[], Sequence[Row]],
+    count: int,
+    timeout_s: float = 120.0,
+) -> list[Row]:
+    """Wait until `read()` returns at least `count` rows while `query` runs; return them.
+
+    For a query that never finishes by itself (a processing-time or Real-Time Mode
+    trigger), where `wait_for_query` would wait forever: `read` is any sink reader,
+    such as ``lambda: topic_rows(kafka_broker, "out")``, asked again every
+    `ROWS_POLL_S`. The query's own error is raised as soon as it fails; a query that
+    ends, or is still short of rows after `timeout_s`, is stopped and `QueryTimeout`
+    says how many rows had come. The query keeps running when the rows are there.
+    """
+    if count < 0:
+        raise ValueError(f"count must be 0 or more, not {count}")
+    deadline = time.monotonic() + timeout_s
+    while True:
+        error = query.exception() if not query.isActive else None
+        if error is not None:
+            raise error
+        rows = list(read())
+        if len(rows) >= count:
+            return rows
+        if not query.isActive or time.monotonic() >= deadline:
+            ended = not query.isActive
+            progress = query.lastProgress
+            with contextlib.suppress(Exception):
+                query.stop()
+            error = query.exception()
+            if error is not None:
+                raise error
+            raise QueryTimeout(
+                f"streaming query {query.name or query.id} "
+                + ("ended" if ended else f"still running after {timeout_s:.0f}s")
+                + f" with {len(rows)} of the {count} rows expected in its sink, and was "
+                f"stopped ({describe_progress(progress)}). If rows were still arriving, it "
+                f"is slow, not stuck: give it longer with timeout_s={max(2 * timeout_s, 300):.0f}",
+                dict(progress) if progress is not None else None,
+            )
+        time.sleep(ROWS_POLL_S)
 
 
 def stop_quietly(query: StreamingQuery) -> None:
