@@ -111,10 +111,10 @@ KNOWN_BAD = (
         "pip install 'numpy<2'",
     ),
     KnownBad(
-        {"pyspark": "<4.1", "pyarrow": ">=21"},
+        {"pyspark": "<4.1", "pyarrow": ">=26"},
         "PySpark {pyspark}'s applyInPandasWithState hands pyarrow's RecordBatch.slice a "
-        "float, which pyarrow {pyarrow} refuses (TypeError in the Python worker)",
-        "pip install 'pyarrow<21'",
+        "float, which pyarrow {pyarrow} refuses (TypeError in the Python worker; 25 takes it)",
+        "pip install 'pyarrow<26'",
     ),
 )
 
@@ -138,7 +138,8 @@ def check_python_packages(versions: dict[str, str] | None = None) -> Check:
             continue
         if hit:
             problems.append(bad.what.format(**installed))
-            fixes.append(bad.fix)
+            if bad.fix not in fixes:
+                fixes.append(bad.fix)
     shown = ", ".join(f"{name} {installed[name]}" for name in _WATCHED if name in installed)
     if problems:
         return Check("python packages", False, f"{shown}: {'; '.join(problems)}", "; ".join(fixes))
