@@ -151,6 +151,10 @@ def _downstream(session: nox.Session, line: str) -> None:
     try:
         session.run(sys.executable, "-m", "venv", str(venv))
         python, kafkatest = str(venv / "bin" / "python"), str(venv / "bin" / "kafkatest")
+        # A fresh virtualenv's own pip (23.2 with Python 3.11) meets `pyspark[connect]`
+        # beside `pyspark==3.5.*` by downloading every newer PySpark's sdist (450 MB
+        # each) before it settles: the recipe upgrades pip first.
+        session.run(python, "-m", "pip", "install", "-q", "-U", "pip")
         session.run(
             python, "-m", "pip", "install", "-q", f"pyspark=={line}.*", f"{ROOT}[schemas,connect]"
         )
@@ -171,6 +175,11 @@ def _downstream(session: nox.Session, line: str) -> None:
                     *session.posargs,
                     env=state,
                 )
+            except BaseException:
+                server_log = work / "spark-server.log"  # removed below with the rest
+                if server_log.is_file():
+                    session.log(f"the server's log, last lines:\n{server_log.read_text()[-6000:]}")
+                raise
             finally:
                 session.run(kafkatest, "spark-server", "stop", env=state)
     finally:
