@@ -65,9 +65,11 @@ def kafka39(session: nox.Session) -> None:
 DEFAULT_LINE_ONLY = {
     "tests/test_spark_connect.py": "Spark Connect (--spark-remote) is tested on PySpark 4.2",
     "tests/test_spark_masters.py": "local-cluster (--spark-master) is tested on PySpark 4.2",
-    # Warm mode's round trip (start, pytest runs on the server, stop) runs on every line:
-    # tests/test_spark_server_lines.py.
     "tests/test_spark_server.py": "warm mode's refusals and Ctrl-C: kafkatest's own, on 4.2",
+    "tests/test_spark_server_lines.py": (
+        "warm mode on each line runs in nox -s downstream-<line>: the server, started in a "
+        "project whose ini asks for spark-avro, and a streaming suite on it"
+    ),
     "tests/test_xdist.py": "pytest-xdist workers (a SparkSession each) are tested on PySpark 4.2",
     "tests/test_bench.py": "the bench's figures are taken on PySpark 4.2",
     "tests/schema_registry/test_spark_avro.py": (
@@ -155,8 +157,17 @@ def _downstream(session: nox.Session, line: str) -> None:
         # beside `pyspark==3.5.*` by downloading every newer PySpark's sdist (450 MB
         # each) before it settles: the recipe upgrades pip first.
         session.run(python, "-m", "pip", "install", "-q", "-U", "pip")
+        # --no-compile: no bytecode for PySpark's thousands of modules (a minute here); what
+        # pip resolves, the point of this session, is the same.
         session.run(
-            python, "-m", "pip", "install", "-q", f"pyspark=={line}.*", f"{ROOT}[schemas,connect]"
+            python,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-compile",
+            f"pyspark=={line}.*",
+            f"{ROOT}[schemas,connect]",
         )
         session.run(python, "-m", "pip", "check")
         session.run(python, "-m", "pip", "list", "--format=freeze", silent=False)

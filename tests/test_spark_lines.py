@@ -54,10 +54,14 @@ def test_ci_and_the_docs_name_every_supported_line_and_how_it_is_run() -> None:
     ci = (ROOT / ".ci" / "run").read_text()
     queue = ci[ci.index("queue=(") : ci.index(")", ci.index("queue=("))].split()
     page = (ROOT / "docs" / "how-to" / "versions.md").read_text()
+    constraints = (ROOT / "constraints.txt").read_text()
+    pins = [row for row in constraints.splitlines() if row and not row.startswith("#")]
+    # The default line's own environment is the downstream install: only PySpark pinned.
+    assert pins == ["pyspark==4.2.1"], pins
     for line in lines:
-        assert f"downstream-{line}" in queue, f"CI does not install PySpark {line} as users do"
         pinned = "tests" if line == "4.2" else f"spark{line.replace('.', '')}"
         if pinned != "tests":
+            assert f"downstream-{line}" in queue, f"CI does not install PySpark {line} as users do"
             assert pinned in queue, f"CI does not run the Spark tests on PySpark {line}"
             assert f"`nox -s {pinned}`" in page
             assert (ROOT / f"constraints-{pinned}.txt").is_file()
