@@ -157,17 +157,11 @@ def _downstream(session: nox.Session, line: str) -> None:
         # beside `pyspark==3.5.*` by downloading every newer PySpark's sdist (450 MB
         # each) before it settles: the recipe upgrades pip first.
         session.run(python, "-m", "pip", "install", "-q", "-U", "pip")
-        # --no-compile: no bytecode for PySpark's thousands of modules (a minute here); what
-        # pip resolves, the point of this session, is the same.
+        # Not --no-compile: without bytecode (and with PYTHONDONTWRITEBYTECODE, as some CI
+        # sandboxes set it) each Python worker compiled PySpark again, and on 4.3 the
+        # server's foreachBatch worker missed its deadline ("failed to connect back").
         session.run(
-            python,
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--no-compile",
-            f"pyspark=={line}.*",
-            f"{ROOT}[schemas,connect]",
+            python, "-m", "pip", "install", "-q", f"pyspark=={line}.*", f"{ROOT}[schemas,connect]"
         )
         session.run(python, "-m", "pip", "check")
         session.run(python, "-m", "pip", "list", "--format=freeze", silent=False)
