@@ -1,8 +1,13 @@
 """Developer sessions: `nox -s tests` (the fast tier), `nox -s rest`, `nox -s all`,
 `nox -s demo`, `nox -s lint`, `nox -s conformance`, `nox -s fuzz`, `nox -s spark35`,
-`nox -s spark40`, `nox -s kafka39`, `nox -s kafka41`, `nox -s client_suites`."""
+`nox -s spark40`, `nox -s spark43`, `nox -s downstream-3.5` (-4.0, -4.2, -4.3),
+`nox -s kafka39`, `nox -s kafka41`, `nox -s client_suites`."""
 
+import shutil
+import sys
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 
 import nox
 
@@ -71,9 +76,11 @@ for _name, _release in OLDER_KAFKA.items():
 DEFAULT_LINE_ONLY = {
     "tests/test_spark_connect.py": "Spark Connect (--spark-remote) is tested on PySpark 4.2",
     "tests/test_spark_masters.py": "local-cluster (--spark-master) is tested on PySpark 4.2",
-    # Warm mode's round trip (start, pytest runs on the server, stop) runs on every line:
-    # tests/test_spark_server_lines.py.
     "tests/test_spark_server.py": "warm mode's refusals and Ctrl-C: kafkatest's own, on 4.2",
+    "tests/test_spark_server_lines.py": (
+        "warm mode on each line runs in nox -s downstream-<line>: the server, started in a "
+        "project whose ini asks for spark-avro, and a streaming suite on it"
+    ),
     "tests/test_xdist.py": "pytest-xdist workers (a SparkSession each) are tested on PySpark 4.2",
     "tests/test_bench.py": "the bench's figures are taken on PySpark 4.2",
     "tests/schema_registry/test_spark_avro.py": (
@@ -131,16 +138,94 @@ def spark40(session: nox.Session) -> None:
     _spark_line_tests(session)
 
 
-def _spark_line_tests(session: nox.Session) -> None:
+@nox.session
+def spark43(session: nox.Session) -> None:
+    """The Spark tests on PySpark 4.3 (the newest line), in their own venv."""
+    session.install("-c", "constraints-spark43.txt", "-e", ".[test]")
+    _spark_line_tests(session, delta=False)
+
+
+#: The PySpark lines kafkatest supports (kafkatest.jars.coordinates.SUPPORTED_PYSPARK):
+#: each `downstream-<line>` session installs one as a downstream project does.
+DOWNSTREAM_LINES = ("3.5", "4.0", "4.2", "4.3")
+ROOT = Path(__file__).parent
+
+
+def _downstream(session: nox.Session, line: str) -> None:
+    """What a project gets from `pip install "pyspark==<line>.*" "kafkatest[schemas,connect]"`
+    in a fresh virtualenv, with no constraints file: pip alone picks pyarrow, numpy,
+    pandas and the rest. `pip check`, then `kafkatest doctor` (which fails on a
+    combination known to break), then a streaming suite (fixtures/suites/downstream:
+    complete and append modes, session windows, dedup, data loss, a pandas UDF with
+    state) on the warm Spark Connect server and the emulator."""
+    work = Path(tempfile.mkdtemp(prefix=f"kafkatest-downstream-{line}-"))
+    venv, project = work / "venv", work / "project"
+    state = {"KAFKATEST_SPARK_SERVER_STATE": str(work / "spark-server.json")}
+    try:
+        session.run(sys.executable, "-m", "venv", str(venv))
+        python, kafkatest = str(venv / "bin" / "python"), str(venv / "bin" / "kafkatest")
+        # A fresh virtualenv's own pip (23.2 with Python 3.11) meets `pyspark[connect]`
+        # beside `pyspark==3.5.*` by downloading every newer PySpark's sdist (450 MB
+        # each) before it settles: the recipe upgrades pip first.
+        session.run(python, "-m", "pip", "install", "-q", "-U", "pip")
+        # Not --no-compile: without bytecode (and with PYTHONDONTWRITEBYTECODE, as some CI
+        # sandboxes set it) each Python worker compiled PySpark again, and on 4.3 the
+        # server's foreachBatch worker missed its deadline ("failed to connect back").
+        session.run(
+            python, "-m", "pip", "install", "-q", f"pyspark=={line}.*", f"{ROOT}[schemas,connect]"
+        )
+        session.run(python, "-m", "pip", "check")
+        session.run(python, "-m", "pip", "list", "--format=freeze", silent=False)
+        session.run(kafkatest, "doctor")
+        shutil.copytree(ROOT / "fixtures" / "suites" / "downstream", project)
+        with session.chdir(project):
+            session.run(kafkatest, "spark-server", "start", env=state)
+            try:
+                session.run(
+                    python,
+                    "-m",
+                    "pytest",
+                    "-p",
+                    "no:cacheprovider",
+                    "--kafka-backend=emulator",
+                    *session.posargs,
+                    env=state,
+                )
+            except BaseException:
+                server_log = work / "spark-server.log"  # removed below with the rest
+                if server_log.is_file():
+                    session.log(f"the server's log, last lines:\n{server_log.read_text()[-6000:]}")
+                raise
+            finally:
+                session.run(kafkatest, "spark-server", "stop", env=state)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _downstream_session(line: str) -> None:
+    def run(session: nox.Session) -> None:
+        _downstream(session, line)
+
+    run.__doc__ = f"PySpark {line} installed as a project does (no constraints): warm mode, jobs."
+    nox.session(name=f"downstream-{line}", venv_backend="none")(run)
+
+
+for _line in DOWNSTREAM_LINES:
+    _downstream_session(_line)
+
+
+def _spark_line_tests(session: nox.Session, delta: bool = True) -> None:
     """Every `spark` test on the emulator (the connector's line is what differs; the
     default line runs them on real Kafka too), then the Delta sink's in a process of
-    its own (Delta's jars must be there when the JVM starts)."""
+    its own (Delta's jars must be there when the JVM starts) where Delta has a release
+    for the line."""
     if session.posargs:
         session.run("pytest", "--kafka-backend=emulator", *session.posargs)
         return
     ignored = [f"--ignore={path}" for path in (*DEFAULT_LINE_ONLY, DELTA_TESTS)]
     session.run("pytest", "--tier=all", "-m", "spark", "--kafka-backend=emulator", *ignored)
-    session.run("pytest", "--tier=all", "--kafka-backend=emulator", DELTA_TESTS)
+    if delta:
+        session.run("pytest", "--tier=all", "--kafka-backend=emulator", DELTA_TESTS)
 
 
 @nox.session

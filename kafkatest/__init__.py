@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         assert_at_least_once,
         assert_exactly_once,
         assert_expected_loss,
+        assert_latency,
         assert_no_loss,
         assert_order_per_key,
     )
@@ -48,6 +49,7 @@ _EXPORTS = {
             "assert_at_least_once",
             "assert_exactly_once",
             "assert_expected_loss",
+            "assert_latency",
             "assert_no_loss",
             "assert_order_per_key",
         ),
@@ -104,6 +106,7 @@ __all__ = [
     "assert_at_least_once",
     "assert_exactly_once",
     "assert_expected_loss",
+    "assert_latency",
     "assert_no_loss",
     "assert_order_per_key",
     "assert_redelivery_invariant",

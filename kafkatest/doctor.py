@@ -63,21 +63,103 @@ def check_java() -> Check:
 
 
 def check_pyspark() -> Check:
-    from kafkatest.jars.coordinates import installed_spark
+    from kafkatest.jars.coordinates import (
+        INSTALL_PYSPARK,
+        NEWEST_LINE,
+        OLDEST_LINE,
+        SUPPORTED_PYSPARK,
+        installed_spark,
+    )
 
     try:
         spark = installed_spark()
     except KafkaTestError as exc:
-        return Check("pyspark", False, str(exc), "pip install 'pyspark>=3.5,<4.3'")
-    major_minor = tuple(int(p) for p in spark.version.split(".")[:2])
-    if not (3, 5) <= major_minor < (4, 3):
+        return Check("pyspark", False, str(exc), INSTALL_PYSPARK)
+    if not OLDEST_LINE <= spark.minor_line <= NEWEST_LINE:
         return Check(
             "pyspark",
             False,
-            f"PySpark {spark.version} is outside kafkatest's range (>=3.5,<4.3)",
-            "pip install 'pyspark>=3.5,<4.3'",
+            f"PySpark {spark.version} is outside kafkatest's range ({SUPPORTED_PYSPARK})",
+            INSTALL_PYSPARK,
         )
     return Check("pyspark", True, f"PySpark {spark.version} (Scala {spark.scala_binary})")
+
+
+@dataclass(frozen=True)
+class KnownBad:
+    """A combination of installed versions that breaks PySpark, seen on this project's CI."""
+
+    #: Version ranges (PEP 440 specifiers) per distribution; all must hold.
+    when: dict[str, str]
+    what: str
+    fix: str
+
+
+#: What pip may pick when nothing bounds it (no constraints file): each one broke a run.
+KNOWN_BAD = (
+    KnownBad(
+        {"pyarrow": ">=26", "numpy": "<2"},
+        "pyarrow {pyarrow} needs NumPy 2 and NumPy {numpy} is installed: importing pyarrow "
+        "fails, and PySpark then says 'PyArrow >= 4.0.0 must be installed' (warm mode, "
+        "Spark Connect and pandas UDFs stop)",
+        "pip install 'pyarrow<26'",
+    ),
+    KnownBad(
+        {"pyspark": "<4.0", "numpy": ">=2"},
+        "PySpark {pyspark} requires NumPy < 2 (its pandas and Arrow conversions use what "
+        "NumPy 2 removed), and NumPy {numpy} is installed",
+        "pip install 'numpy<2'",
+    ),
+    KnownBad(
+        {"pyspark": "<4.1", "pyarrow": ">=26"},
+        "PySpark {pyspark}'s applyInPandasWithState hands pyarrow's RecordBatch.slice a "
+        "float, which pyarrow {pyarrow} refuses (TypeError in the Python worker; 25 takes it)",
+        "pip install 'pyarrow<26'",
+    ),
+)
+
+
+def check_python_packages(versions: dict[str, str] | None = None) -> Check:
+    """Whether the installed PySpark, pyarrow, NumPy and pandas are a combination known to
+    break (`KNOWN_BAD`). Versions come from the packages' metadata: importing pyarrow is
+    what fails in the first of them."""
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    installed = _installed_versions() if versions is None else versions
+    problems, fixes = [], []
+    for bad in KNOWN_BAD:
+        try:
+            hit = all(
+                name in installed and Version(installed[name]) in SpecifierSet(spec)
+                for name, spec in bad.when.items()
+            )
+        except InvalidVersion:
+            continue
+        if hit:
+            problems.append(bad.what.format(**installed))
+            if bad.fix not in fixes:
+                fixes.append(bad.fix)
+    shown = ", ".join(f"{name} {installed[name]}" for name in _WATCHED if name in installed)
+    if problems:
+        return Check("python packages", False, f"{shown}: {'; '.join(problems)}", "; ".join(fixes))
+    return Check("python packages", True, f"{shown}: no combination known to break")
+
+
+#: The distributions `check_python_packages` reads.
+_WATCHED = ("pyspark", "pyarrow", "numpy", "pandas")
+
+
+def _installed_versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {}
+    for name in _WATCHED:
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            continue
+    return found
 
 
 def check_cache() -> Check:
@@ -118,14 +200,16 @@ def check_jars(which: str, resolve: bool) -> Check:
     """
     from kafkatest.jars import kafka_broker_jars, spark_connector_jars
     from kafkatest.jars.coordinates import (
+        connector_release,
         connector_version_candidates,
         installed_spark,
+        is_line_fallback,
         kafka_broker_coordinates,
         spark_connector_coordinate,
     )
     from kafkatest.jars.maven import cached_jars
     from kafkatest.jars.progress import jar_summary
-    from kafkatest.jars.resolve import without_spark_provided
+    from kafkatest.jars.resolve import line_fallback_notice, without_spark_provided
 
     name = "connector jars" if which == "spark" else "kafka backend jars"
     try:
@@ -140,12 +224,23 @@ def check_jars(which: str, resolve: bool) -> Check:
         def described(state: str) -> Check | None:
             for coordinates in candidates:
                 jars = cached_jars(coordinates)
-                if jars is not None:
-                    detail = f"{', '.join(coordinates)}: {jar_summary(jars)} {state}"
-                    if which == "spark":
-                        given = len(without_spark_provided(jars, spark))
-                        detail += f", {given} of them given to Spark (PySpark ships the rest)"
-                    return Check(name, True, detail)
+                if jars is None:
+                    continue
+                if which != "spark":
+                    return Check(
+                        name, True, f"{', '.join(coordinates)}: {jar_summary(jars)} {state}"
+                    )
+                # A line's range (`[4.2.0],[4.2.1,4.3.0)`) is shown as the release it found.
+                release = connector_release(jars, spark)
+                shown = spark_connector_coordinate(release, spark) if release else coordinates[0]
+                given = len(without_spark_provided(jars, spark))
+                detail = (
+                    f"{shown}: {jar_summary(jars)} {state}, {given} of them given to Spark "
+                    "(PySpark ships the rest)"
+                )
+                if is_line_fallback(coordinates[0].rsplit(":", 1)[1]):
+                    detail += f"; {line_fallback_notice(spark, jars)}"
+                return Check(name, True, detail)
             return None
 
         found = described("cached")
@@ -187,6 +282,7 @@ def run_checks(resolve: bool = False) -> list[Check]:
     checks: list[Callable[[], Check]] = [
         check_java,
         check_pyspark,
+        check_python_packages,
         check_cache,
         lambda: check_jars("spark", resolve),
         lambda: check_jars("kafka", resolve),

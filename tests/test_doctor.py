@@ -26,7 +26,7 @@ def _doctor(
 def test_a_set_up_machine_passes_every_check() -> None:
     result = _doctor(dict(os.environ))
     assert result.returncode == 0, result.stdout
-    assert "6 of 6 checks passed" in result.stdout
+    assert "7 of 7 checks passed" in result.stdout
     assert "[ok  ] java: Java " in result.stdout
     assert "[ok  ] connector jars: org.apache.spark:spark-sql-kafka-0-10_" in result.stdout
 
@@ -50,6 +50,7 @@ def test_checks_are_plain_functions() -> None:
     assert names == [
         "java",
         "pyspark",
+        "python packages",
         "cache",
         "connector jars",
         "kafka backend jars",

@@ -92,12 +92,58 @@ def test_jars_dir_override(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> N
         spark_connector_jars()
 
 
-def test_patch_fallback_stays_in_the_minor_line(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_patches_first_then_the_newest_release_of_each_earlier_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv("KAFKATEST_CONNECTOR_VERSION", raising=False)
     build = SparkBuild(version="4.2.1", scala_binary="2.13", jars_dir=Path("."))
-    assert connector_version_candidates(build) == ["4.2.1", "4.2.0"]
+    lines = ["[4.1.0],[4.1.1,4.2.0)", "[4.0.0],[4.0.1,4.1.0)"]
+    assert connector_version_candidates(build) == ["4.2.1", "4.2.0", *lines]
+    new_line = SparkBuild(version="4.3.0", scala_binary="2.13", jars_dir=Path("."))
+    assert connector_version_candidates(new_line) == ["4.3.0", "[4.2.0],[4.2.1,4.3.0)", *lines]
+    # Never below kafkatest's oldest line: no 3.4 connector for a 3.5 without its own.
+    oldest = SparkBuild(version="3.5.1", scala_binary="2.12", jars_dir=Path("."))
+    assert connector_version_candidates(oldest) == ["3.5.1", "3.5.0"]
     monkeypatch.setenv("KAFKATEST_CONNECTOR_VERSION", "4.1.0")
     assert connector_version_candidates(build) == ["4.1.0"]
+
+
+def test_a_line_missing_from_the_repository_falls_back_to_the_previous_and_says_so_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PySpark 4.3.0's connector is on Maven Central but not on the Maven mirror CI
+    reaches: the resolver takes 4.2's newest (4.2.0), says so in one line in the run
+    that decided it, and nothing on the next (the choice is cached, no Maven runs);
+    `kafkatest doctor` shows it. Real Maven, into an empty manifest cache over the
+    user's repository (so only metadata is downloaded)."""
+    from kafkatest.doctor import check_jars
+    from kafkatest.jars import coordinates, resolve
+    from kafkatest.jars.maven import cache_dir
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "m2").symlink_to(cache_dir() / "m2")
+    monkeypatch.setenv("KAFKATEST_CACHE_DIR", str(cache))
+    monkeypatch.delenv("KAFKATEST_CONNECTOR_VERSION", raising=False)
+    installed = coordinates.installed_spark()
+    pyspark_43 = SparkBuild("4.3.0", "2.13", installed.jars_dir)
+    monkeypatch.setattr(coordinates, "installed_spark", lambda: pyspark_43)
+    monkeypatch.setattr(resolve, "installed_spark", lambda: pyspark_43)
+    jars = spark_connector_jars()
+    said = capsys.readouterr().err
+    assert "spark-sql-kafka-0-10_2.13-4.2.0.jar" in {jar.name for jar in jars}
+    notice = [line for line in said.splitlines() if "runs with the Kafka connector" in line]
+    assert notice == [
+        "kafkatest: PySpark 4.3.0 runs with the Kafka connector 4.2.0: no 4.3 connector is on "
+        "the Maven repository reached, and this is the newest earlier line's that is "
+        "(KAFKATEST_CONNECTOR_VERSION picks another)"
+    ], said
+    monkeypatch.setenv("PATH", str(tmp_path))  # no Maven: the choice is remembered
+    assert spark_connector_jars() == jars
+    assert capsys.readouterr().err == ""
+    shown = check_jars("spark", resolve=False)
+    assert shown.ok and shown.detail.startswith("org.apache.spark:spark-sql-kafka-0-10_2.13:4.2.0:")
+    assert "PySpark 4.3.0 runs with the Kafka connector 4.2.0" in shown.detail
 
 
 def test_concurrent_first_resolutions_run_maven_once_and_show_one_summary(tmp_path: Path) -> None:

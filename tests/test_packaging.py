@@ -84,3 +84,25 @@ def test_ci_builds_the_docs_and_the_distributions() -> None:
     extras = pyproject()["project"]["optional-dependencies"]
     assert "kafkatest[docs]" in extras["dev"]
     assert not any("xdist" in requirement for requirement in pyproject()["project"]["dependencies"])
+
+
+def test_the_pyspark_range_is_written_once_and_the_connect_extra_works_on_every_line() -> None:
+    """The dependency, the connect extra and `kafkatest doctor` name one range; the extra
+    bounds pyarrow below 26, which breaks PySpark 3.5 (NumPy 2 only) and 3.5 and 4.0's
+    applyInPandasWithState: `nox -s downstream-<line>` installs each line without a
+    constraints file and runs it."""
+    from packaging.requirements import Requirement
+
+    from kafkatest.jars.coordinates import SUPPORTED_PYSPARK
+
+    project = pyproject()["project"]
+    core = {Requirement(r).name: Requirement(r) for r in project["dependencies"]}
+    connect = {
+        Requirement(r).name: Requirement(r) for r in project["optional-dependencies"]["connect"]
+    }
+    assert str(core["pyspark"].specifier) == str(connect["pyspark"].specifier)
+    assert set(core["pyspark"].specifier) == set(
+        Requirement(f"pyspark{SUPPORTED_PYSPARK}").specifier
+    )
+    assert "26.0.1" not in connect["pyarrow"].specifier
+    assert "25.0.1" in connect["pyarrow"].specifier and "18.0.0" in connect["pyarrow"].specifier

@@ -29,3 +29,41 @@ def test_the_modules_left_to_the_default_line_exist_and_say_why() -> None:
         assert (ROOT / module).is_file(), f"{module} (DEFAULT_LINE_ONLY) does not exist"
         assert "spark" in (ROOT / module).read_text().lower(), f"{module} does not use Spark"
         assert why.strip(), f"{module}: say why it runs on the default line only"
+
+
+def _noxfile_value(name: str) -> object:
+    tree = ast.parse((ROOT / "noxfile.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign | ast.Assign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                assert node.value is not None
+                return ast.literal_eval(node.value)
+    raise AssertionError(f"noxfile.py defines no {name}")
+
+
+def test_ci_and_the_docs_name_every_supported_line_and_how_it_is_run() -> None:
+    """Each line of kafkatest's range has its Spark tests pinned (`nox -s spark35`, ...)
+    and a downstream install without constraints (`nox -s downstream-<line>`) in CI's
+    queue, and the versions page names both for it."""
+    from kafkatest.jars.coordinates import NEWEST_LINE, OLDEST_LINE
+
+    lines = _noxfile_value("DOWNSTREAM_LINES")
+    assert isinstance(lines, tuple)
+    assert lines[0] == "{}.{}".format(*OLDEST_LINE) and lines[-1] == "{}.{}".format(*NEWEST_LINE)
+    ci = (ROOT / ".ci" / "run").read_text()
+    queue = ci[ci.index("queue=(") : ci.index(")", ci.index("queue=("))].split()
+    page = (ROOT / "docs" / "how-to" / "versions.md").read_text()
+    constraints = (ROOT / "constraints.txt").read_text()
+    pins = [row for row in constraints.splitlines() if row and not row.startswith("#")]
+    # The default line's own environment is the downstream install: only PySpark pinned.
+    assert pins == ["pyspark==4.2.1"], pins
+    for line in lines:
+        pinned = "tests" if line == "4.2" else f"spark{line.replace('.', '')}"
+        if pinned != "tests":
+            assert f"downstream-{line}" in queue, f"CI does not install PySpark {line} as users do"
+            assert pinned in queue, f"CI does not run the Spark tests on PySpark {line}"
+            assert f"`nox -s {pinned}`" in page
+            assert (ROOT / f"constraints-{pinned}.txt").is_file()
+    assert "`nox -s downstream-3.5` (`-4.0`, `-4.2`, `-4.3`)" in page
+    assert "spark35 spark40 spark43 --install-only" in ci

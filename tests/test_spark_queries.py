@@ -35,3 +35,15 @@ def test_a_timeout_says_where_the_query_got_to_and_what_to_do_in_one_line(spark)
     else:
         assert f"last batch {progress['batchId']} read {progress['numInputRows']} rows" in message
         assert "RateStreamV2" in message or "RateSource" in message
+
+
+def test_python_workers_run_the_interpreter_of_the_test_process(spark):
+    """Not the first `python3` on PATH: run from a virtualenv that is not activated
+    (`venv/bin/pytest`, or the warm server a nox session starts), that was another
+    Python whose pyarrow broke applyInPandasWithState."""
+    import os
+    import sys
+
+    assert os.environ["PYSPARK_PYTHON"] == sys.executable
+    worker = spark.sparkContext.parallelize([0], 1).map(lambda _: __import__("sys").executable)
+    assert os.path.realpath(worker.first()) == os.path.realpath(sys.executable)

@@ -1,13 +1,14 @@
-"""Warm mode on every PySpark line (3.5, 4.0, 4.2): `kafkatest spark-server start`
+"""Warm mode: `kafkatest spark-server start`
 keeps a Spark Connect server with the connector and the project's `spark_extras` up;
 pytest runs find it, each in a session of its own, and reuse its JVM; `stop` ends it
 and nothing is left running.
 
 PySpark 3.5's pip package lacks Spark Connect's server, which kafkatest resolves from
 Maven Central (tests/test_connect_server_jar.py): without that, `start` fails there
-with ClassNotFoundException: SparkConnectPlugin. One server start per line (30-60 s);
-the noxfile's spark35 and spark40 sessions run this module, unlike
-tests/test_spark_server.py."""
+with ClassNotFoundException: SparkConnectPlugin. One server start (30-60 s): this
+module runs on the default line; on 3.5, 4.0 and 4.3 warm mode runs in `nox -s
+downstream-<line>` (a fresh install, a project asking for spark-avro, a suite on the
+server), which CI runs instead of this module on those lines."""
 
 from __future__ import annotations
 

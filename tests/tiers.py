@@ -74,6 +74,10 @@ DECLARED: dict[str, tuple[tuple[str, ...], str]] = {
     "tests/test_interrupt.py": (("spark", "slow"), "interrupts a run that started Spark"),
     "tests/test_lost_interrupts.py": (("spark", "slow"), "interrupts a run with Spark"),
     "tests/test_spark_stop.py": (("spark", "slow"), "interrupts Spark in a child process"),
+    "tests/test_real_time_mode.py": (
+        ("spark", "slow"),
+        "Real-Time Mode queries, and a job killed in a process of its own",
+    ),
     "tests/test_lean_imports.py": (("slow",), "imports in fresh interpreters"),
     "tests/test_doctor.py": (("slow",), "`kafkatest doctor` runs Java and Maven"),
     "tests/test_jars.py": (("slow",), "Maven resolution into empty caches"),

@@ -7,11 +7,20 @@ minor line, so both are read from the installed PySpark, not configured.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from kafkatest.config import environment
 from kafkatest.errors import SetupError
+
+#: The PySpark releases kafkatest installs with (pyproject.toml's dependency says the same,
+#: tests/test_packaging.py holds them together) and the lines in it, oldest and newest.
+SUPPORTED_PYSPARK = ">=3.5,<4.4"
+OLDEST_LINE = (3, 5)
+NEWEST_LINE = (4, 3)
+#: What to tell a user whose PySpark is missing or outside the range.
+INSTALL_PYSPARK = f"pip install 'pyspark{SUPPORTED_PYSPARK}'"
 
 #: Apache Kafka release run by the `kafka` backend (override: KAFKATEST_KAFKA_VERSION).
 DEFAULT_KAFKA_VERSION = "4.3.1"
@@ -43,7 +52,7 @@ def installed_spark() -> SparkBuild:
     try:
         import pyspark
     except ImportError as exc:  # pragma: no cover - pyspark is a dependency
-        raise SetupError("pyspark is not installed: pip install 'pyspark>=3.5,<4.3'") from exc
+        raise SetupError(f"pyspark is not installed: {INSTALL_PYSPARK}") from exc
     jars_dir = Path(pyspark.__file__).parent / "jars"
     scala = None
     for jar in jars_dir.glob("spark-core_*.jar"):
@@ -87,15 +96,47 @@ def spark_ships(artifact: str, spark: SparkBuild) -> bool:
 
 
 def connector_version_candidates(spark: SparkBuild) -> list[str]:
-    """Versions to try, newest first: the exact one, then earlier patches of its line.
+    """Versions to try, in order: the exact one, the earlier patches of its line, then
+    the newest release of each earlier line of its major version, newest line first.
 
     Maven Central sometimes lags PyPI by a patch release; within one minor line the
-    connector is binary compatible, so an earlier patch is a safe fallback.
+    connector is binary compatible, so an earlier patch is a safe fallback. A new line
+    (PySpark 4.3.0) may be on PyPI before its connector reaches the Maven repository a
+    machine uses: the previous line's connector is then the best there is (PySpark
+    4.3.0 runs Spark 4.2.0's, tests/test_spark_lines.py), and the resolver says so.
     """
     forced = environment("KAFKATEST_CONNECTOR_VERSION")
     if forced:
         return [forced]
-    return patch_candidates(spark)
+    return patch_candidates(spark) + earlier_line_candidates(spark)
+
+
+def earlier_line_candidates(spark: SparkBuild) -> list[str]:
+    """A Maven version range per earlier minor line of the installed major that kafkatest
+    supports, newest first: the newest release of that line the repository lists.
+
+    `[4.2.0],[4.2.1,4.3.0)`, not `[4.2.0,4.3.0)`: Maven orders a preview after its
+    release (4.2.0-preview5 > 4.2.0), and a range over the whole line picked 4.2.0's
+    last preview, whose parent POM the repository lacks. Previews of later patches do
+    not exist (Spark publishes previews of a line's first release only).
+    """
+    major, minor = spark.minor_line
+    lines = [(major, m) for m in range(minor - 1, -1, -1) if (major, m) >= OLDEST_LINE]
+    return [f"[{a}.{m}.0],[{a}.{m}.1,{a}.{m + 1}.0)" for a, m in lines]
+
+
+def connector_release(jars: Sequence[Path], spark: SparkBuild) -> str | None:
+    """The connector release a resolved jar list holds (`4.2.0` for a line's range)."""
+    prefix = f"{KAFKA_CONNECTOR}_{spark.scala_binary}-"
+    for jar in jars:
+        if jar.name.startswith(prefix) and jar.suffix == ".jar":
+            return jar.name[len(prefix) : -len(".jar")]
+    return None
+
+
+def is_line_fallback(version: str) -> bool:
+    """Whether a connector version from `connector_version_candidates` is another line's."""
+    return version.startswith("[")
 
 
 def patch_candidates(spark: SparkBuild) -> list[str]:

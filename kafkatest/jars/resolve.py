@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from kafkatest.config import environment
@@ -11,10 +12,13 @@ from kafkatest.errors import SetupError
 from kafkatest.jars import maven
 from kafkatest.jars.coordinates import (
     CONNECT_SERVER,
+    INSTALL_PYSPARK,
     KAFKA_CONNECTOR,
     SparkBuild,
+    connector_release,
     connector_version_candidates,
     installed_spark,
+    is_line_fallback,
     kafka_broker_coordinates,
     patch_candidates,
     spark_module_coordinate,
@@ -47,19 +51,38 @@ def without_spark_provided(jars: list[Path], spark: SparkBuild) -> list[Path]:
 
 
 def spark_connector_jars(quiet: bool = False) -> list[Path]:
-    """The spark-sql-kafka-0-10 connector and its dependencies for the installed PySpark."""
+    """The spark-sql-kafka-0-10 connector and its dependencies for the installed PySpark.
+
+    When the installed line's connector is not on the Maven repository reached and an
+    earlier line's is used instead, one line says so, in the run that decided it (later
+    runs find the decision cached and say nothing; `kafkatest doctor` shows it).
+    """
     override = environment("KAFKATEST_SPARK_JARS_DIR") or environment("KAFKATEST_JARS_DIR")
     if override:
         return _jars_in(override)
     spark = installed_spark()
     found = _first_published(KAFKA_CONNECTOR, connector_version_candidates(spark), spark, quiet)
-    if isinstance(found, list):
-        return found
+    if isinstance(found, Published):
+        if is_line_fallback(found.asked) and found.maven_said_missing and not quiet:
+            print(f"kafkatest: {line_fallback_notice(spark, found.jars)}", file=sys.stderr)
+        return found.jars
     raise SetupError(
         f"no Spark Kafka connector for PySpark {spark.version} was found on Maven Central "
         f"(tried {found}). Install a PySpark whose connector is published "
-        "(pip install 'pyspark>=3.5,<4.3'), set KAFKATEST_CONNECTOR_VERSION, or point "
+        f"({INSTALL_PYSPARK}), set KAFKATEST_CONNECTOR_VERSION, or point "
         "KAFKATEST_SPARK_JARS_DIR at a directory holding the connector jars."
+    )
+
+
+def line_fallback_notice(spark: SparkBuild, jars: Sequence[Path]) -> str:
+    """What a user is told (once) and `kafkatest doctor` shows when another line's
+    connector serves the installed PySpark."""
+    major, minor = spark.minor_line
+    return (
+        f"PySpark {spark.version} runs with the Kafka connector "
+        f"{connector_release(jars, spark) or 'of an earlier line'}: no {major}.{minor} "
+        "connector is on the Maven repository reached, and this is the newest earlier "
+        "line's that is (KAFKATEST_CONNECTOR_VERSION picks another)"
     )
 
 
@@ -78,32 +101,47 @@ def spark_connect_server_jars(quiet: bool = False) -> list[Path]:
     if override and any(j.name.startswith(f"{CONNECT_SERVER}_") for j in _jars_in(override)):
         return []
     found = _first_published(CONNECT_SERVER, patch_candidates(spark), spark, quiet)
-    if isinstance(found, list):
-        return found
+    if isinstance(found, Published):
+        return found.jars
     raise SetupError(
         f"PySpark {spark.version} does not ship Spark Connect's server, and no "
         f"{spark_module_coordinate(CONNECT_SERVER, spark=spark)} was found on Maven Central "
         f"(tried {found}). Install a PySpark whose Connect server is published "
-        "(pip install 'pyspark>=3.5,<4.3'), or put its jar in KAFKATEST_SPARK_JARS_DIR."
+        f"({INSTALL_PYSPARK}), or put its jar in KAFKATEST_SPARK_JARS_DIR."
     )
+
+
+@dataclass(frozen=True)
+class Published:
+    """The jars of the first version of a Spark module that Maven found."""
+
+    jars: list[Path]
+    #: The version asked for (a release, or a line's range: `is_line_fallback`).
+    asked: str
+    #: Whether Maven, run this time, found none of the versions tried before it (a
+    #: remembered answer ran no Maven: the choice was made, and said, before).
+    maven_said_missing: bool
 
 
 def _first_published(
     artifact: str, versions: Sequence[str], spark: SparkBuild, quiet: bool
-) -> list[Path] | str:
+) -> Published | str:
     """The jars of the first of `versions` of a Spark module Maven finds, without those
     PySpark ships; or, when none is found, what was tried and why (for the error)."""
     skipped: list[str] = []
+    fresh = False
     for version in versions:
         coordinate = spark_module_coordinate(artifact, version, spark)
         try:
-            return without_spark_provided(maven.resolve([coordinate], quiet=quiet), spark)
+            jars = without_spark_provided(maven.resolve([coordinate], quiet=quiet), spark)
+            return Published(jars, version, fresh)
         except maven.ArtifactNotFound as exc:
             # Said at once after Maven's "resolving ...3.5.9", so the next "resolving
             # ...3.5.8" does not read as a retry. A remembered answer ran no Maven and
             # printed nothing: saying it on every session start would be noise.
             why = _not_found_reason(exc)
             skipped.append(f"{coordinate} ({why})")
+            fresh = fresh or not exc.remembered
             if not quiet and not exc.remembered:
                 print(f"kafkatest: skipped {coordinate}: {why}", file=sys.stderr, flush=True)
     return "; ".join(skipped)

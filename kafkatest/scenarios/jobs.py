@@ -5,7 +5,8 @@ returning its StreamingQuery; a batch job is ``job(spark, bootstrap, source, sin
 *, options)``. The sample ``orders_enrichment.start_stream`` fits the first. These
 copy records unchanged (key, value, headers), so the sink traces back to the seed.
 `options` may name another subscription (``subscribePattern``, ``assign``) than
-`source`, and a ``trigger`` (``availableNow`` or an interval such as ``200 ms``).
+`source`, and a ``trigger``: ``availableNow``, an interval such as ``200 ms``, or
+``realTime 5 minutes`` (Real-Time Mode, PySpark 4.1+, batches of that length).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
     from pyspark.sql.streaming import StreamingQuery
 
 SUBSCRIPTIONS = ("subscribe", "subscribePattern", "assign")
+#: How a ``trigger`` option asks for Real-Time Mode: ``realTime 5 minutes``.
+REAL_TIME = "realTime "
 #: Harness settings in `options` that are not Kafka source options.
 JOB_SETTINGS = ("trigger", "slowPartitionMs")
 
@@ -76,11 +79,14 @@ def copy_stream(
         .queryName(f"copy-{sink}")
     )
     trigger = options.get("trigger", "availableNow")
-    writer = (
-        writer.trigger(availableNow=True)
-        if trigger == "availableNow"
-        else writer.trigger(processingTime=trigger)
-    )
+    if trigger == "availableNow":
+        writer = writer.trigger(availableNow=True)
+    elif trigger.startswith(REAL_TIME):
+        # Real-Time Mode (PySpark 4.1+): update mode only; the Kafka sink stays at-least-once.
+        real_time = trigger[len(REAL_TIME) :].strip()
+        writer = writer.outputMode("update").trigger(realTime=real_time)  # type: ignore[call-overload]
+    else:
+        writer = writer.trigger(processingTime=trigger)
     return writer.start()
 
 

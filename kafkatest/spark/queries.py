@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, cast
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from kafkatest.errors import KafkaTestError
 
@@ -79,6 +80,72 @@ def wait_for_query(query: StreamingQuery, timeout_s: float = 120.0) -> None:
     error = query.exception()
     if error is not None:
         raise error
+
+
+Row = TypeVar("Row")
+
+#: How often `wait_for_rows` reads the sink again.
+ROWS_POLL_S = 0.25
+
+
+def wait_for_rows(
+    read: Callable[[], Sequence[Row]],
+    count: int,
+    *,
+    query: StreamingQuery | None = None,
+    timeout_s: float = 120.0,
+) -> list[Row]:
+    """Wait until `read()` returns at least `count` rows; return them.
+
+    For a query that never finishes by itself (a processing-time or Real-Time Mode
+    trigger), where `wait_for_query` would wait forever: `read` is any sink reader,
+    such as ``lambda: topic_rows(kafka_broker, "out")``, asked again every
+    `ROWS_POLL_S`. Given the `query` writing the sink, its own error is raised as soon
+    as it fails, and a query that ends (or is still short of rows after `timeout_s`) is
+    stopped; `QueryTimeout` then says how many rows had come. The query keeps running
+    once the rows are there. Without `query` (a job in a process of its own) only the
+    rows and the time are watched.
+    """
+    if count < 0:
+        raise ValueError(f"count must be 0 or more, not {count}")
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if query is not None and not query.isActive:
+            error = query.exception()
+            if error is not None:
+                raise error
+        rows = list(read())
+        if len(rows) >= count:
+            return rows
+        ended = query is not None and not query.isActive
+        if ended or time.monotonic() >= deadline:
+            raise _short_of_rows(query, len(rows), count, timeout_s, ended)
+        time.sleep(ROWS_POLL_S)
+
+
+def _short_of_rows(
+    query: StreamingQuery | None, seen: int, count: int, timeout_s: float, ended: bool
+) -> Exception:
+    """The error `wait_for_rows` raises: the query's own if stopping it shows one."""
+    when = "ended" if ended else f"still running after {timeout_s:.0f}s"
+    longer = f"give it longer with timeout_s={max(2 * timeout_s, 300):.0f}"
+    if query is None:
+        return QueryTimeout(
+            f"the sink has {seen} of the {count} rows expected after {timeout_s:.0f}s; if "
+            f"rows were still arriving, the job is slow, not stuck: {longer}"
+        )
+    progress = query.lastProgress
+    with contextlib.suppress(Exception):
+        query.stop()
+    error = query.exception()
+    if error is not None:
+        return error
+    return QueryTimeout(
+        f"streaming query {query.name or query.id} {when} with {seen} of the {count} rows "
+        f"expected in its sink, and was stopped ({describe_progress(progress)}). If rows "
+        f"were still arriving, it is slow, not stuck: {longer}",
+        dict(progress) if progress is not None else None,
+    )
 
 
 def stop_quietly(query: StreamingQuery) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Mapping
@@ -156,6 +157,10 @@ def kafka_spark_session(
     for key, value in settings.items():
         builder = builder.config(key, value)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # no "resolves to loopback" warning
+    # Python workers run this interpreter, not the first python3 on PATH (from a virtualenv
+    # not activated, another Python with another pyarrow): PySpark reads the variable, and
+    # so does a Spark Connect server's JVM for the UDFs it runs.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     session = builder.getOrCreate()
     archive.started(getattr(session, "_jvm", None))
     _after_interrupt_settled(getattr(session, "_jvm", None))  # going on after a Ctrl-C
