@@ -9,11 +9,10 @@ record). Most of that can be shared without losing a catch:
   restart check: if it agrees with the reference, so do both (a restart can only add
   a difference, a split only add one); if it does not, one more run (the same cut,
   uninterrupted) tells which of the two the difference belongs to;
-- the reference's own query, resumed once a copy of every record has landed after
-  them, is the redelivery check: a leg, not a run.
+- one run reading every record twice, the copies in a later batch, is the
+  redelivery check.
 
-Two runs and a leg for a job that holds, one run more for one that does not, on one
-seeded input.
+Three runs for a job that holds, four for one that does not, on one seeded input.
 """
 
 from __future__ import annotations
@@ -164,37 +163,45 @@ def _lost_acks(oracle: Oracle, report: OracleReport, baseline: RunResult, wanted
 def _shared_runs(
     oracle: Oracle, points: list[StopPoint], limit: int, copies: int
 ) -> tuple[RunResult, RunResult, RunResult]:
-    """The reference (then, on its own checkpoint, the copies), and the cut-and-stopped
-    run, side by side on the shared session.
+    """The reference, the cut-and-stopped run and the copies run, at the same time.
 
-    A micro-batch of a test's few records spends much of its time waiting (planning,
-    scheduling, the broker): two queries at once take little longer than the slower.
-    The memory sink in append or update mode cannot resume after a stop, so where the
-    output mode is not given the reference runs first to tell it.
+    A micro-batch of a test's few records spends most of its time waiting (planning,
+    scheduling, the broker), not computing: three queries side by side on the shared
+    session take little longer than the slowest of them. The memory sink in append
+    or update mode cannot resume after a stop, so where the output mode is not given
+    the reference runs first to tell it.
     """
     cut = f"maxOffsetsPerTrigger={limit}"
     stopped = f"{cut}, stopped at {', '.join(map(str, points))}" if points else cut
-    reference = oracle.source("one batch")
-    cut_source = oracle.source(stopped)
-
-    def reference_then_copies() -> tuple[RunResult, RunResult]:
-        baseline = oracle.run("one batch", reference, None)
-        return baseline, oracle.redeliver(baseline, reference, copies)
-
-    if oracle.options.sink == "memory" and oracle.output_mode is None:
-        baseline, copied = reference_then_copies()
-        restartable = oracle.output_mode == "complete"
-        if not restartable:
+    copied = f"copies={copies}"
+    placements = {
+        "one batch": oracle.source("one batch"),
+        stopped: oracle.source(stopped),
+        copied: oracle.source(copied, copies),
+    }
+    every = max(1, len(oracle.inputs))
+    memory_unknown = oracle.options.sink == "memory" and oracle.output_mode is None
+    with ThreadPoolExecutor(3, thread_name_prefix="kafkatest-oracle") as pool:
+        first = None
+        if memory_unknown:
+            first = oracle.run("one batch", placements["one batch"], None)
+        restartable = not (oracle.options.sink == "memory" and oracle.output_mode != "complete")
+        if points and not restartable:
+            placements[cut] = placements.pop(stopped)
             stopped = cut
-        combined = oracle.run(stopped, cut_source, limit, points if restartable else ())
-    else:
-        with ThreadPoolExecutor(2, thread_name_prefix="kafkatest-oracle") as pool:
-            first = pool.submit(reference_then_copies)
-            second = pool.submit(oracle.run, stopped, cut_source, limit, points)
-            (baseline, copied), combined = first.result(), second.result()
-    order = [baseline.name, combined.name, copied.name]
-    oracle.report.runs.sort(key=lambda run: order.index(run.name) if run.name in order else 9)
-    return baseline, combined, copied
+        pending = [
+            pool.submit(
+                oracle.run, stopped, placements[stopped], limit, points if restartable else ()
+            ),
+            pool.submit(oracle.run, copied, placements[copied], every),
+        ]
+        if first is None:
+            pending.insert(0, pool.submit(oracle.run, "one batch", placements["one batch"], None))
+        done = [future.result() for future in pending]
+    if first is not None:
+        done.insert(0, first)
+    oracle.report.runs.sort(key=lambda run: [r.name for r in done].index(run.name))
+    return done[0], done[1], done[2]
 
 
 def _cut(oracle: Oracle, points: list[StopPoint], given: int | None) -> int:

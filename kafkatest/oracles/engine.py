@@ -164,28 +164,6 @@ class Oracle:
         self.report.runs.append(result)
         return result
 
-    def redeliver(self, baseline: RunResult, placement: Placement, copies: int) -> RunResult:
-        """The redelivery run: `copies` - 1 more copies of every record land in the
-        baseline's source topic after it finished, and its query resumes on its
-        checkpoint: what a producer's retries leave, read by the same running job, at a
-        leg's cost instead of a whole run's. A memory sink that cannot resume (append or
-        update mode) gets a run of its own instead, the copies in a later batch."""
-        name = f"copies={copies}"
-        if self.options.sink == "memory" and self.output_mode != "complete":
-            return self.run(name, self.source(name, copies), max(1, len(self.inputs)))
-        more = copy_inputs(self.options.broker, placement.topic, self.inputs, copies - 1, first=1)
-        try:
-            result = self.runner.resume(baseline, name, placement.topic)
-        except OracleError as error:
-            if not any(words in str(error) for words in TRANSIENT):
-                raise
-            self.report.notes.append(f"{name!r} ran on its own: {TRANSIENT[0]} when resumed")
-            return self.run(name, self.source(name, copies), max(1, len(self.inputs)))
-        result.placement = {**placement.at, **more.at}
-        result.rows = self.read(result)
-        self.report.runs.append(result)
-        return result
-
     def read(self, result: RunResult) -> list[dict[str, Any]]:
         """The run's sink as the rows to compare, the way its output mode writes them."""
         rows = self.read_sink(result.sink)

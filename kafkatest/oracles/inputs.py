@@ -79,12 +79,11 @@ def seed_inputs(
 
 
 def copy_inputs(
-    broker: Broker, topic: str, inputs: Sequence[InputRecord], copies: int = 1, first: int = 0
+    broker: Broker, topic: str, inputs: Sequence[InputRecord], copies: int = 1
 ) -> Placement:
     """Write the placed inputs to `topic`: per partition the records in order, then each
-    further copy of them in the same order (a producer retry's later offsets). `first`
-    numbers the copies from there (1: the topic already holds the originals)."""
-    batch = [(item, copy) for copy in range(first, first + copies) for item in inputs]
+    further copy of them in the same order (a producer retry's later offsets)."""
+    batch = [(item, copy) for copy in range(copies) for item in inputs]
     records = [replace(item.record, topic=topic, offset=None) for item, _copy in batch]
     placed = broker.produce(records)
     if len(placed) != len(records):

@@ -131,10 +131,9 @@ def assert_redelivery_invariant(
     "not applicable" and nothing is compared. `expect_dedup=True` holds any job to it
     (it must absorb copies), `expect_dedup=False` none.
 
-    The job reads the records once; then `copies` - 1 more copies of each land after
-    them, as a retry after a lost acknowledgement leaves them (same key, value, headers
-    and timestamp, at later offsets of the same partition), and the job's query reads
-    them from where it stopped; its sink must not change. With
+    The job reads the records once, then each record `copies` times, as a retry
+    after a lost acknowledgement leaves them: same key, value, headers and timestamp,
+    at later offsets of the same partition (every record, then the copies). With
     `lost_acks` and a backend that can lose a produce acknowledgement (the emulator),
     a third run reads duplicates the broker's fault made; on other backends the
     report says that run was left out. `max_offsets_per_trigger` defaults to the
@@ -151,7 +150,8 @@ def assert_redelivery_invariant(
         oracle.report.not_applicable = redelivery_applies(baseline, expect_dedup)
         if oracle.report.not_applicable:
             return oracle.verdict()
-        oracle.compare(baseline, oracle.redeliver(baseline, once, copies), "forbid")
+        name = f"copies={copies}"
+        oracle.compare(baseline, oracle.run(name, oracle.source(name, copies), limit), "forbid")
         redeliver_through_lost_acks(oracle, baseline, limit, lost_acks)
         return oracle.verdict()
 

@@ -81,7 +81,6 @@ class RunResult:
     #: Rows left out of `rows` as a replayed batch's first attempt (duplicates="replayed").
     replayed_rows: list[dict[str, Any]] = field(default_factory=list)
     sink: str = ""
-    checkpoint: str = ""
 
     def batch_of(self, partition: int, offset: int) -> Batch | None:
         """The batch that read this source position."""
@@ -198,12 +197,7 @@ class Runner:
             options["maxOffsetsPerTrigger"] = str(max_offsets_per_trigger)
         sink = self.sink_target(name)
         checkpoint = self.new_dir("kafkatest-oracle-checkpoint-") / "checkpoint"
-        result = RunResult(
-            name,
-            {k: v for k, v in options.items() if k != "trigger"},
-            sink=sink,
-            checkpoint=str(checkpoint),
-        )
+        result = RunResult(name, {k: v for k, v in options.items() if k != "trigger"}, sink=sink)
         started = time.monotonic()
         recorded = [
             self._stopped_leg(stop, source, sink, checkpoint, options, result) for stop in stops
@@ -213,22 +207,6 @@ class Runner:
         result.batches = read_batches(checkpoint, source)
         result.restarts = [fault.explain(checkpoint) for fault in recorded]
         result.restart = result.restarts[-1] if result.restarts else None
-        return result
-
-    def resume(self, earlier: RunResult, name: str, source: str) -> RunResult:
-        """One more leg of `earlier` on its checkpoint and sink, after more records
-        landed in `source`: a new run in the report, holding all of `earlier`'s sink."""
-        options = {**self.job_options, "trigger": "availableNow"}
-        checkpoint = Path(earlier.checkpoint)
-        result = RunResult(
-            name, dict(earlier.settings), sink=earlier.sink, checkpoint=str(checkpoint)
-        )
-        result.plan, result.watermark_column = earlier.plan, earlier.watermark_column
-        started = time.monotonic()
-        self._leg(source, earlier.sink, checkpoint, options, result)
-        result.seconds = time.monotonic() - started
-        result.legs.append(f"resumed {earlier.name!r}'s query once more records had landed")
-        result.batches = read_batches(checkpoint, source)
         return result
 
     def _stopped_leg(
