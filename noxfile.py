@@ -77,10 +77,6 @@ DEFAULT_LINE_ONLY = {
     "tests/test_spark_connect.py": "Spark Connect (--spark-remote) is tested on PySpark 4.2",
     "tests/test_spark_masters.py": "local-cluster (--spark-master) is tested on PySpark 4.2",
     "tests/test_spark_server.py": "warm mode's refusals and Ctrl-C: kafkatest's own, on 4.2",
-    "tests/test_spark_server_lines.py": (
-        "warm mode on each line runs in nox -s downstream-<line>: the server, started in a "
-        "project whose ini asks for spark-avro, and a streaming suite on it"
-    ),
     "tests/test_xdist.py": "pytest-xdist workers (a SparkSession each) are tested on PySpark 4.2",
     "tests/test_bench.py": "the bench's figures are taken on PySpark 4.2",
     "tests/schema_registry/test_spark_avro.py": (
@@ -93,6 +89,11 @@ DEFAULT_LINE_ONLY = {
     "tests/test_early_broker.py": "the plugin's start order: kafkatest's own, on PySpark 4.2",
     "tests/test_demo.py": "`kafkatest demo` runs the scenario runner each line runs",
     "tests/scenarios/test_repro_cli.py": "`kafkatest repro` wraps the runner each line runs",
+    "tests/oracles/test_catch_matrix.py": (
+        "the catch matrix measures the oracles, kafkatest's own logic, on PySpark 4.2 "
+        "(classic and Connect); each line runs the oracles' own Spark tests"
+    ),
+    "tests/oracles/test_quiet.py": "a child pytest run checking kafkatest's own output",
     "tests/oracles/test_process_mode.py": (
         "the oracles' child-process mode; a crashed job's replay runs per line in test_restart"
     ),
@@ -121,28 +122,34 @@ DEFAULT_LINE_ONLY = {
 DELTA_TESTS = "tests/sinks/test_delta_sink.py"
 
 
-@nox.session
-def spark35(session: nox.Session) -> None:
-    """The Spark tests on PySpark 3.5 (Scala 2.12 connector), in their own venv.
+def _spark_line(line: str, extras: str, delta: bool) -> None:
+    def run(session: nox.Session) -> None:
+        # As a project installs it: the line's PySpark and kafkatest, no constraints file,
+        # so pip picks pyarrow, numpy, pandas and the rest as it would for a user; then
+        # what `pip check` and `kafkatest doctor` say of that set (doctor fails on a
+        # combination known to break), then the Spark tests, warm mode among them.
+        session.install(f"pyspark=={line}.*", "-e", f".[{extras}]")
+        session.run("python", "-m", "pip", "check")
+        session.run("kafkatest", "doctor")
+        _spark_line_tests(session, delta=delta)
 
-    Arguments replace the default selection: `nox -s spark35 -- tests/sinks -x`.
-    """
-    session.install("-c", "constraints-spark35.txt", "-e", ".[test,delta]")
-    _spark_line_tests(session)
+    run.__doc__ = (
+        f"The Spark tests on PySpark {line}, installed as a project installs it (no "
+        f"constraints file). Arguments replace the selection: `nox -s {run_name(line)} -- "
+        "tests/sinks -x`."
+    )
+    nox.session(name=run_name(line))(run)
 
 
-@nox.session
-def spark40(session: nox.Session) -> None:
-    """The Spark tests on PySpark 4.0 (the previous 4.x line), in their own venv."""
-    session.install("-c", "constraints-spark40.txt", "-e", ".[test,delta]")
-    _spark_line_tests(session)
+def run_name(line: str) -> str:
+    return "spark" + line.replace(".", "")
 
 
-@nox.session
-def spark43(session: nox.Session) -> None:
-    """The Spark tests on PySpark 4.3 (the newest line), in their own venv."""
-    session.install("-c", "constraints-spark43.txt", "-e", ".[test]")
-    _spark_line_tests(session, delta=False)
+#: The other PySpark lines CI runs the Spark tests on (the default is constraints.txt's),
+#: with the extras each takes (Delta publishes no release for 4.3 here).
+SPARK_LINES = {"3.5": "test,delta", "4.0": "test,delta", "4.3": "test"}
+for _line, _extras in SPARK_LINES.items():
+    _spark_line(_line, _extras, delta="delta" in _extras)
 
 
 #: The PySpark lines kafkatest supports (kafkatest.jars.coordinates.SUPPORTED_PYSPARK):
