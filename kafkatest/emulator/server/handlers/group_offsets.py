@@ -12,9 +12,12 @@ from typing import Any
 
 from kio.schema.errors import ErrorCode
 
+from kafkatest.emulator.protocol.replies import EncodedItems
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordinator, namespace_of
+from kafkatest.emulator.server.pacing import Pacer
+from kafkatest.emulator.server.repeats import Answers, answer_topics
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state import EmulatorState
 from kafkatest.emulator.state.groups.offsets import CommittedOffset
@@ -52,7 +55,7 @@ async def offset_commit(ctx: RequestContext, request: Any) -> Any:
             )
         errors.update(_commit(ctx, request, valid))
     types = response_types(ctx)
-    topics = _partition_errors(
+    topics = await _partition_errors(
         types.OffsetCommitResponseTopic, types.OffsetCommitResponsePartition, request.topics, errors
     )
     return make(types.OffsetCommitResponse, throttle_time=NO_THROTTLE, topics=topics)
@@ -88,27 +91,25 @@ def _commit(
     )
 
 
-def _partition_errors(
+async def _partition_errors(
     topic_type: type,
     partition_type: type,
     topics: Iterable[Any],
     errors: Mapping[TopicPartition, ErrorCode],
-) -> tuple[Any, ...]:
-    """One error per requested partition, in the request's layout (commit and delete)."""
-    return tuple(
-        make(
-            topic_type,
-            name=topic.name,
-            partitions=tuple(
-                make(
-                    partition_type,
-                    partition_index=p.partition_index,
-                    error_code=errors[(topic.name, p.partition_index)],
-                )
-                for p in topic.partitions
-            ),
-        )
-        for topic in topics
+) -> EncodedItems:
+    """One error per requested partition, in the request's layout (commit and delete);
+    a partition named again reuses its first answer (`answer_topics`)."""
+    return await answer_topics(
+        topics,
+        lambda t: t.name,
+        lambda t: t.partitions,
+        lambda p: p.partition_index,
+        lambda name, p: make(
+            partition_type,
+            partition_index=p.partition_index,
+            error_code=errors[(name, p.partition_index)],
+        ),
+        lambda name, partitions: make(topic_type, name=name, partitions=partitions),
     )
 
 
@@ -118,43 +119,56 @@ _BATCHED_FETCH_SINCE = 8
 
 @handles(9, 1, 9)
 async def offset_fetch(ctx: RequestContext, request: Any) -> Any:
+    """Committed offsets, answered as Kafka 4.1's coordinator answers: in the request's
+    layout, each naming of a partition (or of a group, from v8) answered alike.
+
+    Each distinct group's offsets are looked up once per request, each distinct
+    group naming answered (and encoded) once, and the loop is given back between
+    namings (`repeats.Answers`, `Pacer`).
+    """
     types = response_types(ctx)
     stable = getattr(request, "require_stable", False)
+    pacer = Pacer()
     if ctx.api_version < _BATCHED_FETCH_SINCE:
         error, fetched, unstable = _fetch_group(ctx, request.group_id, request.topics, stable)
-        return make(
-            types.OffsetFetchResponse,
-            throttle_time=NO_THROTTLE,
-            error_code=error,
-            topics=_fetched_topics(
-                types.OffsetFetchResponseTopic,
-                types.OffsetFetchResponsePartition,
-                fetched,
-                error,
-                unstable,
-            ),
+        topics = await _fetched_topics(
+            types.OffsetFetchResponseTopic,
+            types.OffsetFetchResponsePartition,
+            # A group's refusal comes alone; NOT_COORDINATOR is in every partition.
+            request.topics if error is ErrorCode.none or fetched else (),
+            fetched,
+            error,
+            unstable,
+            pacer,
         )
-    groups = []
-    for group in request.groups:
+        return make(
+            types.OffsetFetchResponse, throttle_time=NO_THROTTLE, error_code=error, topics=topics
+        )
+
+    async def answer_group(group: Any) -> Any:
         member = (getattr(group, "member_id", None), getattr(group, "member_epoch", -1))
         error, fetched, unstable = _fetch_group(ctx, group.group_id, group.topics, stable, member)
         # From v8 a group-level error comes alone, without partitions.
-        topics = _fetched_topics(
+        topics = await _fetched_topics(
             types.OffsetFetchResponseTopics,
             types.OffsetFetchResponsePartitions,
+            () if error is not ErrorCode.none else group.topics,
             {} if error is not ErrorCode.none else fetched,
             ErrorCode.none,
             unstable,
+            pacer,
         )
-        groups.append(
-            make(
-                types.OffsetFetchResponseGroup,
-                group_id=group.group_id,
-                topics=topics,
-                error_code=error,
-            )
+        return make(
+            types.OffsetFetchResponseGroup, group_id=group.group_id, topics=topics, error_code=error
         )
-    return make(types.OffsetFetchResponse, throttle_time=NO_THROTTLE, groups=tuple(groups))
+
+    answers: Answers[Any] = Answers(pacer)
+    groups = await answers.each(
+        request.groups,
+        lambda g: (g.group_id, g.topics, getattr(g, "member_id", None)),
+        answer_group,
+    )
+    return make(types.OffsetFetchResponse, throttle_time=NO_THROTTLE, groups=groups)
 
 
 def _fetch_group(
@@ -183,30 +197,38 @@ def _fetch_group(
     return ErrorCode.none, fetched, unstable
 
 
-def _fetched_topics(
+async def _fetched_topics(
     topic_type: type,
     partition_type: type,
+    asked: Iterable[Any] | None,
     fetched: Mapping[TopicPartition, CommittedOffset | None],
     error: ErrorCode,
     unstable: set[TopicPartition],
-) -> tuple[Any, ...]:
-    by_topic: dict[str, list[tuple[int, CommittedOffset | None]]] = {}
-    for (topic, partition), committed in fetched.items():
-        by_topic.setdefault(topic, []).append((partition, committed))
-    return tuple(
-        make(
-            topic_type,
-            name=topic,
-            partitions=tuple(
-                _fetched_partition(partition_type, partition, committed, error)
-                if (topic, partition) not in unstable
-                else _fetched_partition(
-                    partition_type, partition, None, ErrorCode.unstable_offset_commit
-                )
-                for partition, committed in partitions
-            ),
-        )
-        for topic, partitions in by_topic.items()
+    pacer: Pacer,
+) -> EncodedItems:
+    """The answer's topics: as `asked` names them (each naming answered), or every
+    fetched partition by topic when the request asked for all (`asked` None)."""
+
+    def partition(topic: str, index: int) -> Any:
+        if (topic, index) in unstable:
+            return _fetched_partition(partition_type, index, None, ErrorCode.unstable_offset_commit)
+        return _fetched_partition(partition_type, index, fetched.get((topic, index)), error)
+
+    if asked is None:
+        by_topic: dict[str, list[int]] = {}
+        for topic, index in fetched:
+            by_topic.setdefault(topic, []).append(index)
+        layout = list(by_topic.items())
+    else:
+        layout = [(t.name, t.partition_indexes) for t in asked]
+    return await answer_topics(
+        layout,
+        lambda entry: entry[0],
+        lambda entry: entry[1],
+        int,
+        partition,
+        lambda name, partitions: make(topic_type, name=name, partitions=partitions),
+        pacer,
     )
 
 
@@ -245,7 +267,7 @@ async def offset_delete(ctx: RequestContext, request: Any) -> Any:
         error, deleted = coordinator_of(ctx.state).delete_offsets(request.group_id, deletable)
         outcomes.update(deleted)
     # A group-level error comes alone, without partitions (as Kafka answers).
-    topics = _partition_errors(
+    topics = await _partition_errors(
         types.OffsetDeleteResponseTopic,
         types.OffsetDeleteResponsePartition,
         request.topics if error is ErrorCode.none else (),

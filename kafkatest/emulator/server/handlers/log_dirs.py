@@ -18,6 +18,7 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.pacing import Pacer
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state.broker_configs import LOG_DIR
 
@@ -76,10 +77,12 @@ _MAX_DIR_NAME = 255
 async def alter_replica_log_dirs(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
     errors: dict[str, dict[int, ErrorCode]] = defaultdict(dict)
+    pacer = Pacer()
     for wanted in request.dirs:
         for topic in wanted.topics:
             for index in topic.partitions:
                 errors[topic.name][index] = _move_error(ctx, wanted.path, topic.name, index)
+                await pacer.breathe()
     results = tuple(
         make(
             types.AlterReplicaLogDirTopicResult,

@@ -18,6 +18,8 @@ from kio.schema.errors import ErrorCode
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordinator, namespace_of
+from kafkatest.emulator.server.pacing import Pacer
+from kafkatest.emulator.server.repeats import Encoded, answer_topics
 from kafkatest.emulator.server.responses import (
     NO_THROTTLE,
     error_code_of,
@@ -94,28 +96,30 @@ async def add_partitions_to_txn(ctx: RequestContext, request: Any) -> Any:
             throttle_time=NO_THROTTLE,
             results_by_topic_v3_and_below=_topic_results(types, results),
         )
+    answers: list[Any] = []
+    pacer = Pacer()  # each transaction's partitions are added, the loop given back between
+    for txn in request.transactions:
+        added = _add_partitions(
+            ctx,
+            txn.transactional_id,
+            txn.producer_id,
+            txn.producer_epoch,
+            txn.topics,
+            txn.verify_only,
+        )
+        answers.append(
+            make(
+                types.AddPartitionsToTxnResult,
+                transactional_id=txn.transactional_id,
+                topic_results=_topic_results(types, added),
+            )
+        )
+        await pacer.breathe()
     return make(
         types.AddPartitionsToTxnResponse,
         throttle_time=NO_THROTTLE,
         error_code=ErrorCode.none,
-        results_by_transaction=tuple(
-            make(
-                types.AddPartitionsToTxnResult,
-                transactional_id=txn.transactional_id,
-                topic_results=_topic_results(
-                    types,
-                    _add_partitions(
-                        ctx,
-                        txn.transactional_id,
-                        txn.producer_id,
-                        txn.producer_epoch,
-                        txn.topics,
-                        txn.verify_only,
-                    ),
-                ),
-            )
-            for txn in request.transactions
-        ),
+        results_by_transaction=tuple(answers),
     )
 
 
@@ -210,20 +214,19 @@ async def txn_offset_commit(ctx: RequestContext, request: Any) -> Any:
         errors = {(name, p.partition_index): ErrorCode.not_coordinator for name, p in wanted}
     else:
         errors = _commit_pending(ctx, request, wanted)
-    topics = tuple(
-        make(
-            types.TxnOffsetCommitResponseTopic,
-            name=topic.name,
-            partitions=tuple(
-                make(
-                    types.TxnOffsetCommitResponsePartition,
-                    partition_index=p.partition_index,
-                    error_code=errors[(topic.name, p.partition_index)],
-                )
-                for p in topic.partitions
-            ),
-        )
-        for topic in request.topics
+    topics = await answer_topics(
+        request.topics,
+        lambda t: t.name,
+        lambda t: t.partitions,
+        lambda p: p.partition_index,
+        lambda name, p: make(
+            types.TxnOffsetCommitResponsePartition,
+            partition_index=p.partition_index,
+            error_code=errors[(name, p.partition_index)],
+        ),
+        lambda name, partitions: make(
+            types.TxnOffsetCommitResponseTopic, name=name, partitions=partitions
+        ),
     )
     return make(types.TxnOffsetCommitResponse, throttle_time=NO_THROTTLE, topics=topics)
 
@@ -316,27 +319,37 @@ async def write_txn_markers(ctx: RequestContext, request: Any) -> Any:
     """What a coordinator sends partition leaders; clients send it to abort a hanging
     transaction (``kafka-transactions abort``, Admin.abortTransaction)."""
     types = response_types(ctx)
-    results = []
+    results = Encoded()
+    pacer = Pacer()  # a marker is written per naming, the loop given back between them
     for marker in request.markers:
-        topics = tuple(
-            make(
-                types.WritableTxnMarkerTopicResult,
-                name=topic.name,
-                partitions=tuple(
+        topics = Encoded()
+        for topic in marker.topics:
+            partitions = Encoded()
+            for index in topic.partition_indexes:
+                code = _write_marker(ctx, marker, topic.name, index)
+                partitions.add(
                     make(
                         types.WritableTxnMarkerPartitionResult,
                         partition_index=index,
-                        error_code=_write_marker(ctx, marker, topic.name, index),
+                        error_code=code,
                     )
-                    for index in topic.partition_indexes
-                ),
+                )
+                await pacer.breathe()
+            topics.add(
+                make(
+                    types.WritableTxnMarkerTopicResult,
+                    name=topic.name,
+                    partitions=partitions.items(),
+                )
             )
-            for topic in marker.topics
+        results.add(
+            make(
+                types.WritableTxnMarkerResult,
+                producer_id=marker.producer_id,
+                topics=topics.items(),
+            )
         )
-        results.append(
-            make(types.WritableTxnMarkerResult, producer_id=marker.producer_id, topics=topics)
-        )
-    return make(types.WriteTxnMarkersResponse, markers=tuple(results))
+    return make(types.WriteTxnMarkersResponse, markers=results.items())
 
 
 def _write_marker(ctx: RequestContext, marker: Any, topic_name: str, index: int) -> ErrorCode:
