@@ -73,11 +73,11 @@ class TimeIndex:
         if found >= start:
             return found
         stamps = self.max_timestamps
-        block_end = min(len(stamps), (start // BLOCK + 1) * BLOCK)
-        hit = _first_at_least(stamps, timestamp, start, block_end)
+        next_block = start // BLOCK + 1
+        hit = _first_at_least(stamps, timestamp, start, min(len(stamps), next_block * BLOCK))
         if hit is not None:
             return hit
-        block = _first_at_least(self._blocks, timestamp, block_end // BLOCK, len(self._blocks))
+        block = _first_at_least(self._blocks, timestamp, next_block, len(self._blocks))
         if block is None:
             return None
         first = block * BLOCK

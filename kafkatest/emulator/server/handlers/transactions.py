@@ -15,6 +15,7 @@ from typing import Any
 
 from kio.schema.errors import ErrorCode
 
+from kafkatest.emulator.protocol.replies import EncodedItems
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordinator, namespace_of
@@ -94,7 +95,7 @@ async def add_partitions_to_txn(ctx: RequestContext, request: Any) -> Any:
         return make(
             types.AddPartitionsToTxnResponse,
             throttle_time=NO_THROTTLE,
-            results_by_topic_v3_and_below=_topic_results(types, results),
+            results_by_topic_v3_and_below=await _topic_results(types, results, Pacer()),
         )
     answers: list[Any] = []
     pacer = Pacer()  # each transaction's partitions are added, the loop given back between
@@ -111,7 +112,7 @@ async def add_partitions_to_txn(ctx: RequestContext, request: Any) -> Any:
             make(
                 types.AddPartitionsToTxnResult,
                 transactional_id=txn.transactional_id,
-                topic_results=_topic_results(types, added),
+                topic_results=await _topic_results(types, added, pacer),
             )
         )
         await pacer.breathe()
@@ -166,25 +167,33 @@ def _exists(ctx: RequestContext, tp: TopicPartition) -> bool:
     return topic is not None and 0 <= tp[1] < len(topic.partitions)
 
 
-def _topic_results(types: Any, results: dict[TopicPartition, ErrorCode]) -> tuple[Any, ...]:
+async def _topic_results(
+    types: Any, results: dict[TopicPartition, ErrorCode], pacer: Pacer
+) -> EncodedItems:
+    """Each partition's error, by topic, encoded as it is made (`Encoded`)."""
     by_topic: dict[str, list[tuple[int, ErrorCode]]] = {}
     for (topic, partition), code in results.items():
         by_topic.setdefault(topic, []).append((partition, code))
-    return tuple(
-        make(
-            types.AddPartitionsToTxnTopicResult,
-            name=topic,
-            results_by_partition=tuple(
+    topics = Encoded()
+    for topic, partitions in by_topic.items():
+        answers = Encoded()
+        for partition, code in partitions:
+            answers.add(
                 make(
                     types.AddPartitionsToTxnPartitionResult,
                     partition_index=partition,
                     partition_error_code=code,
                 )
-                for partition, code in partitions
-            ),
+            )
+            await pacer.breathe()
+        topics.add(
+            make(
+                types.AddPartitionsToTxnTopicResult,
+                name=topic,
+                results_by_partition=answers.items(),
+            )
         )
-        for topic, partitions in by_topic.items()
-    )
+    return topics.items()
 
 
 # -- AddOffsetsToTxn, TxnOffsetCommit ------------------------------------------------------
