@@ -169,6 +169,9 @@ def _action_problems(where: str, action: object, topics: dict[str, int]) -> list
         problem = _argument_problem(arg, value)
         if problem is not None:
             problems.append(f"{where}.{name}.{arg}: {problem}, not {value!r}")
+    problem = _range_problem(name, args)
+    if problem is not None:
+        problems.append(f"{where}.{name}: {problem}")
     if name == "seed":
         problems += [f"{where}.seed: {problem}" for problem in seed_source_problems(args)]
     topic = args.get("topic")
@@ -177,12 +180,36 @@ def _action_problems(where: str, action: object, topics: dict[str, int]) -> list
     return problems
 
 
+def _range_problem(action: str, args: dict[str, Any]) -> str | None:
+    """A fault argument over its bound (`faults.registry.MAXIMA`, checked again when
+    the fault runs), found when the file is loaded."""
+    from kafkatest.emulator.control.errors import InvalidFault
+    from kafkatest.faults.registry import all_faults, check_ranges
+
+    if action not in all_faults():
+        return None
+    try:
+        check_ranges(action, args)
+    except InvalidFault as exc:
+        return str(exc).removeprefix(f"{action}: ")
+    return None
+
+
 def _whole(value: object, minimum: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= minimum
 
 
 #: Arguments several actions share: what each must hold (minimum for numbers).
-_WHOLE_ARGUMENTS = {"partition": 0, "partitions": 1, "total": 1, "count": 0, "to_broker": 0}
+_WHOLE_ARGUMENTS = {
+    "partition": 0,
+    "partitions": 1,
+    "total": 1,
+    "count": 0,
+    "to_broker": 0,
+    "retention_ms": 1,
+    "ms": 0,
+    "delay_ms": 0,
+}
 
 
 def _argument_problem(name: str, value: object) -> str | None:
