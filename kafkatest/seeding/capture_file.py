@@ -20,10 +20,13 @@ import gzip
 import io
 import json
 import os
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
+
+from kafkatest import bounded_json
 
 VERSION = 1
 HEADER_KEY = "kafkatest_capture"
@@ -47,8 +50,8 @@ def encode_bytes(data: bytes | None) -> dict[str, Any] | None:
     if text[:1] not in _JSON_START:
         return {"text": text}  # most keys and headers: no parse attempt to pay for
     try:
-        parsed = json.loads(text)
-    except ValueError:
+        parsed = bounded_json.loads(text)
+    except bounded_json.JsonRefused:  # not JSON, or nested past MAX_NESTING: the exact text
         return {"text": text}
     if isinstance(parsed, (dict, list)) or _compact(parsed) == text:
         return {"json": parsed}
@@ -56,7 +59,20 @@ def encode_bytes(data: bytes | None) -> dict[str, Any] | None:
 
 
 def _compact(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return _escape_surrogates(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+
+
+#: A UTF-16 surrogate alone: valid in JSON text as an escape (``"\ud800"``), which
+#: json.loads reads into a str that no UTF-8 encoder writes.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape_surrogates(text: str) -> str:
+    """`text` (JSON) with any lone surrogate written as its escape again: the JSON a
+    producer sent as ``{"a":"\\ud800"}`` is stored, written and replayed as those bytes."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def decode_plain(encoded: dict[str, Any] | None) -> bytes | None:
@@ -74,7 +90,8 @@ def decode_plain(encoded: dict[str, Any] | None) -> bytes | None:
 
 def dumps(entry: dict[str, Any]) -> str:
     """One line: compact, keys in a fixed order, so equal captures are equal bytes."""
-    return json.dumps(entry, separators=(",", ":"), ensure_ascii=False, default=_json_default)
+    line = json.dumps(entry, separators=(",", ":"), ensure_ascii=False, default=_json_default)
+    return _escape_surrogates(line)
 
 
 def _json_default(value: Any) -> Any:
