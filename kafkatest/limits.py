@@ -47,7 +47,8 @@ MAX_SEED_RECORDS = 1_000_000
 MAX_NESTING = 100
 #: One line of a capture file (a record with its key, value and headers, as JSON).
 MAX_CAPTURE_LINE_BYTES = 64 << 20
-#: A capture file, decompressed: a gzip bomb stops here, whatever its ratio.
-MAX_CAPTURE_BYTES = 1 << 30
+#: A capture or fixture file that seeds a topic, decompressed: a gzip bomb stops here,
+#: whatever its ratio.
+MAX_SEED_FILE_BYTES = 1 << 30
 #: A scenario file.
 MAX_SCENARIO_BYTES = 1 << 20

@@ -23,6 +23,7 @@ from kafkatest.emulator.state.leader_epochs import LeaderEpochCache
 from kafkatest.emulator.state.segments import UNLIMITED, RollLimits, Segment
 from kafkatest.emulator.state.time_index import TimeIndex
 from kafkatest.emulator.state.txn_index import AbortedTxn, TxnIndex
+from kafkatest.limits import MAX_OFFSET
 
 
 class PartitionLog:
@@ -258,8 +259,8 @@ class PartitionLog:
                 f"cannot start the log at {offset}: it already holds offsets "
                 f"{self.log_start_offset}-{self.log_end_offset - 1}"
             )
-        if offset < 0:
-            raise OffsetOutOfRange(f"cannot start a log at offset {offset}")
+        if not 0 <= offset <= MAX_OFFSET:
+            raise OffsetOutOfRange(f"cannot start a log at offset {offset} (0 to {MAX_OFFSET})")
         self.log_start_offset = self.log_end_offset = offset
         self.segments = [Segment(offset, created_ms=-1)]
 
