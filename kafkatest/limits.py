@@ -52,3 +52,13 @@ MAX_CAPTURE_LINE_BYTES = 64 << 20
 MAX_SEED_FILE_BYTES = 1 << 30
 #: A scenario file.
 MAX_SCENARIO_BYTES = 1 << 20
+
+# -- what the emulator keeps for a test -----------------------------------------------------
+
+#: One request as the request log keeps it (its decoded fields, in estimated Python
+#: bytes); what is past it is summarised ("... 44,990 more").
+MAX_REQUEST_LOG_ENTRY_BYTES = 256 << 10
+#: The whole request log: the oldest entries go first once past it (as past its count).
+MAX_REQUEST_LOG_BYTES = 64 << 20
+#: A string the request log keeps whole (a longer one is cut, its length said).
+MAX_REQUEST_LOG_STRING = 1 << 10
