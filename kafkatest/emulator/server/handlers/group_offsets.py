@@ -249,16 +249,21 @@ def _fetched_partition(
 async def offset_delete(ctx: RequestContext, request: Any) -> Any:
     """kafka-consumer-groups --delete-offsets; refused for topics an active group reads."""
     types = response_types(ctx)
-    wanted = [(t.name, p.partition_index) for t in request.topics for p in t.partitions]
-    known = [tp for tp in wanted if _partition_exists(ctx.state, *tp)]
-    outcomes: dict[TopicPartition, ErrorCode] = dict.fromkeys(
-        wanted, ErrorCode.unknown_topic_or_partition
-    )
+    outcomes: dict[TopicPartition, ErrorCode] = {}
     if not request.group_id:
         error = ErrorCode.invalid_group_id  # checked before the coordinator, as Kafka does
     elif not is_coordinator(ctx, request.group_id):
         error = ErrorCode.not_coordinator
     else:
+        pacer = Pacer()
+        known = []
+        for topic in request.topics:
+            for p in topic.partitions:
+                tp = (topic.name, p.partition_index)
+                outcomes[tp] = ErrorCode.unknown_topic_or_partition
+                if _partition_exists(ctx.state, *tp):
+                    known.append(tp)
+                await pacer.breathe()
         subscribed = namespace_of(ctx.state).subscribed_topics(request.group_id) or frozenset()
         for topic, partition in known:
             if topic in subscribed:

@@ -19,6 +19,7 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.leader_epochs import fencing_error
 from kafkatest.emulator.server.pacing import Pacer
+from kafkatest.emulator.server.repeats import Encoded
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
 from kafkatest.emulator.state.errors import StateError
 from kafkatest.emulator.state.log import PartitionLog
@@ -42,24 +43,26 @@ async def list_offsets(ctx: RequestContext, request: Any) -> Any:
     committed = getattr(request, "isolation_level", 0) == READ_COMMITTED
     named = Counter((t.name, p.partition_index) for t in request.topics for p in t.partitions)
     pacer = Pacer()
-    by_topic: dict[str, dict[int, Any]] = {}
+    #: Per topic: the partitions answered, and their answers encoded as they are made.
+    by_topic: dict[str, tuple[set[int], Encoded]] = {}
     for topic_request in request.topics:
         name = topic_request.name
-        answered = by_topic.setdefault(name, {})
+        answered, answers = by_topic.setdefault(name, (set(), Encoded()))
         for p in topic_request.partitions:
             index = p.partition_index
             if index in answered:
                 continue
+            answered.add(index)
             if named[(name, index)] > 1:
-                answered[index] = _answer(types, p, ErrorCode.invalid_request)
+                answers.add(_answer(types, p, ErrorCode.invalid_request))
             else:
-                answered[index] = _list_partition(ctx, types, name, p, committed)
+                answers.add(_list_partition(ctx, types, name, p, committed))
             await pacer.breathe()
-    topics = tuple(
-        make(types.ListOffsetsTopicResponse, name=name, partitions=tuple(answered.values()))
-        for name, answered in by_topic.items()
-    )
-    return make(types.ListOffsetsResponse, throttle_time=NO_THROTTLE, topics=topics)
+    topics = Encoded()
+    for name, (_answered, answers) in by_topic.items():
+        topics.add(make(types.ListOffsetsTopicResponse, name=name, partitions=answers.items()))
+        await pacer.breathe()
+    return make(types.ListOffsetsResponse, throttle_time=NO_THROTTLE, topics=topics.items())
 
 
 def _answer(

@@ -17,6 +17,7 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.operations_field import OPERATIONS_OMITTED, unrestricted_operations
 from kafkatest.emulator.server.pacing import Pacer
+from kafkatest.emulator.server.repeats import Encoded
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
 from kafkatest.emulator.state import EmulatorState
 from kafkatest.emulator.state.acls import ResourceType
@@ -42,11 +43,11 @@ async def metadata(ctx: RequestContext, request: Any) -> Any:
         version >= _TOPIC_OPERATIONS_SINCE
         and getattr(request, "include_topic_authorized_operations", False),
     )
-    topics: list[Any] = []
+    topics = Encoded()  # each topic encoded as it is described, between breaths
     pacer = Pacer()
     if request.topics is None or (version == 0 and not request.topics):
         for t in sorted(state.topics, key=lambda t: t.name):
-            topics.append(_describe(types, t, state.cluster.stopped, operations))
+            topics.add(_describe(types, t, state.cluster.stopped, operations))
             await pacer.breathe()
     else:
         # Kafka answers the set of topics named (`topics.asScala.toSet`): a topic
@@ -57,7 +58,7 @@ async def metadata(ctx: RequestContext, request: Any) -> Any:
             if naming in seen:
                 continue
             seen.add(naming)
-            topics.append(_lookup(ctx, types, wanted, allow_create, operations))
+            topics.add(_lookup(ctx, types, wanted, allow_create, operations))
             await pacer.breathe()
     brokers = tuple(
         make(types.MetadataResponseBroker, node_id=n.node_id, host=n.host, port=n.port, rack=None)
@@ -70,7 +71,7 @@ async def metadata(ctx: RequestContext, request: Any) -> Any:
         brokers=brokers,
         cluster_id=state.cluster.cluster_id,
         controller_id=state.cluster.controller_id,
-        topics=tuple(topics),
+        topics=topics.items(),
         cluster_authorized_operations=unrestricted_operations(
             ResourceType.CLUSTER,
             _TOPIC_OPERATIONS_SINCE <= version <= _CLUSTER_OPERATIONS_UNTIL
