@@ -153,11 +153,14 @@ def test_a_hook_may_move_the_clock_and_read_the_state(kafka_broker: Broker, kafk
         seen.append(clock.advance(seconds=1))
         seen.append(kafka_broker.call(lambda: len(kafka_broker.state.topics.get(topic).partitions)))
 
-    with kafka_broker.on_request("Metadata", advance, times=1) as hook:
-        assert topic in _metadata(kafka_broker, topic).topics
-    assert hook.errors == []
-    assert seen == [before + 1_000, 1]
-    assert clock.now_ms() == before + 1_000
+    try:
+        with kafka_broker.on_request("Metadata", advance, times=1) as hook:
+            assert topic in _metadata(kafka_broker, topic).topics
+        assert hook.errors == []
+        assert seen == [before + 1_000, 1]
+        assert clock.now_ms() == before + 1_000
+    finally:
+        clock.resume()  # the session's broker: its clock runs again for the next tests
 
 
 @emulator_only
