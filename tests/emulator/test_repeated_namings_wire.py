@@ -66,6 +66,8 @@ def _answers(response: Any) -> list[tuple[str, int, ErrorCode, int]]:
 def test_a_partition_named_twice_is_refused_once(kafka_broker: Broker) -> None:
     topic, missing = _name("offsets"), _name("missing")
     kafka_broker.create_topic(topic, partitions=3)
+    # Answered by every partition's leader: the broker knows it leads them all now.
+    assert kafka_broker.latest_offsets(topic) == {0: 0, 1: 0, 2: 0}
     response = _list_offsets(
         kafka_broker,
         (topic, (_partition(0, LATEST), _partition(0, -2), _partition(1, LATEST))),
@@ -145,7 +147,9 @@ def test_timestamp_lookups_over_a_log_truncated_near_its_end(kafka_broker: Broke
     """One-record batches, then DeleteRecords to five before the end: the records
     below the log start stay in the segment, and no lookup may answer them."""
     topic = _name("truncated")
-    kafka_broker.create_topic(topic, partitions=1)
+    # Kept for ever: the records' timestamps are years old, and retention would delete
+    # them while the test looks them up.
+    kafka_broker.create_topic(topic, partitions=1, config={"retention.ms": "-1"})
     producer = Producer(
         {
             "bootstrap.servers": kafka_broker.bootstrap_servers,
