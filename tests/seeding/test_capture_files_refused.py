@@ -192,3 +192,17 @@ def test_a_refusal_part_way_says_exactly_what_was_seeded(
         refused.value
     )
     assert kafka_broker.latest_offsets(topic) == {0: 4}
+
+
+def test_a_fixture_s_blank_lines_are_counted_not_split(tmp_path: Path) -> None:
+    """A JSON Lines fixture (no capture header) of 50 MB of newlines: skipped a chunk at
+    a time (a billion newlines once took minutes and tens of GB), the lines still
+    counted, so an error after them names its line."""
+    from kafkatest.seeding.files import load_fixture
+
+    blank = 50 << 20
+    path = _write(tmp_path, b"\n" * blank + b'{"n": 1}\n' + b"\n" * 3 + b"not json\n")
+    with pytest.raises(ValueError, match=rf":{blank + 5}: not JSON"):
+        load_fixture(path)
+    path.write_bytes(b"\n" * blank + b'{"n": 1}\n')
+    assert load_fixture(path) == [{"n": 1}]
