@@ -25,7 +25,13 @@ def host_allowed(host_header: str, listen_host: str, port: int) -> bool:
     than localhost never is: that is what a DNS-rebinding page sends.
     """
     name, _, port_text = host_header.strip().rpartition(":")
-    if not name or "]" in port_text or not port_text.isdigit() or int(port_text) != port:
+    if (
+        not name
+        or "]" in port_text
+        or not (port_text.isascii() and port_text.isdigit())
+        or len(port_text) > 5  # a port; and int() refuses a few thousand digits
+        or int(port_text) != port
+    ):
         return False
     name = name.strip("[]").lower()
     if name == listen_host.strip("[]").lower():
@@ -67,6 +73,12 @@ def browser_refusal(
         return HTTPStatus.BAD_REQUEST, f"conflicting Content-Length headers {lengths}"
     if lengths and not (lengths[0].isascii() and lengths[0].isdigit()):
         return HTTPStatus.BAD_REQUEST, f"malformed Content-Length {lengths[0]!r}"
+    if lengths and len(lengths[0].lstrip("0")) > len(str(max_body)):
+        digits = len(lengths[0].lstrip("0"))
+        return (
+            HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+            f"a body of a {digits}-digit number of bytes is over the limit of {max_body}",
+        )
     length = int(lengths[0]) if lengths else 0
     if length > max_body:
         return (

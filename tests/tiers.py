@@ -92,6 +92,7 @@ DECLARED: dict[str, tuple[tuple[str, ...], str]] = {
     ),
     "tests/test_plugin.py": (("slow",), "pytest runs in subprocesses"),
     "tests/test_pytest_forkserver.py": (("slow",), "pytest runs in fork servers"),
+    "tests/test_pytest_forkserver_requests.py": (("slow",), "pytest runs in fork servers"),
     "tests/test_early_broker.py": (("spark", "slow"), "pytest runs with Spark"),
     "tests/scenarios/test_repro_cli.py": (("spark", "slow"), "`kafkatest repro` runs a job"),
     "tests/scenarios/test_scenario_files.py": (("slow",), "scenario files run in a child"),
@@ -126,6 +127,17 @@ DECLARED: dict[str, tuple[tuple[str, ...], str]] = {
     "tests/acls/test_acl_tool.py": (("slow",), "Kafka's ACL tool"),
     "tests/faults/test_compaction.py": (("slow",), "Kafka's tools and real cleaner waits"),
     "tests/faults/test_control.py": (("slow",), "the control CLI in subprocesses"),
+    **{
+        f"tests/faults/test_value_bounds.py::{name}": (
+            ("slow",),
+            "a standalone emulator and the control CLI in subprocesses",
+        )
+        for name in (
+            "test_the_control_interface_answers_400_and_keeps_serving",
+            "test_the_control_interface_refuses_numbers_in_its_headers_and_path",
+            "test_the_command_line_refuses_a_retention_past_the_bound",
+        )
+    },
     # Fuzzing and the clusters.
     "tests/emulator/test_fuzz.py": (("slow",), "mutated frames at a child emulator"),
     "tests/clusters": (("slow",), "three-broker clusters"),

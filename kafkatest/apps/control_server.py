@@ -28,6 +28,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from kafkatest import bounded_json
 from kafkatest.errors import BrokerError
 from kafkatest.faults.api import Faults
 from kafkatest.faults.control_actions import BadRequest, UnknownFault, checked_params, perform
@@ -41,6 +42,8 @@ MAX_BODY_BYTES = 1 << 16
 LOOPBACK = "127.0.0.1"
 #: Seconds a client may take to send its request (a stalled one holds a thread).
 REQUEST_TIMEOUT_S = 10.0
+#: A fault id has fewer digits than this (more cannot name one).
+_MAX_ID_DIGITS = 18
 #: Methods that change something: they need a JSON content type even without a body.
 CHANGING = ("POST", "DELETE", "PUT", "PATCH")
 
@@ -132,14 +135,14 @@ class ControlServer:
         if method == "DELETE":
             if not rest:
                 return "clear", {}
-            if rest[0].isdigit():
+            if rest[0].isdigit() and len(rest[0]) <= _MAX_ID_DIGITS:
                 return "remove", {"id": int(rest[0])}
-            raise BadRequest(f"DELETE /faults/{rest[0]}: expected a fault id")
+            raise BadRequest(f"DELETE /faults/{rest[0][:40]}: expected a fault id")
         if method == "POST" and rest:
             try:
-                params = json.loads(body or b"{}")
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                raise BadRequest(f"the body is not JSON: {exc}") from None
+                params = bounded_json.loads(body or b"{}")
+            except bounded_json.JsonRefused as exc:
+                raise BadRequest(f"the body is not JSON kafkatest reads: {exc}") from None
             return rest[0], params
         raise BadRequest(f"{method} /faults{'/' + rest[0] if rest else ''} is not an action")
 

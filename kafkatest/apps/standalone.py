@@ -129,8 +129,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_from_args(args)
 
 
-def run_from_args(args: argparse.Namespace) -> int:
-    """Serve what `add_emulator_arguments`' flags ask for, until interrupted."""
+def run_from_args(
+    args: argparse.Namespace, prepare: Callable[[EmulatorBroker], None] | None = None
+) -> int:
+    """Serve what `add_emulator_arguments`' flags ask for, until interrupted (`prepare`
+    as `run_standalone` takes it)."""
     if args.verbose:
         logging.basicConfig(level=logging.INFO)
     return run_standalone(
@@ -143,6 +146,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         args.timings,
         args.acls,
         args.super_user,
+        prepare,
     )
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from kafkatest.clocks import duration_ms
 from kafkatest.errors import UnsupportedOperation
+from kafkatest.limits import MAX_CLOCK_STEP_MS
 
 if TYPE_CHECKING:
     from kafkatest.brokers.capabilities import Capability
@@ -24,9 +25,6 @@ class _Backend(Protocol):
 
     def can(self, capability: Capability) -> bool: ...
 
-
-#: More than this is a unit mistake, not a test (100 years, as `advance_clock` allows).
-MAX_STEP_MS = 100 * 365 * 86_400_000
 
 REFUSAL = (
     "the {backend!r} backend runs on its machine's clock, which kafkatest cannot stop "
@@ -69,7 +67,10 @@ class BrokerClock:
         """Put the broker back on real time (frozen there if `frozen`), undoing what was
         frozen and advanced. The pytest plugin does this after each test, so a test
         that moves a shared broker's clock cannot age the next test's records."""
-        return int(self._broker.call(lambda: self._broker.state.clock.reset(frozen)))
+        from kafkatest.emulator.state.time_passes import back_to_real_time
+
+        state = self._broker.state
+        return int(self._broker.call(lambda: back_to_real_time(state, frozen)))
 
     def advance(
         self, seconds: float = 0, minutes: float = 0, hours: float = 0, days: float = 0
@@ -80,8 +81,11 @@ class BrokerClock:
         from kafkatest.emulator.state.time_passes import pass_time
 
         step = duration_ms(seconds, minutes, hours, days)
-        if step > MAX_STEP_MS:
-            raise ValueError(f"advance: {step} ms is more than 100 years; check the units")
+        if step > MAX_CLOCK_STEP_MS:
+            raise ValueError(
+                f"advance: {step} ms is more than {MAX_CLOCK_STEP_MS} ms (100 years); "
+                "check the units"
+            )
         state = self._broker.state
         return int(self._broker.call(lambda: pass_time(state, step)))
 

@@ -183,7 +183,13 @@ class ClientConnections(ABC):
             )
         return runtime
 
+    def check_caller(self) -> None:
+        """Refuse a thread that cannot wait for the broker's answers (the emulator's
+        own, where request hooks run); every backend but the emulator takes any."""
+        return
+
     def admin(self) -> AdminClient:
+        self.check_caller()
         with self._client_lock:
             if self._admin_client is None:
                 self._admin_client = AdminClient(self.client_config())
@@ -191,6 +197,7 @@ class ClientConnections(ABC):
 
     def producer(self) -> Producer:
         """One idempotent producer per broker, partitioning keys like Java does."""
+        self.check_caller()
         with self._client_lock:
             if self._producer is None:
                 self._producer = Producer(

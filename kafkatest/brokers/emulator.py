@@ -20,7 +20,7 @@ from kafkatest.brokers.security import BrokerSecurity, tls_hosts
 from kafkatest.emulator.control.hook import InjectedFaults
 from kafkatest.emulator.control.request_hooks import RequestHook
 from kafkatest.emulator.exposure import ExposedEmulatorWarning, exposure_warning
-from kafkatest.emulator.runner import EmulatorRunner
+from kafkatest.emulator.runner import OWN_THREAD, EmulatorRunner
 from kafkatest.emulator.server.faults import FaultHook, NoFaults
 from kafkatest.emulator.server.request_log import RequestEntry, RequestLog
 from kafkatest.emulator.server.server import HarnessListener
@@ -95,7 +95,11 @@ class EmulatorBroker(Broker):
         token: DelegationToken | None = None,
     ) -> dict[str, Any]:
         """With ACLs, kafkatest's own clients (no `user`) log in as the super user
-        User:kafkatest on the harness listener, as on the `kafka` backend."""
+        User:kafkatest on the harness listener, as on the `kafka` backend.
+
+        Refused on the emulator's own thread (in a request hook): a client there would
+        wait for answers from the loop that is running the hook (`runner.OWN_THREAD`)."""
+        self.check_caller()
         config = super().client_config(user, mechanism, token=token)
         if user is None and self._harness is not None:
             config = harness_listener_config(
@@ -247,6 +251,12 @@ class EmulatorBroker(Broker):
         self._runner.close()
         if self.security_runtime is not None:
             self.security_runtime.close()
+
+    def check_caller(self) -> None:
+        """Refuse a Kafka client on the emulator's own thread (in a request hook): it
+        would wait for answers from the loop that is running the hook."""
+        if self._runner.on_loop_thread():
+            raise RuntimeError(f"kafkatest's Kafka clients cannot be used here: {OWN_THREAD}")
 
     def call(self, function: Callable[[], T]) -> T:
         """Run `function` on the emulator's thread (the safe way to touch `state`)."""

@@ -32,6 +32,7 @@ from kafkatest.brokers.capabilities import RUN_BY_KAFKATEST, Capability
 from kafkatest.brokers.kafka_properties import (
     LOG4J2,
     TEST_SETTINGS,
+    HarnessSecrets,
     NodeListeners,
     NodeRole,
     admin_listener_config,
@@ -89,6 +90,8 @@ class KafkaProcessBroker(Broker):
         #: With ACLs: Kafka's StandardAuthorizer, and a SASL/PLAIN listener of its own
         #: for the broker itself and kafkatest's clients, both super users.
         self.acls_enabled = acls
+        #: The super users' passwords, drawn for this broker (kept across restarts).
+        self._harness = HarnessSecrets() if acls else None
         self.super_users = tuple(super_users)
         self._admin_port: int | None = None
         self.settings = {**TEST_SETTINGS, **{k: str(v) for k, v in (settings or {}).items()}}
@@ -257,7 +260,7 @@ class KafkaProcessBroker(Broker):
             self.node,
             self._data_dir,
             self.security_runtime,
-            self.acls_enabled,
+            self._harness,
             self.super_users,
             self.settings,
         )
@@ -331,8 +334,8 @@ class KafkaProcessBroker(Broker):
         """With ACLs, kafkatest's own clients (no `user`) are the super user
         User:kafkatest on the KAFKATEST listener."""
         config = super().client_config(user, mechanism, token=token)
-        if user is None and self.acls_enabled and self._admin_port is not None:
-            config = admin_listener_config(self._admin_port, config)
+        if user is None and self._harness is not None and self._admin_port is not None:
+            config = admin_listener_config(self._admin_port, self._harness, config)
         return config
 
     def _java_command(self, java: str, archive: JvmArchive, main: str, *args: str) -> list[str]:

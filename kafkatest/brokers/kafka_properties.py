@@ -8,6 +8,7 @@ so that every setting the backend makes, and why, can be read in one place.
 from __future__ import annotations
 
 import dataclasses
+import secrets
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -52,9 +53,25 @@ class NodeListeners:
 
 
 _BROKER_PRINCIPAL = "User:kafkatest-broker"
-#: Fixed secrets: the listener is on loopback and only ever serves tests.
-_BROKER_SECRET = "kafkatest-broker-secret"
-_ADMIN_SECRET = "kafkatest-admin-secret"
+
+
+@dataclasses.dataclass(frozen=True)
+class HarnessSecrets:
+    """The passwords of the two super users of a broker with ACLs: the broker's own
+    login (to its controller) and kafkatest's (on the KAFKATEST listener).
+
+    Drawn per broker, as the emulator draws its harness's: a password written in the
+    source would let any local process log in as a super user and read or change
+    what a test's ACLs protect. They live in the broker's server.properties, in its
+    private work directory, and in this process.
+    """
+
+    broker: str = dataclasses.field(default_factory=lambda: secrets.token_urlsafe(24))
+    admin: str = dataclasses.field(default_factory=lambda: secrets.token_urlsafe(24))
+
+    def __repr__(self) -> str:
+        return "HarnessSecrets(...)"
+
 
 LOG4J2 = """\
 status = warn
@@ -77,16 +94,17 @@ def server_properties(
     node: NodeRole | None,
     data_dir: Path,
     security: BrokerSecurity | None,
-    acls: bool,
+    acls: HarnessSecrets | None,
     super_users: Iterable[str],
     settings: Mapping[str, str],
 ) -> dict[str, str]:
-    """Everything a node's server.properties says; the user's `settings` win."""
+    """Everything a node's server.properties says; the user's `settings` win. With
+    ACLs (`acls`: the secrets of its super users' logins), the authorizer is on."""
     return {
         **_node_properties(listeners, node),
         "log.dirs": str(data_dir),
         **_security_properties(security, listeners.name),
-        **(_acl_properties(listeners, super_users, security) if acls else {}),
+        **(_acl_properties(listeners, super_users, security, acls) if acls else {}),
         **settings,
     }
 
@@ -187,7 +205,10 @@ def scram_format_args(runtime: BrokerSecurity | None) -> list[str]:
 
 
 def _acl_properties(
-    listeners: NodeListeners, extra_super_users: Iterable[str], runtime: BrokerSecurity | None
+    listeners: NodeListeners,
+    extra_super_users: Iterable[str],
+    runtime: BrokerSecurity | None,
+    harness: HarnessSecrets,
 ) -> dict[str, str]:
     """StandardAuthorizer with the broker and kafkatest as super users.
 
@@ -200,10 +221,10 @@ def _acl_properties(
     if runtime is not None:
         super_users.append(runtime.admin_principal)
     broker_user, admin_user = _BROKER_PRINCIPAL.split(":")[1], ADMIN_PRINCIPAL.split(":")[1]
-    users = f'user_{broker_user}="{_BROKER_SECRET}" user_{admin_user}="{_ADMIN_SECRET}"'
+    users = f'user_{broker_user}="{harness.broker}" user_{admin_user}="{harness.admin}"'
     jaas = (
         "org.apache.kafka.common.security.plain.PlainLoginModule required "
-        f'username="{broker_user}" password="{_BROKER_SECRET}" {users};'
+        f'username="{broker_user}" password="{harness.broker}" {users};'
     )
     return {
         "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
@@ -225,7 +246,9 @@ def _acl_properties(
     }
 
 
-def admin_listener_config(admin_port: int, base: Mapping[str, Any]) -> dict[str, Any]:
+def admin_listener_config(
+    admin_port: int, harness: HarnessSecrets, base: Mapping[str, Any]
+) -> dict[str, Any]:
     """Client settings for kafkatest's own clients: the super user User:kafkatest on
     the KAFKATEST listener that `_acl_properties` sets up."""
-    return harness_listener_config(f"127.0.0.1:{admin_port}", _ADMIN_SECRET, base)
+    return harness_listener_config(f"127.0.0.1:{admin_port}", harness.admin, base)

@@ -6,7 +6,10 @@ import argparse
 import os
 import secrets
 import sys
+from pathlib import Path
 from typing import Any
+
+from confluent_kafka import KafkaException
 
 from kafkatest.capture.anonymize import Anonymizer, field_paths, parse_rule
 from kafkatest.capture.ranges import CaptureError, Selection
@@ -110,6 +113,31 @@ def client_config(args: argparse.Namespace) -> dict[str, Any]:
 def run_capture(args: argparse.Namespace) -> int:
     if not args.list_fields and args.output is None:
         raise CaptureError("give -o FILE (or -o - for standard output), or --list-fields")
+    if args.output not in (None, "-"):
+        folder = Path(args.output).absolute().parent
+        if not folder.is_dir():
+            raise CaptureError(f"-o {args.output}: there is no folder {folder}; create it first")
+    for option in ("before", "after", "max_records", "max_bytes"):
+        value = getattr(args, option)
+        if value is not None and value < 0:
+            raise CaptureError(f"--{option.replace('_', '-')} cannot be negative ({value})")
+    try:
+        return _capture(args)
+    except KafkaException as exc:
+        # librdkafka's own words: a setting it does not know (-X), a cluster it cannot
+        # reach (--bootstrap), a refusal (ACLs, TLS).
+        raise CaptureError(f"{_kafka_reason(exc)} (bootstrap {args.bootstrap})") from None
+    except OSError as exc:
+        raise CaptureError(f"-o {args.output}: {exc.strerror or exc}") from None
+
+
+def _kafka_reason(exc: KafkaException) -> str:
+    error = exc.args[0] if exc.args else exc
+    text = error.str() if hasattr(error, "str") else str(error)
+    return f"the Kafka client failed: {text}"
+
+
+def _capture(args: argparse.Namespace) -> int:
     try:
         rules = [parse_rule(spec) for spec in args.anonymize]
     except ValueError as exc:

@@ -16,6 +16,7 @@ from typing import Any
 from confluent_kafka import Consumer, TopicPartition
 
 from kafkatest.errors import KafkaTestError
+from kafkatest.limits import MAX_CLOCK_MS
 
 TP = tuple[str, int]
 
@@ -38,18 +39,27 @@ class Selection:
 
 
 def time_ms(text: str) -> int:
-    """Milliseconds since the epoch from ``1700000000000`` or an ISO time (UTC if no zone)."""
-    if text.isdigit():
+    """Milliseconds since the epoch from ``1700000000000`` or an ISO time (UTC if no zone),
+    at most `limits.MAX_CLOCK_MS` (the end of year 9999)."""
+    if text.isascii() and text.isdigit():
+        if len(text) > len(str(MAX_CLOCK_MS)) or int(text) > MAX_CLOCK_MS:
+            raise CaptureError(
+                f"{text[:30]!r} is after the end of year 9999 ({MAX_CLOCK_MS} ms): give "
+                "epoch milliseconds (13 digits today) or ISO 8601 (2024-05-01T12:00)"
+            )
         return int(text)
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
         raise CaptureError(
-            f"{text!r} is not a time: give epoch milliseconds or ISO 8601 (2024-05-01T12:00)"
+            f"{text[:60]!r} is not a time: give epoch milliseconds or ISO 8601 (2024-05-01T12:00)"
         ) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return int(moment.timestamp() * 1000)
+    try:
+        return int(moment.timestamp() * 1000)
+    except (OverflowError, ValueError, OSError):
+        raise CaptureError(f"{text!r} is outside the times Kafka records") from None
 
 
 def per_partition(text: str, option: str, partitions: list[TP]) -> dict[TP, int]:

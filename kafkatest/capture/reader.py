@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from confluent_kafka import Consumer, KafkaError, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 
 from kafkatest.capture.anonymize import Anonymizer
 from kafkatest.capture.ranges import TP, CaptureError, Selection, resolve
@@ -80,9 +80,46 @@ def consumer_config(client: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def topic_layout(consumer: Consumer, topics: list[str]) -> dict[str, int]:
+#: librdkafka's errors that no wait will mend: the capture stops with them at once.
+_HOPELESS = frozenset(
+    {
+        KafkaError._ALL_BROKERS_DOWN,
+        KafkaError._AUTHENTICATION,
+        KafkaError._RESOLVE,
+        KafkaError._SSL,
+        KafkaError._INVALID_ARG,
+    }
+)
+
+
+def _metadata(
+    consumer: Consumer, errors: list[KafkaError], bootstrap: str, timeout_s: float = 30.0
+) -> Any:
+    """The cluster's metadata, a second's wait at a time: when librdkafka reports that
+    no broker can be reached (or logged into), the capture says so then, not after 30 s."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return consumer.list_topics(timeout=1.0)
+        except KafkaException:
+            consumer.poll(0)  # serves error_cb
+            hopeless = [e for e in errors if e.code() in _HOPELESS]
+            if hopeless:
+                raise CaptureError(
+                    f"cannot reach the cluster at {bootstrap}: {hopeless[-1].str()}"
+                ) from None
+            if time.monotonic() > deadline:
+                raise
+
+
+def topic_layout(
+    consumer: Consumer,
+    topics: list[str],
+    errors: list[KafkaError] | None = None,
+    bootstrap: str = "",
+) -> dict[str, int]:
     """Partition count per topic; an unknown topic is an error that names it."""
-    metadata = consumer.list_topics(timeout=30)
+    metadata = _metadata(consumer, errors if errors is not None else [], bootstrap)
     out = {}
     for topic in topics:
         found = metadata.topics.get(topic)
@@ -136,7 +173,8 @@ class Capture:
         self.progress = progress
 
     def plan(self, consumer: Consumer) -> tuple[dict[str, int], dict[TP, tuple[int, int]]]:
-        layout = topic_layout(consumer, self.topics)
+        bootstrap = str(self.client.get("bootstrap.servers", ""))
+        layout = topic_layout(consumer, self.topics, self._errors, bootstrap)
         partitions = [(t, p) for t in self.topics for p in range(layout[t])]
         return layout, resolve(consumer, partitions, self.selection, self.client)
 
@@ -144,7 +182,8 @@ class Capture:
         self, out: IO[str] | None, visit: Callable[[dict[str, Any]], None] | None = None
     ) -> CaptureSummary:
         """Write the capture to `out` (or only hand each record to `visit`, for a review)."""
-        consumer = Consumer(consumer_config(self.client))
+        self._errors: list[KafkaError] = []
+        consumer = Consumer({**consumer_config(self.client), "error_cb": self._errors.append})
         try:
             layout, ranges = self.plan(consumer)
             summary = CaptureSummary(ranges)

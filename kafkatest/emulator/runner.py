@@ -36,6 +36,15 @@ RESUME_CHECK_S = 0.002
 load_handlers()
 
 
+#: Why a call that needs the loop to be free is refused on the loop's own thread.
+OWN_THREAD = (
+    "this waits for the emulator's loop, and it was called on that loop's own thread "
+    "(from a request hook, which runs inside the request it was consulted for): the "
+    "loop would wait for the hook and the hook for the loop. Do it from the test, "
+    "after the hook has fired (a hook may read and change `state`, and move the clock)"
+)
+
+
 class EmulatorRunner:
     """An emulated cluster whose server runs on a background event loop."""
 
@@ -162,8 +171,13 @@ class EmulatorRunner:
         self._loop = self._thread = None
 
     def call(self, function: Callable[[], T], timeout_s: float = 30.0) -> T:
-        """Run `function` on the broker's loop thread and return its result."""
-        if self._loop is None:
+        """Run `function` on the broker's loop thread and return its result.
+
+        Called on that thread already (a request hook that moves the clock or reads
+        the state runs there, inside the request it was consulted for), it runs at
+        once: waiting for the loop to take it would wait for the hook to return,
+        and every client would stand still until the time-out."""
+        if self._loop is None or self.on_loop_thread():
             return function()
 
         async def run() -> T:
@@ -187,7 +201,14 @@ class EmulatorRunner:
         ready.wait()
         self._loop, self._thread = loop, thread
 
+    def on_loop_thread(self) -> bool:
+        """Whether the caller runs on the broker's loop thread (a request hook does)."""
+        return self._thread is not None and threading.current_thread() is self._thread
+
     def _run(self, coroutine: Coroutine[Any, Any, T], timeout_s: float = 30.0) -> T:
         assert self._loop is not None
+        if self.on_loop_thread():
+            coroutine.close()
+            raise RuntimeError(OWN_THREAD)
         future: Future[T] = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
         return future.result(timeout_s)

@@ -31,9 +31,10 @@ from kafkatest.faults import transactions as open_transactions
 from kafkatest.faults import validation as check
 from kafkatest.faults.backends import BackendControl, KafkaProcessControl, UnpausableControl
 from kafkatest.faults.checkpoint_faults import CheckpointFaults
-from kafkatest.faults.emulator_faults import MAX_CLOCK_STEP_MS, EmulatorFaults
+from kafkatest.faults.emulator_faults import EmulatorFaults
 from kafkatest.faults.registry import fault
 from kafkatest.faults.topics import TopicFaults
+from kafkatest.limits import MAX_CLOCK_STEP_MS
 
 __all__ = ["MAX_CLOCK_STEP_MS", "Faults", "faults_for"]
 

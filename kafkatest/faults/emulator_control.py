@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kafkatest.brokers.emulator import EmulatorBroker
+from kafkatest.emulator.control.errors import InvalidFault
 from kafkatest.emulator.control.hook import InjectedFaults
 from kafkatest.emulator.server.faults import NoFaults
 from kafkatest.emulator.state.errors import StateError
@@ -40,7 +41,10 @@ class EmulatorControl:
     def run_retention(self, retention_ms: int, first: bool) -> None:
         """Age everything written so far past `retention_ms` on the broker clock, then apply."""
         if first:
-            self.broker.advance_clock(retention_ms + 1)
+            try:
+                self.broker.advance_clock(retention_ms + 1)
+            except ValueError as exc:  # the clock would pass its last instant
+                raise InvalidFault(f"age_out_records: {exc}") from None
         self.broker.enforce_retention()
 
     def compact(

@@ -36,7 +36,9 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from kafkatest.brokers.capabilities import Capability
+from kafkatest.emulator.control.errors import InvalidFault
 from kafkatest.errors import UnsupportedOperation
+from kafkatest.limits import MAX_CLOCK_STEP_MS, MAX_INT, MAX_LONG
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -69,6 +71,22 @@ PARAMETERS = {
     "schema_id": "poison: the schema id a record names",
     "records": "how many records the transaction writes",
     "transaction_timeout_ms": "the transaction's timeout",
+}
+
+#: The largest value of each bounded parameter, shared by every fault that takes it,
+#: and why: checked before the fault runs, whichever surface called it (Python, HTTP,
+#: `kafkatest fault`, a scenario file), and when a scenario file is loaded
+#: (`check_ranges`). The bounds themselves are `kafkatest.limits`'.
+MAXIMA: dict[str, tuple[int, str]] = {
+    "retention_ms": (MAX_CLOCK_STEP_MS, "100 years (the emulator moves its clock that far)"),
+    "ms": (MAX_CLOCK_STEP_MS, "100 years; check the units"),
+    "before": (MAX_LONG, "Kafka's offsets are longs"),
+    "until": (MAX_LONG, "Kafka's offsets are longs"),
+    "partition": (MAX_INT, "Kafka's partition indexes are ints"),
+    "to_broker": (MAX_INT, "Kafka's broker ids are ints"),
+    "broker_id": (MAX_INT, "Kafka's broker ids are ints"),
+    "times": (MAX_INT, "use None for every request until cleared"),
+    "schema_id": (MAX_INT, "a schema id is an int"),
 }
 
 #: Python-only parameters: how long a call waits is not part of a fault.
@@ -131,6 +149,7 @@ def fault(
     def declare(function: F) -> F:
         name = function.__name__
         needed: frozenset[Capability] = frozenset() if needs is None else frozenset({needs})
+        signature = inspect.signature(function)
 
         @functools.wraps(function)
         def run(faults: Any, *args: Any, **kwargs: Any) -> Any:
@@ -140,6 +159,7 @@ def fault(
                 raise UnsupportedOperation(
                     f"{name} needs the {wanted} backend: the {broker.backend!r} backend {why}"
                 )
+            check_ranges(name, signature.bind(faults, *args, **kwargs).arguments)
             return function(faults, *args, **kwargs)
 
         FAULTS[name] = FaultSpec(
@@ -156,6 +176,21 @@ def fault(
         return typing.cast(F, run)
 
     return declare
+
+
+def check_ranges(action: str, arguments: Mapping[str, Any]) -> None:
+    """Refuse an argument over its `MAXIMA` (an offsets mapping: each offset), naming
+    the action, the parameter and the bound; what is below them the fault checks."""
+    for parameter, value in arguments.items():
+        bound = MAXIMA.get(parameter)
+        if bound is None:
+            continue
+        values = value.values() if isinstance(value, Mapping) else (value,)
+        for one in values:
+            if isinstance(one, int) and not isinstance(one, bool) and one > bound[0]:
+                raise InvalidFault(
+                    f"{action}: {parameter} {one} is over the limit of {bound[0]}: {bound[1]}"
+                )
 
 
 def _backends_with(needed: frozenset[Capability]) -> frozenset[str]:

@@ -131,7 +131,7 @@ class TopicFaults:
         self, topic: str, retention_ms: int = 1, timeout_s: float = DEFAULT_TIMEOUT_S
     ) -> dict[int, int]:
         """Retention deletes everything written so far; the topic's retention is restored after."""
-        check.count("age_out_records", "retention_ms", retention_ms)
+        check.count("age_out_records", "retention_ms", retention_ms)  # at most: MAXIMA
         check.existing_topic(self.broker, "age_out_records", topic)
         first = [True]
 

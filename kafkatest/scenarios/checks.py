@@ -9,11 +9,16 @@ from `kafkatest.scenarios.actions.ACTION_PARAMS`; add a new action there too.
 from __future__ import annotations
 
 import difflib
-import math
 from typing import Any
 
 from kafkatest.errors import KafkaTestError
-from kafkatest.scenarios.parts import Step, seed_problems, seed_source_problems
+from kafkatest.limits import MAX_WAIT_S
+from kafkatest.scenarios.parts import (
+    Step,
+    seed_number_problems,
+    seed_problems,
+    seed_source_problems,
+)
 
 #: Trigger kinds a step's ``when`` may name (besides the string ``before_start``).
 TRIGGERS = (
@@ -110,10 +115,8 @@ def _trigger_problems(where: str, when: object, topics: dict[str, int]) -> list[
         ]
     if kind == "after_batch" and (isinstance(arg, bool) or not isinstance(arg, int) or arg < 0):
         return [f"{where}.after_batch: a batch id (0 or more), not {arg!r}"]
-    if kind == "after_seconds" and (
-        isinstance(arg, bool) or not isinstance(arg, (int, float)) or not 0 <= arg < math.inf
-    ):
-        return [f"{where}.after_seconds: a number of seconds (0 or more), not {arg!r}"]
+    if kind == "after_seconds" and not _seconds(arg):
+        return [f"{where}.after_seconds: a number of seconds from 0 to {MAX_WAIT_S}, not {arg!r}"]
     if kind == "at_offsets":
         return _offsets_problems(f"{where}.at_offsets", arg, topics)
     if kind == "sink_written_uncommitted" and arg is not None and not isinstance(arg, dict):
@@ -166,15 +169,54 @@ def _action_problems(where: str, action: object, topics: dict[str, int]) -> list
             allowed = ", ".join((*required, *optional)) or "none"
             problems.append(f"{where}.{name}: unknown argument(s) {unknown}; arguments: {allowed}")
     for arg, value in args.items():
+        if name == "seed" and arg in ("count", "partition"):
+            continue  # seed_number_problems, below
         problem = _argument_problem(arg, value)
         if problem is not None:
             problems.append(f"{where}.{name}.{arg}: {problem}, not {value!r}")
+    problem = _range_problem(name, args)
+    if problem is not None:
+        problems.append(f"{where}.{name}: {problem}")
     if name == "seed":
         problems += [f"{where}.seed: {problem}" for problem in seed_source_problems(args)]
+        problems += [f"{where}.seed.{problem}" for problem in seed_number_problems(args)]
     topic = args.get("topic")
     if isinstance(topic, str) and topic not in topics:
         problems.append(f"{where}.{name}: topic {topic!r} is not listed under topics")
     return problems
+
+
+def _range_problem(action: str, args: dict[str, Any]) -> str | None:
+    """A fault argument over its bound (`faults.registry.MAXIMA`, checked again when
+    the fault runs), found when the file is loaded."""
+    from kafkatest.emulator.control.errors import InvalidFault
+    from kafkatest.faults.registry import all_faults, check_ranges
+
+    if action not in all_faults():
+        return None
+    try:
+        check_ranges(action, args)
+    except InvalidFault as exc:
+        return str(exc).removeprefix(f"{action}: ")
+    return None
+
+
+def _seconds(value: object) -> bool:
+    """A wait a scenario may ask for: 0 to `limits.MAX_WAIT_S` seconds (no NaN)."""
+    return (
+        not isinstance(value, bool) and isinstance(value, (int, float)) and 0 <= value <= MAX_WAIT_S
+    )
+
+
+def timeout_problem(value: object) -> str | None:
+    """Why a scenario's timeout_s cannot be one (a time-out of -1 or NaN never ends)."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not 0 < value <= MAX_WAIT_S
+    ):
+        return f"timeout_s: a number of seconds above 0 and at most {MAX_WAIT_S}, not {value!r}"
+    return None
 
 
 def _whole(value: object, minimum: int) -> bool:
@@ -182,7 +224,16 @@ def _whole(value: object, minimum: int) -> bool:
 
 
 #: Arguments several actions share: what each must hold (minimum for numbers).
-_WHOLE_ARGUMENTS = {"partition": 0, "partitions": 1, "total": 1, "count": 0, "to_broker": 0}
+_WHOLE_ARGUMENTS = {
+    "partition": 0,
+    "partitions": 1,
+    "total": 1,
+    "count": 0,
+    "to_broker": 0,
+    "retention_ms": 1,
+    "ms": 0,
+    "delay_ms": 0,
+}
 
 
 def _argument_problem(name: str, value: object) -> str | None:
@@ -191,10 +242,8 @@ def _argument_problem(name: str, value: object) -> str | None:
         return f"a whole number of at least {_WHOLE_ARGUMENTS[name]}"
     if name in ("topic", "label") and (not isinstance(value, str) or not value):
         return "a name"
-    if name == "seconds" and (
-        isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf
-    ):
-        return "a number of seconds (0 or more)"
+    if name == "seconds" and not _seconds(value):
+        return f"a number of seconds from 0 to {MAX_WAIT_S}"
     if name == "before" and not (
         _whole(value, -1)
         or (

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kafkatest.limits import MAX_INT, MAX_SEED_RECORDS
+
 #: Where a seed's records come from, one per seed: `count` generated records, or a
 #: `capture` file (``kafkatest capture``) replayed as it was read. The file checks, the
 #: ``seed`` action's arguments and `SeedSpec` all take these from here.
@@ -23,12 +25,30 @@ SEED_OPTIONAL = ("partition",)
 
 
 def seed_problems(data: object) -> list[str]:
-    """What is wrong with one seed's fields (empty when it can run): a label, a topic, and
-    exactly one source."""
+    """What is wrong with one seed's fields (empty when it can run): a label, a topic,
+    exactly one source, and numbers within their bounds."""
     if not isinstance(data, dict):
         return [f"a seed is a mapping of {', '.join((*SEED_REQUIRED, *SEED_SOURCES))}"]
     missing = [k for k in SEED_REQUIRED if k not in data]
-    return ([f"missing field(s) {missing}"] if missing else []) + seed_source_problems(data)
+    return (
+        ([f"missing field(s) {missing}"] if missing else [])
+        + seed_source_problems(data)
+        + seed_number_problems(data)
+    )
+
+
+def seed_number_problems(data: dict[str, Any]) -> list[str]:
+    """`count` from 0 to `limits.MAX_SEED_RECORDS` and `partition` from 0, whole numbers
+    (a count of -5 seeded nothing, 10^12 ran out of memory, partition -1 spread records
+    over every partition)."""
+    problems = []
+    for name, lowest, highest in (("count", 0, MAX_SEED_RECORDS), ("partition", 0, MAX_INT)):
+        value = data.get(name)
+        if value is None and name not in data:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or not lowest <= value <= highest:
+            problems.append(f"{name}: a whole number from {lowest} to {highest}, not {value!r}")
+    return problems
 
 
 def seed_source_problems(data: dict[str, Any]) -> list[str]:

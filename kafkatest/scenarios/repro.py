@@ -7,7 +7,8 @@ A scenario file is code: its ``job`` names a Python function that repro imports
 and runs. So repro runs only jobs that live beside the file (its directory) or in
 the current project (the working directory), or kafkatest's own sample jobs;
 anything else, say ``os:system``, a module in site-packages or in a virtualenv (even
-one inside the project), needs ``--trust``.
+one inside the project), needs ``--trust``; so does a capture file outside the scenario
+file's folder.
 The job is located without importing it, so a refused file runs no code at all.
 """
 
@@ -28,7 +29,8 @@ TRUSTED_MODULES = ("kafkatest.scenarios.jobs",)
 
 
 class UntrustedJob(KafkaTestError):
-    """The scenario's job lives outside the places repro runs code from unasked."""
+    """The scenario's job, or a capture it reads, lives outside the places repro takes
+    code and data from unasked."""
 
 
 def run_repro(
@@ -38,6 +40,7 @@ def run_repro(
     scenario = load_scenario(path)
     if not trust:
         check_job_is_trusted(scenario, Path(path))
+        check_captures_are_beside_it(scenario, Path(path))
     spark = None
     registry = None
     broker = start_broker(backend, bootstrap)
@@ -88,6 +91,23 @@ def check_job_is_trusted(scenario: Scenario, path: Path) -> None:
         "repro would import and run that function. Read the file, and if you trust it run "
         "again with --trust"
     )
+
+
+def check_captures_are_beside_it(scenario: Scenario, path: Path) -> None:
+    """Refuse a capture file outside the scenario file's folder: a file from elsewhere
+    must not make repro read, and write into a topic, whatever a path names (``capture:
+    ../secret.json``, or a link inside the folder pointing out of it)."""
+    folder = path.resolve().parent
+    for i, spec in enumerate(scenario.seed):
+        if spec.capture is None:
+            continue
+        found = Path(spec.capture).resolve()
+        if not found.is_relative_to(folder):
+            raise UntrustedJob(
+                f"{path}: seed[{i}].capture is {found}, outside the scenario file's folder "
+                f"({folder}). repro reads only data beside the file: move the capture there, "
+                "or, if you trust the file, run again with --trust"
+            )
 
 
 def installed_code(location: Path) -> bool:

@@ -16,12 +16,16 @@ from typing import Any
 
 import yaml
 
+from kafkatest import bounded_json, bounded_yaml
+from kafkatest.emulator.state.topics import MAX_PARTITIONS
+from kafkatest.limits import MAX_SCENARIO_BYTES
 from kafkatest.scenarios.checks import (
     DELIVERIES,
     OUTCOMES,
     ScenarioError,
     check_fields,
     step_problems,
+    timeout_problem,
 )
 from kafkatest.scenarios.parts import SeedSpec, Step
 
@@ -125,10 +129,20 @@ class Scenario:
             if name not in self.topics:
                 problems.append(f"topic {name!r} is used but not listed under topics")
         for logical, count in self.topics.items():
-            if count < 1:
+            if not 1 <= count <= MAX_PARTITIONS:
                 problems.append(
-                    f"topics.{logical}: a topic needs at least 1 partition, not {count}"
+                    f"topics.{logical}: a topic has 1 to {MAX_PARTITIONS} partitions, not {count}"
                 )
+        for i, spec in enumerate(self.seed):
+            partitions = self.topics.get(spec.topic, 1)
+            if spec.capture is None and 1 <= partitions <= spec.partition:
+                problems.append(
+                    f"seed[{i}].partition: topic {spec.topic!r} has partitions "
+                    f"0..{partitions - 1}, not {spec.partition}"
+                )
+        timeout = timeout_problem(self.timeout_s)
+        if timeout is not None:
+            problems.append(timeout)
         for i, step in enumerate(self.steps):
             problems.extend(step_problems(f"steps[{i}]", step, self.topics))
         if problems:
@@ -161,7 +175,7 @@ class Scenario:
             seed=[SeedSpec.parse(s) for s in data.get("seed", [])],
             steps=[Step.parse(s) for s in data.get("steps", [])],
             expect=Expectations.parse(data.get("expect", {})),
-            timeout_s=float(data.get("timeout_s", 120.0)),
+            timeout_s=_number(data.get("timeout_s", 120.0)),
         )
 
     def to_data(self) -> dict[str, Any]:
@@ -194,11 +208,16 @@ class Scenario:
 
 
 def load_scenario(path: str | Path) -> Scenario:
-    """Read a scenario file (YAML or JSON), refusing one that could not run."""
+    """Read a scenario file (YAML or JSON), refusing one that could not run: over
+    `limits.MAX_SCENARIO_BYTES`, nested too deeply, or with a YAML alias (a 600-byte
+    alias bomb took 75 s and 2.5 GB)."""
+    size = Path(path).stat().st_size
+    if size > MAX_SCENARIO_BYTES:
+        raise ScenarioError(f"{path}: {size} bytes is over the limit of {MAX_SCENARIO_BYTES}")
     text = Path(path).read_text(encoding="utf-8")
     try:
-        data = json.loads(text) if str(path).endswith(".json") else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError) as exc:
+        data = bounded_json.loads(text) if str(path).endswith(".json") else bounded_yaml.load(text)
+    except ValueError as exc:  # JsonRefused, YamlRefused
         raise ScenarioError(f"{path}: not a valid scenario file: {exc}") from None
     if not isinstance(data, dict):
         raise ScenarioError(f"{path}: a scenario file holds one mapping")
@@ -224,3 +243,11 @@ def with_captures_found(scenario: Scenario, folder: Path) -> Scenario:
     if missing:
         raise ScenarioError(f"scenario {scenario.name!r}: " + "; ".join(missing))
     return scenario
+
+
+def _number(value: Any) -> float:
+    """A number as the file gives it (a string such as "NaN" is refused by the checks,
+    not turned into one)."""
+    return (
+        float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+    )

@@ -20,14 +20,21 @@ import gzip
 import io
 import json
 import os
+import re
 import sys
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from kafkatest import bounded_json
+from kafkatest.limits import MAX_CAPTURE_LINE_BYTES, MAX_SEED_FILE_BYTES
+
 VERSION = 1
 HEADER_KEY = "kafkatest_capture"
 TIMESTAMP_TYPES = {0: None, 1: "create", 2: "log_append"}
+#: Blank lines `is_capture_file` reads past to find the first line.
+_BLANK_LINES_LOOKED_PAST = 1_000
 #: First characters of a JSON text (anything else is stored as text without a parse).
 _JSON_START = frozenset('{["-0123456789tfn')
 
@@ -47,8 +54,8 @@ def encode_bytes(data: bytes | None) -> dict[str, Any] | None:
     if text[:1] not in _JSON_START:
         return {"text": text}  # most keys and headers: no parse attempt to pay for
     try:
-        parsed = json.loads(text)
-    except ValueError:
+        parsed = bounded_json.loads(text)
+    except bounded_json.JsonRefused:  # not JSON, or nested past MAX_NESTING: the exact text
         return {"text": text}
     if isinstance(parsed, (dict, list)) or _compact(parsed) == text:
         return {"json": parsed}
@@ -56,7 +63,20 @@ def encode_bytes(data: bytes | None) -> dict[str, Any] | None:
 
 
 def _compact(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return _escape_surrogates(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+
+
+#: A UTF-16 surrogate alone: valid in JSON text as an escape (``"\ud800"``), which
+#: json.loads reads into a str that no UTF-8 encoder writes.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape_surrogates(text: str) -> str:
+    """`text` (JSON) with any lone surrogate written as its escape again: the JSON a
+    producer sent as ``{"a":"\\ud800"}`` is stored, written and replayed as those bytes."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def decode_plain(encoded: dict[str, Any] | None) -> bytes | None:
@@ -74,7 +94,8 @@ def decode_plain(encoded: dict[str, Any] | None) -> bytes | None:
 
 def dumps(entry: dict[str, Any]) -> str:
     """One line: compact, keys in a fixed order, so equal captures are equal bytes."""
-    return json.dumps(entry, separators=(",", ":"), ensure_ascii=False, default=_json_default)
+    line = json.dumps(entry, separators=(",", ":"), ensure_ascii=False, default=_json_default)
+    return _escape_surrogates(line)
 
 
 def _json_default(value: Any) -> Any:
@@ -108,20 +129,75 @@ def open_output(target: str) -> Iterator[IO[str]]:
 
 
 def read_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, entry) of each line of a capture file, the header checked first."""
+    """(line number, entry) of each line of a capture file, the header checked first.
+
+    Read as bytes within `kafkatest.limits`: a line of more than
+    MAX_CAPTURE_LINE_BYTES, or more than MAX_SEED_FILE_BYTES in all once decompressed
+    (a gzip bomb), is refused there; each line must be UTF-8 JSON holding an object,
+    and no line may be empty (the header is line 1, never skipped). A gzip that is not
+    one, or is cut short, is refused with the line it reached."""
     file = Path(path)
-    opener = gzip.open if file.suffix == ".gz" else open
-    with opener(file, "rt", encoding="utf-8") as stream:
-        for number, line in enumerate(stream, start=1):
-            if not line.strip():
-                continue
+    with _opened(file) as stream:
+        total = 0
+        number = 0
+        while True:
             try:
-                entry = json.loads(line)
-            except ValueError as exc:
-                raise CaptureFormatError(f"{file}:{number}: not JSON: {exc}") from None
-            if number == 1 and not is_header(entry):
-                raise CaptureFormatError(f"{file}:1: not a kafkatest capture header")
-            yield number, entry
+                raw = stream.readline(MAX_CAPTURE_LINE_BYTES + 1)
+            except (EOFError, OSError, zlib.error) as exc:
+                raise CaptureFormatError(
+                    f"{file}:{number + 1}: the gzip stream {_gzip_problem(exc)}"
+                ) from None
+            if not raw:
+                if number == 0:
+                    raise CaptureFormatError(f"{file}: empty: a capture starts with its header")
+                return
+            number += 1
+            total += len(raw)
+            if len(raw) > MAX_CAPTURE_LINE_BYTES:
+                raise CaptureFormatError(
+                    f"{file}:{number}: longer than {MAX_CAPTURE_LINE_BYTES} bytes"
+                )
+            if total > MAX_SEED_FILE_BYTES:
+                raise CaptureFormatError(
+                    f"{file}:{number}: the file passes {MAX_SEED_FILE_BYTES} bytes (decompressed)"
+                )
+            yield number, _entry(file, number, raw)
+
+
+def _entry(file: Path, number: int, raw: bytes) -> dict[str, Any]:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CaptureFormatError(f"{file}:{number}: not UTF-8 (byte {exc.start + 1})") from None
+    if not text.strip():
+        raise CaptureFormatError(f"{file}:{number}: an empty line (a capture has none)")
+    try:
+        entry = bounded_json.loads(text)
+    except bounded_json.JsonRefused as exc:
+        raise CaptureFormatError(f"{file}:{number}: {exc}") from None
+    if not isinstance(entry, dict):
+        raise CaptureFormatError(
+            f"{file}:{number}: a line holds a JSON object, not {json.dumps(entry)[:40]}"
+        )
+    if number == 1 and not is_header(entry):
+        raise CaptureFormatError(f"{file}:1: not a kafkatest capture header")
+    return entry
+
+
+def _opened(file: Path) -> Any:
+    """The file as bytes, decompressed as it is read when it is a gzip."""
+    try:
+        return gzip.open(file, "rb") if file.suffix == ".gz" else file.open("rb")
+    except OSError as exc:
+        raise CaptureFormatError(f"{file}: {exc.strerror or exc}") from None
+
+
+def _gzip_problem(exc: BaseException) -> str:
+    if isinstance(exc, EOFError):
+        return "ends before its end (the file is truncated)"
+    if isinstance(exc, gzip.BadGzipFile):
+        return "is not gzip"
+    return f"is corrupt ({exc})"
 
 
 def is_header(entry: Any) -> bool:
@@ -135,9 +211,14 @@ def is_capture_file(path: str | os.PathLike[str]) -> bool:
         return True
     if file.suffix not in (".jsonl", ".ndjson"):
         return False
-    with file.open(encoding="utf-8") as stream:
-        first = stream.readline()
+    with file.open("rb") as stream:
+        # The first line with something on it: a capture with blank lines before its
+        # header is still a capture (refused as one), not fixture data to seed.
+        for _ in range(_BLANK_LINES_LOOKED_PAST):
+            first = stream.readline(MAX_CAPTURE_LINE_BYTES + 1)
+            if first.strip() or not first:
+                break
     try:
-        return is_header(json.loads(first))
-    except ValueError:
+        return is_header(bounded_json.loads(first))
+    except ValueError:  # JsonRefused: not a capture's header, so a fixture file
         return False

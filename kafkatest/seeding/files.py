@@ -7,12 +7,12 @@ same rule as in Python (see `items.is_envelope`).
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
-import yaml
+from kafkatest import bounded_json, bounded_yaml
+from kafkatest.limits import MAX_CAPTURE_LINE_BYTES, MAX_SEED_FILE_BYTES
 
 SUFFIXES = (".jsonl", ".ndjson", ".json", ".yaml", ".yml")
 
@@ -26,10 +26,16 @@ def load_fixture(path: str | os.PathLike[str]) -> list[Any]:
     suffix = file.suffix.lower()
     if suffix not in SUFFIXES:
         raise ValueError(f"{file}: fixture files end in one of {SUFFIXES}")
-    text = file.read_text(encoding="utf-8")
+    size = file.stat().st_size
+    if size > MAX_SEED_FILE_BYTES:
+        raise ValueError(f"{file}: {size} bytes is over the limit of {MAX_SEED_FILE_BYTES}")
     if suffix in (".jsonl", ".ndjson"):
-        return _json_lines(file, text)
-    data = json.loads(text) if suffix == ".json" else yaml.safe_load(text)
+        return _json_lines(file)
+    text = file.read_text(encoding="utf-8")
+    try:
+        data = bounded_json.loads(text) if suffix == ".json" else bounded_yaml.load(text)
+    except ValueError as exc:
+        raise ValueError(f"{file}: {exc}") from None
     if not isinstance(data, list):
         raise ValueError(
             f"{file}: expected a list of entries at the top, got {type(data).__name__}"
@@ -37,13 +43,42 @@ def load_fixture(path: str | os.PathLike[str]) -> list[Any]:
     return data
 
 
-def _json_lines(file: Path, text: str) -> list[Any]:
-    entries = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            entries.append(json.loads(line))
-        except ValueError as exc:
-            raise ValueError(f"{file}:{number}: not JSON: {exc}") from None
+#: How much of a JSON Lines fixture is read at a time.
+_CHUNK_BYTES = 1 << 20
+
+
+def _json_lines(file: Path) -> list[Any]:
+    """Each non-blank line's JSON, read a chunk at a time: a chunk of blank lines is
+    skipped whole, in C (a billion newlines once took minutes and tens of GB), and no
+    line may pass MAX_CAPTURE_LINE_BYTES."""
+    entries: list[Any] = []
+    number = 1  # the line `pending` starts on
+    pending = b""
+    with file.open("rb") as stream:
+        while chunk := stream.read(_CHUNK_BYTES):
+            data = pending + chunk
+            cut = data.rfind(b"\n") + 1
+            number = _parse(file, data[:cut], number, entries)
+            pending = data[cut:]
+            if len(pending) > MAX_CAPTURE_LINE_BYTES:
+                raise ValueError(f"{file}:{number}: longer than {MAX_CAPTURE_LINE_BYTES} bytes")
+    _parse(file, pending, number, entries)
     return entries
+
+
+def _parse(file: Path, block: bytes, number: int, entries: list[Any]) -> int:
+    """Parse the lines of `block` (the first is line `number`) into `entries`; the
+    number of the line after it."""
+    if not block.strip():  # blank lines only: counted, not split
+        return number + block.count(b"\n")
+    lines = block.split(b"\n")
+    if block.endswith(b"\n"):
+        lines.pop()  # what follows the last newline is the next block's
+    for line in lines:
+        if line.strip():
+            try:
+                entries.append(bounded_json.loads(line))
+            except bounded_json.JsonRefused as exc:
+                raise ValueError(f"{file}:{number}: {exc}") from None
+        number += 1
+    return number

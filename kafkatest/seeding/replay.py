@@ -17,7 +17,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafkatest.errors import BrokerError
 from kafkatest.records import Record
+from kafkatest.seeding.capture_check import CaptureOutline, check_capture
 from kafkatest.seeding.capture_file import CaptureFormatError, decode_plain, is_header, read_lines
 from kafkatest.seeding.result import SeedResult
 
@@ -55,7 +57,7 @@ class _Schemas:
         if "avro" in encoded:
             from fastavro import schemaless_writer
 
-            schemaless_writer(out, parsed, _restore_bytes(encoded["avro"]))
+            schemaless_writer(out, parsed, restore_bytes(encoded["avro"]))
         else:  # JSON Schema: the JSON itself after the framing
             out.write(decode_plain({"json": encoded["json"]}) or b"")
         return out.getvalue()
@@ -88,49 +90,40 @@ class _Schemas:
         return new_id, parse_schema(json.loads(line["schema"]))
 
 
-def _restore_bytes(value: Any) -> Any:
+def restore_bytes(value: Any) -> Any:
     """The capture's ``{"$bytes": base64}`` back to bytes, inside any value."""
     if isinstance(value, dict):
         if set(value) == {"$bytes"}:
             return base64.b64decode(value["$bytes"])
-        return {k: _restore_bytes(v) for k, v in value.items()}
+        return {k: restore_bytes(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_restore_bytes(v) for v in value]
+        return [restore_bytes(v) for v in value]
     return value
 
 
 def capture_records(
     path: str | os.PathLike[str], topic: str, registry: Any = None
 ) -> Iterator[tuple[tuple[int, int], Record]]:
-    """((partition, original offset), record for `topic`) of each record of a capture."""
+    """((partition, original offset), record for `topic`) of each record of a capture
+    that `capture_check.check_capture` has passed."""
     schemas = _Schemas(registry, topic)
-    sources: set[str] = set()
-    for number, entry in read_lines(path):
+    for _number, entry in read_lines(path):
         if is_header(entry):
-            sources = set(entry.get("topics") or {})
-            if len(sources) > 1:
-                raise CaptureFormatError(
-                    f"{path} holds {len(sources)} topics ({', '.join(sorted(sources))}): "
-                    "replay one capture per topic"
-                )
             continue
-        if "schema_id" in entry and "schema" in entry:
+        if "schema" in entry:
             schemas.lines[int(entry["schema_id"])] = entry
             continue
-        try:
-            yield (
-                (int(entry["partition"]), int(entry["offset"])),
-                Record(
-                    topic=topic,
-                    value=_bytes(entry["value"], schemas, "value"),
-                    key=_bytes(entry["key"], schemas, "key"),
-                    headers=tuple((n, decode_plain(v)) for n, v in entry.get("headers") or []),
-                    partition=int(entry["partition"]),
-                    timestamp_ms=entry.get("timestamp"),
-                ),
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise CaptureFormatError(f"{path}:{number}: not a capture record: {exc}") from None
+        yield (
+            (int(entry["partition"]), int(entry["offset"])),
+            Record(
+                topic=topic,
+                value=_bytes(entry["value"], schemas, "value"),
+                key=_bytes(entry["key"], schemas, "key"),
+                headers=tuple((n, decode_plain(v)) for n, v in entry.get("headers") or []),
+                partition=int(entry["partition"]),
+                timestamp_ms=entry.get("timestamp"),
+            ),
+        )
 
 
 def _bytes(encoded: dict[str, Any] | None, schemas: _Schemas, where: str) -> bytes | None:
@@ -141,7 +134,7 @@ def _bytes(encoded: dict[str, Any] | None, schemas: _Schemas, where: str) -> byt
     return decode_plain(encoded)
 
 
-def start_logs_at_captured_offsets(broker: Any, topic: str, path: str | os.PathLike[str]) -> None:
+def start_logs_at_captured_offsets(broker: Any, topic: str, outline: CaptureOutline) -> None:
     """On a broker whose state kafkatest holds (the emulator), begin each empty partition's
     log at the first captured offset, so the records keep their original offsets and a
     checkpoint or offsets JSON from production resumes against them. Elsewhere, or on a
@@ -150,17 +143,13 @@ def start_logs_at_captured_offsets(broker: Any, topic: str, path: str | os.PathL
 
     if Capability.STATE not in getattr(broker, "capabilities", ()):
         return
-    header = next(entry for _, entry in read_lines(path))
-    sources: dict[str, Any] = header.get("topics") or {}
-    source: dict[str, Any] = next(iter(sources.values()), {})
-    ranges: dict[str, list[int]] = source.get("ranges") or {}
-    starts = {int(p): int(span[0]) for p, span in ranges.items()}
+    starts = {partition: span[0] for partition, span in outline.ranges.items()}
     state = broker.state
 
     def start() -> None:
         found = state.topics.find(topic)
         if found is None:
-            return  # produce will say (or the broker will create it)
+            return
         for partition, offset in starts.items():
             if partition < len(found.partitions):
                 log = found.partition(partition).log
@@ -168,6 +157,28 @@ def start_logs_at_captured_offsets(broker: Any, topic: str, path: str | os.PathL
                     log.start_at(offset)
 
     broker.call(start)
+
+
+def prepare_topic(broker: Any, topic: str, outline: CaptureOutline, path: Any) -> None:
+    """A topic the capture can land in: one that does not exist is created as captured
+    (its partitions, and retention.ms=-1 so old timestamps stay); one with fewer
+    partitions than the records name is refused, saying how to make it."""
+    from kafkatest.brokers.lookup import topic_partitions
+
+    if outline.records == 0:
+        return
+    partitions = topic_partitions(broker, topic)
+    if partitions is None:
+        broker.create_topic(topic, partitions=outline.partitions, config={"retention.ms": "-1"})
+        return
+    needed = outline.last_partition + 1
+    if partitions < needed:
+        raise CaptureFormatError(
+            f"{path}: its records are in partitions up to {outline.last_partition}, and topic "
+            f"{topic!r} has {partitions}: create it with {outline.partitions} "
+            f"(kafka_topic(partitions={outline.partitions}), broker.create_topic) or add "
+            "partitions (kafka_faults.add_partitions); nothing was seeded"
+        )
 
 
 def replay_capture(
@@ -178,21 +189,30 @@ def replay_capture(
     schema_registry: Any = None,
     timeout_s: float = 120.0,
 ) -> ReplayedCapture:
-    """Produce a capture's records to `topic`, in order, a chunk at a time."""
+    """Check the whole capture, make its topic ready, then produce its records to
+    `topic`, in order, a chunk at a time. A bad file seeds nothing; a broker that
+    refuses a chunk part-way is reported with what was seeded before it."""
+    outline = check_capture(path)
     placed: list[Record] = []
     offsets: dict[tuple[int, int], int] = {}
     ids: list[str] = []
     chunk: list[tuple[tuple[int, int], Record]] = []
 
     def flush() -> None:
-        done = broker.produce([record for _, record in chunk], timeout_s=timeout_s)
+        try:
+            done = broker.produce([record for _, record in chunk], timeout_s=timeout_s)
+        except BrokerError as exc:
+            raise BrokerError(
+                f"{exc}\n{_seeded_so_far(path, len(placed), outline.records, offsets)}"
+            ) from exc
         for (origin, _), record in zip(chunk, done, strict=True):
             offsets[origin] = int(record.offset)
             ids.append(f"{origin[0]}:{origin[1]}")
         placed.extend(done)
         chunk.clear()
 
-    start_logs_at_captured_offsets(broker, topic, path)
+    prepare_topic(broker, topic, outline, path)
+    start_logs_at_captured_offsets(broker, topic, outline)
     for item in capture_records(path, topic, schema_registry):
         chunk.append(item)
         if len(chunk) >= _CHUNK:
@@ -208,3 +228,16 @@ def replay_capture(
         broker=broker,
         offsets=offsets,
     )
+
+
+def _seeded_so_far(path: Any, seeded: int, total: int, offsets: dict[tuple[int, int], int]) -> str:
+    """Exactly what a replay cut short wrote: how many records, and to which offsets."""
+    if not seeded:
+        return f"nothing of {path} was seeded ({total} records)"
+    by_partition: dict[int, list[int]] = {}
+    for (partition, _original), landed in offsets.items():
+        by_partition.setdefault(partition, []).append(landed)
+    where = ", ".join(
+        f"partition {p}: offsets {min(o)}-{max(o)}" for p, o in sorted(by_partition.items())
+    )
+    return f"{seeded} of the {total} records of {path} were seeded before it ({where})"

@@ -104,6 +104,43 @@ def test_the_harness_logs_in_as_a_super_user_that_denies_do_not_bind(
     assert len(acl_broker.remove_acls()) == 4
 
 
+#: What a local process could try: the passwords the kafka backend once wrote in its
+#: source for its two super users (kafkatest's clients and the broker itself).
+_GUESSES = (
+    ("kafkatest", "kafkatest-admin-secret"),
+    ("kafkatest-broker", "kafkatest-broker-secret"),
+    ("kafkatest", "kafkatest"),
+)
+
+
+def test_the_harness_s_login_cannot_be_guessed(acl_broker: Broker) -> None:
+    """The super users' passwords are drawn per broker: a guessed or once-published
+    one is refused on the harness's listener, and the harness's own still works."""
+    harness = acl_broker.client_config()
+    assert harness["sasl.password"] not in {password for _, password in _GUESSES}
+    for user, password in _GUESSES:
+        errors: list[KafkaError] = []
+        impostor = AdminClient(
+            {
+                **harness,
+                "sasl.username": user,
+                "sasl.password": password,
+                "client.id": "impostor",
+                "error_cb": errors.append,
+            }
+        )
+        with pytest.raises(KafkaException):
+            impostor.list_topics(timeout=5)
+        for _ in range(40):  # the client reports the refusal through error_cb, on poll
+            if errors:
+                break
+            impostor.poll(0.25)
+        assert any(e.code() == KafkaError._AUTHENTICATION for e in errors), (
+            f"{user}/{password!r}: {errors}"
+        )
+    assert AdminClient(harness).list_topics(timeout=20).brokers
+
+
 def test_each_listener_advertises_its_own_addresses(acl_broker: Broker) -> None:
     """Metadata answers with the brokers' addresses on the listener it came in on, so
     the harness's clients stay on their listener and everyone else on theirs."""

@@ -69,3 +69,33 @@ def test_records_with_their_own_timestamps_keep_them_on_a_moved_clock(
         kafka_broker, topic, [{"key": "k", "value": {"n": 1}, "timestamp_ms": 1_700_000_000_000}]
     )
     assert seeded.records[0].timestamp_ms == 1_700_000_000_000
+
+
+def test_what_was_due_on_the_moved_clock_is_as_far_ahead_after_the_undo(
+    kafka_broker: Broker, kafka_topic
+) -> None:
+    """Put back on real time, a transaction opened two hours ahead still times out a
+    minute later, and the periodic abort still runs (both kept absolute times, which
+    moving the clock back left hours in the future)."""
+    import uuid
+
+    from confluent_kafka import Producer
+    from test_broker_clock import TIMEOUT_S, stable_offset
+
+    topic = kafka_topic()
+    kafka_broker.clock.advance(hours=2)
+    producer = Producer(
+        {
+            **kafka_broker.client_config(),
+            "transactional.id": f"undo-{uuid.uuid4().hex[:8]}",
+            "transaction.timeout.ms": 60_000,
+        }
+    )
+    producer.init_transactions(TIMEOUT_S)
+    producer.begin_transaction()
+    producer.produce(topic, b"left open", partition=0)
+    assert producer.flush(TIMEOUT_S) == 0
+    kafka_broker.clock.reset()
+    assert stable_offset(kafka_broker, topic) == 0
+    kafka_broker.clock.advance(minutes=2)
+    assert stable_offset(kafka_broker, topic) == 2  # the record and its abort marker

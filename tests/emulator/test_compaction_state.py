@@ -8,11 +8,14 @@ can be observed.
 
 from __future__ import annotations
 
+import inspect
 import struct
+from typing import Any
 
 import pytest
 from batch_builder import encode_record
 from crc32c import crc32c
+from wall_clock import racing_wall_clock
 
 from kafkatest.emulator.protocol.batches import CRC_START, read_header, split_batches
 from kafkatest.emulator.protocol.record_rewrite import decode_records, has_delete_horizon
@@ -52,7 +55,12 @@ def _visible(log: PartitionLog) -> list[tuple[int, bytes | None, bool]]:
 
 
 def _state(**configs: str) -> tuple[EmulatorState, PartitionLog]:
+    """A compacted topic on a frozen clock: the tests give records timestamps a few ms
+    apart from `now`, and compact_now stamps its marker with the clock's now, so on a
+    running clock a loaded machine (tens of ms between two statements) put the marker
+    after the next records and rolled the segments otherwise (issue 44, item 12)."""
     state = EmulatorState()
+    state.clock.freeze()
     state.create_topic("t", configs={"cleanup.policy": "compact", **configs})
     return state, state.log_of("t", 0)
 
@@ -91,6 +99,7 @@ def test_segment_bytes_below_one_mebibyte_is_refused_but_the_internal_setting_is
 
 def test_retention_deletes_whole_segments_only() -> None:
     state = EmulatorState()
+    state.clock.freeze()
     state.create_topic("t", configs={"retention.ms": "60000"})
     now = state.clock.now_ms()
     _keyed(state, "t", [(b"a", b"old")], now - 120_000)
@@ -176,3 +185,25 @@ def test_compact_delete_both_compacts_and_deletes_old_segments() -> None:
     assert [o for o, _, _ in _visible(log)] == [1, 2, 3]
     state.enforce_retention()
     assert log.log_start_offset == 3, "the old segment is past retention.ms"
+
+
+def _wall_clock_tests() -> list[Any]:
+    """This module's tests that take no fixture (all but this one)."""
+    return [
+        test
+        for name, test in sorted(globals().items())
+        if name.startswith("test_") and callable(test) and name != _SELF
+        and not inspect.signature(test).parameters
+    ]  # fmt: skip
+
+
+_SELF = "test_no_test_here_reads_the_wall_clock"
+
+
+@pytest.mark.parametrize("test", _wall_clock_tests(), ids=lambda t: t.__name__)
+def test_no_test_here_reads_the_wall_clock(test: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test above holds when a second of wall time passes between any two readings
+    of it, as on a machine loaded with other work (item 12 of issue 44 failed so): none
+    may depend on how fast the machine runs it."""
+    racing_wall_clock(monkeypatch)
+    test()

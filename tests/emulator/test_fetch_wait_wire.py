@@ -19,6 +19,10 @@ from kafkatest import Broker, Record
 FETCH, API_VERSIONS = 1, 18
 
 
+#: A max_wait no test waits out: a fetch answered early was not held for it.
+PARKED_FOR_EVER_MS = 3_600_000
+
+
 def parked_fetch(topic: str, max_wait_ms: int, offset: int = 1) -> bytes:
     """A Fetch at `offset` (the log end: nothing to answer with) wanting one byte."""
     request = fetch_v12_request(topic, offset=offset, max_wait_ms=max_wait_ms, min_bytes=1)
@@ -61,13 +65,13 @@ def test_a_parked_fetch_answers_when_the_client_sends_its_next_request(
     topic = with_one_record(kafka_broker, kafka_topic)
     with connect(kafka_broker.bootstrap_servers) as sock:
         sock.settimeout(10)
-        started = time.monotonic()
-        sock.sendall(parked_fetch(topic, 5000))
+        sock.sendall(parked_fetch(topic, PARKED_FOR_EVER_MS))
         time.sleep(0.2)  # parked
         sock.sendall(api_versions_frame())
+        # A fetch that waited out its max_wait would time the read out (10 s, against
+        # a wait of an hour): no elapsed time is asserted, which load would skew.
         assert correlation(read_frame(sock)) == 1  # still in order: the fetch first
         assert correlation(read_frame(sock)) == 2
-        assert time.monotonic() - started < 4, "the fetch waited out its max_wait"
 
 
 @pytest.mark.kafka_backends("emulator")
@@ -77,7 +81,5 @@ def test_a_fetch_pipelined_with_its_successor_in_one_write_answers_at_once(
     topic = with_one_record(kafka_broker, kafka_topic)
     with connect(kafka_broker.bootstrap_servers) as sock:
         sock.settimeout(10)
-        started = time.monotonic()
-        sock.sendall(parked_fetch(topic, 5000) + api_versions_frame())
+        sock.sendall(parked_fetch(topic, PARKED_FOR_EVER_MS) + api_versions_frame())
         assert [correlation(read_frame(sock)), correlation(read_frame(sock))] == [1, 2]
-        assert time.monotonic() - started < 4

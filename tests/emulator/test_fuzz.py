@@ -29,6 +29,7 @@ def test_twenty_thousand_mutated_frames_cause_no_crash_hang_or_traceback(
         report.lines()
     )
     assert report.connections_closed > 0, "the mutations should break some requests"
+    assert report.slowest_request_api is not None, "the emulator's timings were not read"
     # Nothing a frame leaves behind outgrows the state it stores (schemas are loaded first).
     assert report.rss_end_mb <= report.rss_start_mb * 1.10, "\n".join(report.lines())
 
@@ -132,3 +133,59 @@ def test_mutated_frames_at_a_sasl_listener_before_authentication_cause_no_crash_
         report.lines()
     )
     assert report.connections_closed > 0, "the mutations should break some exchanges"
+
+
+def test_the_fuzzed_emulator_holds_a_long_truncated_log_the_corpus_looks_up() -> None:
+    """Issue 44: a ListOffsets over 20,000 one-record batches truncated near their end
+    once froze every client for minutes; the fuzzed emulator starts with such a log
+    and the corpus's intact frames look it up, once and a thousand times."""
+    import socket
+    import struct
+    import subprocess
+    import sys
+
+    from raw_client import read_frame
+
+    from kafkatest.apps.fuzz.long_log import (
+        KEPT_AT_THE_END,
+        LONG_LOG_BATCHES,
+        long_log_frames,
+    )
+    from kafkatest.brokers.process import free_port, terminate
+
+    port = free_port()
+    command = [sys.executable, "-m", "kafkatest.apps.fuzz.child", "--port", str(port)]
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert child.stdout is not None
+        assert "bootstrap servers" in child.stdout.readline()
+        frames = long_log_frames()
+        assert {struct.unpack_from(">h", frame, 4)[0] for frame in frames} == {2, 3}
+        with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
+            for frame in frames:
+                sock.sendall(frame)
+                assert read_frame(sock) is not None, "the emulator closed the connection"
+            # The first frame: ListOffsets, timestamp 0, one naming: the log start.
+            sock.sendall(frames[0])
+            reply = read_frame(sock)
+        assert reply is not None
+        start = LONG_LOG_BATCHES - KEPT_AT_THE_END
+        assert struct.pack(">q", start) in reply  # the answer's offset
+    finally:
+        terminate(child)
+
+
+def test_the_slowest_request_is_read_from_the_emulator_s_timings() -> None:
+    from kafkatest.apps.fuzz.long_log import slowest_request
+
+    log = (
+        "fuzz: fuzz-long holds 20000 one-record batches\n"
+        "kafkatest emulator: request timings (seconds; longest in ms)\n"
+        "  api_key requests queued_total_s queued_max_ms handled_total_s handled_max_ms "
+        "written_total_s written_max_ms idle_total_s idle_max_ms\n"
+        "  2 40 0.000 0.1 0.050 12.5 0.001 0.2 1.0 300.0\n"
+        "  32 3 0.000 0.1 0.090 81.8 0.001 0.2 1.0 900.0\n"
+        "kafkatest emulator: stopped\n"
+    )
+    assert slowest_request(log) == (81.8, 32)
+    assert slowest_request("no timings\n") == (0.0, None)

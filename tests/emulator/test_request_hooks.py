@@ -122,3 +122,64 @@ def test_bad_hooks_are_refused(kafka_broker: Broker) -> None:
 def test_the_kafka_backend_refuses_request_hooks(kafka_broker: Broker) -> None:
     with pytest.raises(UnsupportedOperation, match=r"cannot hook.*kafka_faults"):
         kafka_broker.on_request("Fetch", lambda request: None)
+
+
+def _metadata(broker: Broker, topic: str) -> Any:
+    """Metadata of a fresh client, asked again when the connection was closed on it (a
+    hook that raised costs the request its connection); raises if no answer comes."""
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import AdminClient
+
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap_servers})
+    for _ in range(2):
+        try:
+            return admin.list_topics(topic, timeout=TIMEOUT_S)
+        except KafkaException:
+            continue
+    return admin.list_topics(topic, timeout=TIMEOUT_S)
+
+
+@emulator_only
+def test_a_hook_may_move_the_clock_and_read_the_state(kafka_broker: Broker, kafka_topic) -> None:
+    """Issue 44: the hook runs on the broker's own thread; a call that waited for that
+    thread (the clock, `call`) froze every client 30 s and ended in a bare TimeoutError.
+    Such calls now run at once, where the hook runs."""
+    topic = kafka_topic()
+    clock = kafka_broker.clock
+    before = clock.freeze()
+    seen: list[int] = []
+
+    def advance(request: Any) -> None:
+        seen.append(clock.advance(seconds=1))
+        seen.append(kafka_broker.call(lambda: len(kafka_broker.state.topics.get(topic).partitions)))
+
+    try:
+        with kafka_broker.on_request("Metadata", advance, times=1) as hook:
+            assert topic in _metadata(kafka_broker, topic).topics
+        assert hook.errors == []
+        assert seen == [before + 1_000, 1]
+        assert clock.now_ms() == before + 1_000
+    finally:
+        clock.resume()  # the session's broker: its clock runs again for the next tests
+
+
+@emulator_only
+def test_a_hook_that_needs_a_client_is_refused_at_once(kafka_broker: Broker, kafka_topic) -> None:
+    """A Kafka client (the harness's produce, its admin) or a broker restart from a hook
+    would wait on the thread the hook holds: refused with a reason, and kept."""
+    from kafkatest.records import Record
+
+    topic = kafka_topic()
+    attempts = [
+        lambda request: kafka_broker.produce([Record(topic, b"from a hook")]),
+        lambda request: kafka_broker.latest_offsets(topic),
+        lambda request: kafka_broker.stop_node(1),
+    ]
+    for attempt in attempts:
+        with kafka_broker.on_request("Metadata", attempt, times=1) as hook:
+            # The hook's request loses its connection; the client retries and is served.
+            assert topic in _metadata(kafka_broker, topic).topics
+        [error] = hook.errors
+        assert isinstance(error, RuntimeError)
+        assert "request hook" in str(error) and "from the test" in str(error)
+    assert kafka_broker.latest_offsets(topic) == {0: 0}

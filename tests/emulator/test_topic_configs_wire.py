@@ -165,6 +165,21 @@ def test_new_topic_configs_are_checked_as_kafka_checks_them(
     assert message in error.str()
 
 
+@pytest.mark.parametrize("value", [str(10**30), str(2**63)])
+def test_a_long_config_past_a_java_long_is_refused(kafka_broker: Broker, value: str) -> None:
+    """Issue 44: the emulator took retention.ms=10^30 (a fault then moved its clock by
+    that much); Kafka parses a LONG config with Long.parseLong and refuses it."""
+    from confluent_kafka.admin import NewTopic
+
+    topic = NewTopic(unique_topic_name("long"), 1, 1, config={"retention.ms": value})
+    future = kafka_broker.admin().create_topics([topic], validate_only=True)[topic.topic]
+    with pytest.raises(Exception) as raised:
+        future.result(timeout=30)
+    error = raised.value.args[0]
+    assert error.name() == "INVALID_CONFIG"
+    assert f"Invalid value {value} for configuration retention.ms" in error.str()
+
+
 def test_tiered_storage_cannot_be_switched_on(kafka_broker: Broker) -> None:
     from confluent_kafka.admin import NewTopic
 

@@ -22,6 +22,7 @@ from raw_client import ask, fetch_v12_request
 
 from kafkatest import Broker
 from kafkatest.brokers.capabilities import Capability
+from kafkatest.emulator.state.groups.consumer.regex import compile_linear
 
 PRODUCE, FETCH, FIND_COORDINATOR, INIT_PRODUCER_ID, ADD_PARTITIONS, END_TXN = 0, 1, 10, 22, 24, 26
 DESCRIBE_TRANSACTIONS, LIST_TRANSACTIONS, TXN_OFFSET_COMMIT = 65, 66, 28
@@ -425,13 +426,13 @@ def test_list_transactions_filters_by_a_pattern_and_refuses_a_bad_one(kafka_brok
 
 @pytest.mark.kafka_backends("emulator")  # Java's backtracking regex would hang Kafka's thread
 def test_a_catastrophic_pattern_costs_the_emulator_linear_time(kafka_broker: Broker) -> None:
-    """A pattern that backtracks exponentially on a backtracking engine is matched by
-    RE2 in time linear in the id: the in-process emulator keeps answering."""
+    """A pattern that backtracks exponentially on a backtracking engine (2^64 steps on
+    this id) is matched by RE2 in time linear in the id: the in-process emulator
+    answers (a backtracking match would never return, and the request would time out);
+    no elapsed time is asserted, which a loaded machine would skew."""
     victim = "a" * 64 + "!"
     assert init_producer(kafka_broker, victim).error_code == ErrorCode.none
-    started = time.monotonic()
+    assert compile_linear("(a+)+$").fullmatch(victim) is None  # RE2: no backtracking
     listed = list_by_pattern(kafka_broker, "(a+)+$")
-    elapsed = time.monotonic() - started
     assert listed.error_code == ErrorCode.none
     assert victim not in [t.transactional_id for t in listed.transaction_states]
-    assert elapsed < 5, f"ListTransactions took {elapsed:.1f}s"

@@ -110,12 +110,12 @@ BAD = [
     (
         "negative wait",
         changed("steps.2.do", [{"wait": {"seconds": -1}}]),
-        "steps[2].do[0].wait.seconds: a number of seconds (0 or more), not -1",
+        "steps[2].do[0].wait.seconds: a number of seconds from 0 to 3600, not -1",
     ),
     (
         "seed count as text",
         changed("steps.2.do", [{"seed": {"label": "b", "topic": "src", "count": "many"}}]),
-        "steps[2].do[0].seed.count: a whole number of at least 0, not 'many'",
+        "steps[2].do[0].seed.count: a whole number from 0 to 1000000, not 'many'",
     ),
     (
         "no partitions",
@@ -140,7 +140,7 @@ BAD = [
     (
         "zero partitions",
         changed("topics.src", 0),
-        "topics.src: a topic needs at least 1 partition, not 0",
+        "topics.src: a topic has 1 to 10000 partitions, not 0",
     ),
     (
         "unknown expectation",

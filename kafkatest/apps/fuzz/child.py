@@ -6,7 +6,9 @@ every start in a user's test session). A fuzz run reaches most of them, so its R
 would grow by that much with nothing leaked. Loading them all before the first
 frame makes "RSS before" comparable with "RSS after": what grows then is state.
 
-With `--fuzz-acls` the child authorizes with ACLs, and the corpus's client
+Every child starts with a long, truncated log to look up (`long_log`) and prints
+its request timings when it stops (the report's slowest request). With
+`--fuzz-acls` the child authorizes with ACLs, and the corpus's client
 (User:ANONYMOUS) is allowed part of what it recorded (`grant_part_of_the_corpus`):
 the fuzzed requests then take every shape of the authorization layer, served whole,
 refused whole, and served in part with the rest refused.
@@ -20,7 +22,8 @@ import sys
 from kio.index import UnknownEntity, load_payload_module
 from kio.static.constants import EntityType
 
-from kafkatest.apps.standalone import LOOPBACK, main, run_standalone
+from kafkatest.apps.fuzz.long_log import LONG_TOPIC, prepare_long_log
+from kafkatest.apps.standalone import add_emulator_arguments, run_from_args
 from kafkatest.brokers.emulator import EmulatorBroker
 from kafkatest.emulator.server.handlers import load_handlers
 
@@ -52,19 +55,29 @@ def grant_part_of_the_corpus(broker: EmulatorBroker) -> None:
     broker.allow(_ANONYMOUS, "DESCRIBE", cluster=True)
     broker.allow(_ANONYMOUS, "IDEMPOTENT_WRITE", cluster=True)
     broker.deny(_ANONYMOUS, "READ", topic="fuzz-seed-", pattern="PREFIXED")
+    broker.allow(_ANONYMOUS, "DESCRIBE", topic=LONG_TOPIC)
 
 
-def _serve_with_acls(argv: list[str]) -> int:
+def _serve(argv: list[str]) -> int:
+    """`kafkatest emulator` with the long log prepared (and, with `--fuzz-acls`, ACLs on
+    and part of the corpus allowed), its request timings printed when it stops."""
+    acls = "--fuzz-acls" in argv
+    if acls:
+        argv = [arg for arg in argv if arg != "--fuzz-acls"]
     parser = argparse.ArgumentParser()
-    parser.add_argument("--port", type=int, required=True)
-    args = parser.parse_args(argv)
-    return run_standalone(LOOPBACK, args.port, 1, acls=True, prepare=grant_part_of_the_corpus)
+    add_emulator_arguments(parser)
+    args = parser.parse_args([*argv, "--timings"])
+    if acls:
+        args.acls = True
+
+    def prepare(broker: EmulatorBroker) -> None:
+        prepare_long_log(broker)
+        if acls:
+            grant_part_of_the_corpus(broker)
+
+    return run_from_args(args, prepare=prepare)
 
 
 if __name__ == "__main__":
     preload_schemas()
-    arguments = sys.argv[1:]
-    if "--fuzz-acls" in arguments:
-        arguments.remove("--fuzz-acls")
-        sys.exit(_serve_with_acls(arguments))
-    sys.exit(main(arguments))
+    sys.exit(_serve(sys.argv[1:]))

@@ -3,6 +3,9 @@
 The emulator runs as `kafkatest emulator` in a child process (with its protocol
 schemas loaded before the first frame, see `child`), so an abort ends that child, not
 the run: it is counted as a crash and a fresh emulator takes over.
+The corpus includes ListOffsets and Metadata naming a long, truncated log the
+emulator starts with (`long_log`); the emulator records every request's timings,
+and the report names the slowest request (`slowest_request_ms`, its API).
 Workers send one frame at a time per connection and wait up to a second for the
 reply (or for the emulator to close the connection, which a malformed request
 earns); a probe sends ApiVersions on its own connection every quarter second and
@@ -38,6 +41,7 @@ from kafkatest.apps.fuzz.corpus import (
     sasl_frames,
     sasl_handshake_frame,
 )
+from kafkatest.apps.fuzz.long_log import long_log_frames, slowest_request
 from kafkatest.apps.fuzz.mutate import mutate
 from kafkatest.brokers.process import free_port, spawn, terminate
 
@@ -67,6 +71,10 @@ class FuzzReport:
     rss_end_mb: float = 0.0
     seconds: float = 0.0
     slowest_probe_s: float = 0.0
+    #: The longest any request took to be handled (the emulator's own timings), and its
+    #: API key: what a client waited, where `slowest_probe_s` is what the others did.
+    slowest_request_ms: float = 0.0
+    slowest_request_api: int | None = None
 
     def lines(self) -> list[str]:
         return [f"{name}: {value}" for name, value in asdict(self).items()]
@@ -111,6 +119,11 @@ class _Emulator:
             if line.startswith("VmRSS:"):
                 return round(int(line.split()[1]) / 1024, 1)
         return float("nan")
+
+    def slowest_request(self) -> tuple[float, int | None]:
+        """(ms, API key) of the longest-handled request of every emulator run so far."""
+        found = [slowest_request(log.read_text(errors="replace")) for log in self.logs]
+        return max(found, default=(0.0, None), key=lambda pair: pair[0])
 
     def tracebacks(self) -> int:
         return sum(
@@ -162,7 +175,7 @@ def run_fuzz(
         emulator.start()
         try:
             rng = random.Random(seed)
-            corpus = capture_client_frames()
+            corpus = capture_client_frames() + long_log_frames()
             corpus += random_header_frames(rng, max(200, len(corpus) // 2))
             if sasl:
                 # As many SASL frames as all the others, so most connections reach it.
@@ -186,6 +199,7 @@ def run_fuzz(
             report.handler_exceptions = emulator.tracebacks()
         finally:
             emulator.close()
+        report.slowest_request_ms, report.slowest_request_api = emulator.slowest_request()
     report.seconds = round(time.monotonic() - started, 1)
     return report
 

@@ -22,8 +22,11 @@ that imported libraries read as they load (`PYTHON*`, `LD_*`, `PYSPARK_*`, `SPAR
 `JAVA_*`, `ARROW_*`, `GRPC_*`): each combination has its own server, and a stale one
 is replaced by the next run, which then pays the imports once.
 
-Only its user reaches it: the socket is in a directory only they can enter, and the
-server checks the peer's uid (SO_PEERCRED) of every connection. It stops after
+Only its user reaches it: the socket is in a directory only they can enter, the
+server checks the peer's uid (SO_PEERCRED) of every connection, and its state, log and
+lock files are 0600. It reads connections side by side, each given 10 s for its whole
+request, and refuses any request not of the client's shape (`requests`), so neither a
+slow client nor a malformed request holds or ends it. It stops after
 `pytest_server_idle_minutes` without a run (default 30), at `kafkatest pytest-server
 stop`, and never outlives a reboot (a socket left by one is found dead and replaced).
 

@@ -23,6 +23,7 @@ from kafkatest.apps.pytest_forkserver.place import (
     START_TIMEOUT_S,
     ForkServerSettings,
     ForkServerUnavailable,
+    private_file,
     pytest_command,
     server_key,
     servers_dir,
@@ -81,14 +82,14 @@ def _start_server(
     """Start this environment's server (one client at a time) and connect to it."""
     import fcntl
 
-    with open(path.with_suffix(".lock"), "a") as lock:
+    with os.fdopen(private_file(path.with_suffix(".lock"), "a"), "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         connection = _connect(path)  # another client may have started it meanwhile
         if connection is not None:
             return connection
         path.unlink(missing_ok=True)  # a socket a dead server left (a crash, a reboot)
         log = path.with_suffix(".log")
-        with open(log, "w") as log_file:
+        with os.fdopen(private_file(log, "w"), "w") as log_file:
             server = subprocess.Popen(
                 [
                     sys.executable,

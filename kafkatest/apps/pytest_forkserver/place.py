@@ -120,3 +120,18 @@ def pytest_command() -> Callable[[], int]:
 
     (command,) = entry_points(group="console_scripts", name="pytest")
     return command.load()  # type: ignore[no-any-return]
+
+
+def private_file(path: Path, mode: str) -> int:
+    """A descriptor of `path` for `mode` ("w" truncates, "a" appends), created or
+    made 0600: the server's state, log and lock are its user's alone, as its folder is."""
+    flags = os.O_CREAT | os.O_WRONLY | (os.O_TRUNC if mode == "w" else os.O_APPEND)
+    fd = os.open(path, flags | os.O_NOFOLLOW, 0o600)
+    os.fchmod(fd, 0o600)
+    return fd
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write `text` to `path`, readable by its user alone."""
+    with os.fdopen(private_file(path, "w"), "w") as out:
+        out.write(text)

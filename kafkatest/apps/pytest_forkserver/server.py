@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import selectors
 import signal
 import socket
 import struct
@@ -14,14 +15,15 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from kafkatest.apps.pytest_forkserver.child import run_child
-from kafkatest.apps.pytest_forkserver.place import (
-    HEADER,
-    MAGIC,
-    MAX_REQUEST,
-    pytest_command,
-    scripts_dir,
+from kafkatest.apps.pytest_forkserver.place import pytest_command, scripts_dir, write_private
+from kafkatest.apps.pytest_forkserver.requests import (
+    MAX_PENDING,
+    READ_DEADLINE_S,
+    PendingRequest,
+    Refused,
 )
 from kafkatest.tempdirs import boot_id
 
@@ -120,36 +122,27 @@ def serve(path: Path, idle_minutes: float, preloaded: Sequence[str]) -> None:
     listener.bind(str(path))
     os.umask(previous)
     listener.listen(16)
+    listener.setblocking(False)
     state = path.with_suffix(".json")
-    state.write_text(json.dumps({"pid": os.getpid(), "boot": boot_id(), "python": sys.executable}))
+    write_private(
+        state, json.dumps({"pid": os.getpid(), "boot": boot_id(), "python": sys.executable})
+    )
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children reap themselves
     signal.signal(signal.SIGTERM, _stop_serving)
     print(f"serving at {path} (pid {os.getpid()})", flush=True)
-    last_run = time.monotonic()
+    server = _Server(listener, stamps, lambda: _remove_own(path, state), idle_minutes * 60)
     try:
-        while True:
-            listener.settimeout(
-                min(1.0, max(0.01, idle_minutes * 60 - (time.monotonic() - last_run)))
-            )
-            try:
-                connection, _ = listener.accept()
-            except TimeoutError:
-                if time.monotonic() - last_run >= idle_minutes * 60:
-                    print("idle: stopping", flush=True)
-                    return
-                continue
-            last_run = time.monotonic()
-            if _handle(connection, listener, stamps, lambda: _remove_own(path, state)) == "stale":
-                return
+        server.run()
     except _StopServing:
         print("stopped", flush=True)
     finally:
+        server.close()
         _remove_own(path, state)
         listener.close()
 
 
 class _StopServing(Exception):
-    """SIGTERM (`kafkatest pytest-server stop`): out of accept() at once."""
+    """SIGTERM (`kafkatest pytest-server stop`): out of the wait at once."""
 
 
 def _stop_serving(_signum: int, _frame: object) -> None:
@@ -165,58 +158,128 @@ def _remove_own(path: Path, state: Path) -> None:
     state.unlink(missing_ok=True)
 
 
-def _handle(
-    connection: socket.socket,
-    listener: socket.socket,
-    stamps: dict[str, int],
-    retire: Callable[[], None],
-) -> str:
-    """Take one request: refuse another user's; when stale, leave the socket to the
-    next server and say so; else fork the run."""
-    fds: list[int] = []
-    try:
-        credentials = connection.getsockopt(
-            socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")
-        )
-        _pid, uid, _gid = struct.unpack("3i", credentials)
-        if uid != os.getuid():
-            print(f"refused a connection from uid {uid}", flush=True)
+class _Server:
+    """The accept loop: every connection read as its bytes come (a slow or idle one
+    holds nobody else's run), each within its deadline, a request forked once whole
+    and checked; anything else about one connection costs that connection only."""
+
+    def __init__(
+        self,
+        listener: socket.socket,
+        stamps: dict[str, int],
+        retire: Callable[[], None],
+        idle_s: float,
+    ) -> None:
+        self.listener = listener
+        self.stamps = stamps
+        self.retire = retire
+        self.idle_s = idle_s
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(listener, selectors.EVENT_READ)
+        self.pending: dict[socket.socket, PendingRequest] = {}
+        self.last_run = time.monotonic()
+
+    def run(self) -> None:
+        while True:
+            now = time.monotonic()
+            for request in [r for r in self.pending.values() if r.deadline <= now]:
+                self._drop(request, f"no whole request within {READ_DEADLINE_S:.0f} s")
+            idle_left = self.idle_s - (now - self.last_run)
+            if idle_left <= 0 and not self.pending:
+                print("idle: stopping", flush=True)
+                return
+            waits = [1.0, max(0.01, idle_left), *(r.deadline - now for r in self.pending.values())]
+            for key, _events in self.selector.select(max(0.01, min(waits))):
+                if key.fileobj is self.listener:
+                    self._accept()
+                elif self._progress(self.pending[key.fileobj]) == "stale":  # type: ignore[index]
+                    return
+
+    def _accept(self) -> None:
+        """Take every waiting connection of this user's (up to `MAX_PENDING` at once)."""
+        while len(self.pending) < MAX_PENDING:
+            try:
+                connection, _ = self.listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            try:
+                credentials = connection.getsockopt(
+                    socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")
+                )
+            except OSError:
+                connection.close()
+                continue
+            _pid, uid, _gid = struct.unpack("3i", credentials)
+            if uid != os.getuid():
+                print(f"refused a connection from uid {uid}", flush=True)
+                connection.close()
+                continue
+            connection.setblocking(False)
+            request = PendingRequest(connection)
+            self.pending[connection] = request
+            self.selector.register(connection, selectors.EVENT_READ)
+        if len(self.pending) >= MAX_PENDING:  # the rest wait in the backlog meanwhile
+            self.selector.unregister(self.listener)
+
+    def _progress(self, pending: PendingRequest) -> str:
+        try:
+            request = pending.read()
+        except _StopServing:
+            raise
+        except Refused as exc:
+            self._drop(pending, str(exc))
             return "refused"
-        connection.settimeout(10.0)
-        header, fds, _flags, _address = socket.recv_fds(connection, HEADER.size, 3)
-        magic, length = HEADER.unpack(header) if len(header) == HEADER.size else (b"", 0)
-        if magic != MAGIC or len(fds) != 3 or length > MAX_REQUEST:
-            print("refused a malformed request", flush=True)
+        except Exception as exc:  # one connection's trouble is that connection's only
+            self._drop(pending, repr(exc))
             return "refused"
-        body = bytearray()
-        while len(body) < length:
-            chunk = connection.recv(min(1 << 16, length - len(body)))
-            if not chunk:
-                return "refused"
-            body += chunk
-        request = json.loads(body)
-        why = _changed(stamps)
+        if request is None:
+            return "reading"
+        self._forget(pending)
+        self.last_run = time.monotonic()
+        try:
+            return self._launch(pending, request)
+        finally:
+            pending.close()
+
+    def _launch(self, pending: PendingRequest, request: dict[str, Any]) -> str:
+        """When stale, leave the socket to the next server and say so; else fork the run."""
+        why = _changed(self.stamps)
         if why is not None:
             print(f"stale: {why}", flush=True)
-            retire()
-            connection.sendall(json.dumps({"stale": why}).encode() + b"\n")
+            self.retire()
+            with contextlib.suppress(OSError):
+                pending.connection.setblocking(True)
+                pending.connection.sendall(json.dumps({"stale": why}).encode() + b"\n")
             return "stale"
         child = os.fork()
         if child == 0:  # pragma: no cover - runs in the child, which never returns
-            listener.close()
             try:
-                run_child(connection, fds, request)
+                self.listener.close()
+                for other in list(self.pending.values()):
+                    other.close()
+                self.selector.close()
+                run_child(pending.connection, pending.fds, request)
             finally:  # whatever happens, a child never returns into the server's loop
                 os._exit(1)
         print(f"run {child}: pytest {' '.join(request['args'])}", flush=True)
         return "forked"
-    except (OSError, ValueError, KeyError) as exc:
-        print(f"refused a request: {exc!r}", flush=True)
-        return "refused"
-    finally:
-        for fd in fds:
-            os.close(fd)
-        connection.close()
+
+    def _forget(self, pending: PendingRequest) -> None:
+        self.selector.unregister(pending.connection)
+        del self.pending[pending.connection]
+        if self.listener not in self.selector.get_map():
+            self.selector.register(self.listener, selectors.EVENT_READ)
+
+    def _drop(self, pending: PendingRequest, why: str) -> None:
+        print(f"refused a request: {why}", flush=True)
+        self._forget(pending)
+        pending.close()
+
+    def close(self) -> None:
+        for pending in list(self.pending.values()):
+            pending.close()
+        self.pending.clear()
+        self.selector.close()
 
 
 if __name__ == "__main__":

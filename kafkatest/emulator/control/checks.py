@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
+from kafkatest import limits
 from kafkatest.emulator.control.errors import InvalidFault
 from kafkatest.emulator.control.rules import api_key, api_name, error_code
 from kafkatest.emulator.protocol.request_scope import (
@@ -30,10 +31,9 @@ from kafkatest.emulator.protocol.request_scope import (
 from kafkatest.emulator.server.handlers import load_handlers
 from kafkatest.emulator.state.topics import MAX_PARTITIONS
 
-#: Longer than any test waits (pytest's per-test time-out here is 600 s, Kafka
-#: clients give up on a request after 30 s): a request that must never be answered
-#: is `drop_connections` or `pause`, not a latency.
-MAX_LATENCY_MS = 300_000
+#: Longer than any test waits (`kafkatest.limits.MAX_LATENCY_MS`): a request that must
+#: never be answered is `drop_connections` or `pause`, not a latency.
+MAX_LATENCY_MS = limits.MAX_LATENCY_MS
 #: The emulator's per-topic partition limit, applied on every backend: more
 #: partitions than this is a mistake in a test, not a fault.
 PARTITION_LIMIT = MAX_PARTITIONS

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Generator
+from typing import TypeVar
+
+R = TypeVar("R")
 
 #: The longest stretch a paced handler works before other requests get their turn.
 SLICE_S = 0.01
@@ -29,3 +33,16 @@ class Pacer:
         if time.perf_counter() - self._since >= SLICE_S:
             await asyncio.sleep(0)
             self._since = time.perf_counter()
+
+
+async def run_paced(steps: Generator[None, None, R], pacer: Pacer | None = None) -> R:
+    """Run a state change written as steps (a generator that yields between units of
+    its work and returns its result), breathing between them: `state` knows nothing
+    of the loop, and a handler drives it this way."""
+    pacer = pacer or Pacer()
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+        await pacer.breathe()

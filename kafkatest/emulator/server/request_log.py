@@ -20,6 +20,12 @@ from typing import Any
 from kio.schema.errors import ErrorCode
 from kio.schema.index import api_key_map
 
+from kafkatest.limits import (
+    MAX_REQUEST_LOG_BYTES,
+    MAX_REQUEST_LOG_ENTRY_BYTES,
+    MAX_REQUEST_LOG_STRING,
+)
+
 #: How many connections' client software names are remembered (oldest forgotten).
 MAX_CONNECTIONS_NAMED = 4096
 #: How deep a request or response is walked (kio messages nest a few levels).
@@ -50,13 +56,17 @@ class RequestEntry:
 
 
 class RequestLog:
-    """The latest `limit` requests, oldest first."""
+    """The latest `limit` requests (and at most `max_bytes` of them), oldest first."""
 
-    def __init__(self, limit: int = 10_000) -> None:
+    def __init__(self, limit: int = 10_000, max_bytes: int = MAX_REQUEST_LOG_BYTES) -> None:
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise ValueError(f"limit must be a positive number of requests, not {limit!r}")
         self.limit = limit
-        self._entries: deque[RequestEntry] = deque(maxlen=limit)
+        self.max_bytes = max_bytes
+        self._entries: deque[RequestEntry] = deque()
+        #: Each entry's estimated size, beside it, and their sum.
+        self._sizes: deque[int] = deque()
+        self.bytes = 0
         self._software: dict[int, str] = {}
         #: How many requests were ever recorded: a mark taken before a test, so that a
         #: log a session broker keeps on shows that test's requests only (`since`).
@@ -69,12 +79,13 @@ class RequestLog:
             if name:
                 self._remember_software(ctx.connection_id, str(name))
         self.recorded += 1
+        budget = _Budget(MAX_REQUEST_LOG_ENTRY_BYTES)
         self._entries.append(
             RequestEntry(
                 api=kafka_api_name(ctx.api_key),
                 version=ctx.api_version,
                 client_id=ctx.client_id,
-                request=plain(request),
+                request=plain(request, budget=budget),
                 error_codes=error_names(response),
                 time_ms=ctx.state.clock.now_ms(),
                 connection=ctx.connection_id,
@@ -83,6 +94,14 @@ class RequestLog:
                 client_software=self._software.get(ctx.connection_id),
             )
         )
+        size = _ENTRY_BYTES + budget.spent
+        self._sizes.append(size)
+        self.bytes += size
+        while len(self._entries) > self.limit or (
+            self.bytes > self.max_bytes and len(self._entries) > 1
+        ):
+            self._entries.popleft()
+            self.bytes -= self._sizes.popleft()
 
     def entries(self, api: str | None = None, client_id: str | None = None) -> list[RequestEntry]:
         return [
@@ -111,19 +130,62 @@ def kafka_api_name(key: int) -> str:
     return "".join(part.capitalize() for part in api_key_map.get(key, str(key)).split("_"))
 
 
-def plain(value: Any, depth: int = 0) -> Any:
-    """A kio message as dicts, lists, numbers and strings (bytes as their length)."""
+#: What an entry costs beside its request (its own fields), estimated.
+_ENTRY_BYTES = 512
+
+
+class _Budget:
+    """Estimated bytes a request's plain form may still take (as CPython holds them:
+    a container's header and slots, a string's header and characters, a number)."""
+
+    __slots__ = ("left", "spent")
+
+    def __init__(self, size: int) -> None:
+        self.left = size
+        self.spent = 0
+
+    def take(self, size: int) -> bool:
+        """Take `size`; False once the budget is spent (the caller then summarises)."""
+        if self.left <= 0:
+            return False
+        self.left -= size
+        self.spent += size
+        return True
+
+
+def plain(value: Any, depth: int = 0, budget: _Budget | None = None) -> Any:
+    """A kio message as dicts, lists, numbers and strings (bytes as their length),
+    within `budget` (unbounded without one): a list past it ends with "... N more",
+    a string longer than MAX_REQUEST_LOG_STRING is cut with its length said."""
+    if budget is None:
+        budget = _Budget(1 << 62)
     if depth > MAX_DEPTH:
         return "..."
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {
-            field.name: plain(getattr(value, field.name), depth + 1)
-            for field in dataclasses.fields(value)
-        }
+        out: dict[str, Any] = {}
+        budget.take(64)
+        for field in dataclasses.fields(value):
+            budget.take(16)
+            out[field.name] = plain(getattr(value, field.name), depth + 1, budget)
+        return out
     if isinstance(value, (bytes, bytearray, memoryview)):
+        budget.take(96)
         return {"bytes": len(value)}
     if isinstance(value, (tuple, list)):
-        return [plain(item, depth + 1) for item in value]
+        items: list[Any] = []
+        budget.take(56)
+        for index, item in enumerate(value):
+            if not budget.take(8):
+                items.append(f"... {len(value) - index} more")
+                break
+            items.append(plain(item, depth + 1, budget))
+        return items
+    if isinstance(value, str):
+        if len(value) > MAX_REQUEST_LOG_STRING:
+            value = f"{value[:MAX_REQUEST_LOG_STRING]}... ({len(value)} characters)"
+        budget.take(49 + len(value))
+        return value
+    budget.take(32)
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, datetime.timedelta):

@@ -12,7 +12,7 @@ test can set and read them, not observe their effect.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass
 
 from kafkatest.emulator.state.errors import InvalidRequest, StateError
@@ -80,9 +80,25 @@ class ClientQuotaStore:
         `resolvable(name)` says whether an ip entity's name is an address or a host
         name that resolves (Kafka's InetAddress.getByName).
         """
+        steps = self.alter_steps(alterations, validate_only, resolvable)
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]
+
+    def alter_steps(
+        self,
+        alterations: Iterable[Alteration],
+        validate_only: bool,
+        resolvable: Callable[[str], bool],
+    ) -> Generator[None, None, list[tuple[Entity, StateError | None]]]:
+        """`alter`, one entry per step: the broker's loop runs other clients' requests
+        between steps (a request may carry tens of thousands of entries)."""
         results: dict[Entity, StateError | None] = {}
         changes: list[tuple[Entity, dict[str, float | None]]] = []
         for alteration in alterations:
+            yield
             # Kafka reads a request entry's entity into a map: a repeated type keeps
             # its last name.
             entity: Entity = frozenset(dict(alteration.entity).items())

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import time
 
+from kafkatest.limits import MAX_CLOCK_MS, MAX_CLOCK_STEP_MS
+
 
 class Clock:
     """Wall-clock milliseconds (or a frozen instant) plus an offset a test controls."""
@@ -53,9 +55,26 @@ class Clock:
         return self.now_ms()
 
     def advance(self, ms: int) -> None:
-        """Move time forward by `ms` milliseconds (a running clock keeps flowing after)."""
+        """Move time forward by `ms` milliseconds (a running clock keeps flowing after).
+
+        At most `MAX_CLOCK_STEP_MS` at once, and never past `MAX_CLOCK_MS`: a clock
+        moved by 10^30 ms made every later timestamp unwritable (produce failed,
+        transactions too) until the broker was restarted."""
+        if isinstance(ms, bool) or not isinstance(ms, int):
+            raise ValueError(f"the clock moves by whole milliseconds, not {ms!r}")
         if ms < 0:
             raise ValueError("the clock only moves forward")
+        if ms > MAX_CLOCK_STEP_MS:
+            raise ValueError(
+                f"cannot move the clock by {ms} ms: at most {MAX_CLOCK_STEP_MS} ms "
+                "(100 years) at once; check the units"
+            )
+        now = self.now_ms()
+        if now + ms > MAX_CLOCK_MS:
+            raise ValueError(
+                f"cannot move the clock by {ms} ms: it would pass {MAX_CLOCK_MS} "
+                f"(the end of year 9999) from {now}"
+            )
         self._offset_ms += ms
 
 

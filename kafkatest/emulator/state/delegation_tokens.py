@@ -99,6 +99,10 @@ class DelegationTokens:
         self._secret = secret.encode()
         self._next_sweep_ms = _plus(self._now_ms(), self.check_interval_ms)
 
+    def shift(self, ms: int) -> None:
+        """Move the next sweep by `ms` (the clock was put back by as much)."""
+        self._next_sweep_ms += ms
+
     def _sweep(self) -> int:
         """Now, after removing expired tokens if a sweep is due (the controller's timer)."""
         now = self._now_ms()

@@ -13,6 +13,7 @@ see what they see on Kafka.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Protocol
 
 from kafkatest.emulator.state.broker_settings import BrokerSettings
@@ -52,8 +53,10 @@ OFFSETS_TOPIC_CONFIGS = {
 }
 
 
+@lru_cache(maxsize=4096)
 def java_string_hash(text: str) -> int:
-    """Java's String.hashCode (signed 32 bits; UTF-16 code units)."""
+    """Java's String.hashCode (signed 32 bits; UTF-16 code units). Kept for the ids
+    seen last: a group's every request hashes its id, a character at a time."""
     data = text.encode("utf-16-be")
     value = 0
     for i in range(0, len(data), 2):

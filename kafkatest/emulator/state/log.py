@@ -21,16 +21,17 @@ from kafkatest.emulator.protocol.record_timestamps import record_timestamps
 from kafkatest.emulator.state.errors import OffsetOutOfRange
 from kafkatest.emulator.state.leader_epochs import LeaderEpochCache
 from kafkatest.emulator.state.segments import UNLIMITED, RollLimits, Segment
+from kafkatest.emulator.state.time_index import TimeIndex
 from kafkatest.emulator.state.txn_index import AbortedTxn, TxnIndex
+from kafkatest.limits import MAX_OFFSET
 
 
 class PartitionLog:
     def __init__(self) -> None:
         self._batches: list[bytes] = []
         self._last_offsets: list[int] = []
-        self._max_timestamps: list[int] = []
-        #: Running maximum of max timestamps: non-decreasing, so it can be bisected.
-        self._max_timestamp_prefix: list[int] = []
+        #: Each batch's max timestamp, indexed for lookups by timestamp.
+        self._times = TimeIndex()
         #: Oldest first; the last one is the active segment. Never empty.
         self.segments: list[Segment] = [Segment(0, created_ms=-1)]
         self.log_start_offset = 0
@@ -82,9 +83,7 @@ class PartitionLog:
         active.add(size, max_timestamp, now_ms)
         self._batches.append(batch)
         self._last_offsets.append(base + record_count - 1)
-        self._max_timestamps.append(max_timestamp)
-        prefix = self._max_timestamp_prefix
-        prefix.append(max(max_timestamp, prefix[-1]) if prefix else max_timestamp)
+        self._times.append(max_timestamp)
         self.log_end_offset = base + record_count
         self.size_bytes += size
         return base
@@ -208,11 +207,7 @@ class PartitionLog:
         headers = [read_header(batch) for batch in batches]
         self._batches = batches
         self._last_offsets = [h.base_offset + h.last_offset_delta for h in headers]
-        self._max_timestamps = [h.max_timestamp for h in headers]
-        prefix: list[int] = []
-        for ts in self._max_timestamps:
-            prefix.append(max(ts, prefix[-1]) if prefix else ts)
-        self._max_timestamp_prefix = prefix
+        self._times.replace(h.max_timestamp for h in headers)
         self.segments[:count] = [segment for segment, _ in cleaned]
         self.size_bytes = sum(segment.size for segment in self.segments)
 
@@ -226,22 +221,24 @@ class PartitionLog:
     # -- timestamps --------------------------------------------------------------
 
     def offset_for_timestamp(self, timestamp: int) -> tuple[int, int] | None:
-        """(offset, timestamp) of the first record at or after `timestamp`."""
-        index = bisect_left(self._max_timestamp_prefix, timestamp)
-        while index < len(self._batches):
-            if self._max_timestamps[index] >= timestamp:
-                for offset, record_ts in self._records_of(index):
-                    if record_ts >= timestamp and offset >= self.log_start_offset:
-                        return offset, record_ts
-            index += 1
+        """(offset, timestamp) of the first record at or after `timestamp`, at or
+        above the log start: batches are found through the time index (`TimeIndex`),
+        and only those that hold such a timestamp are decoded."""
+        start = self.log_start_offset
+        index = self._times.first_at_or_after(timestamp, bisect_left(self._last_offsets, start))
+        while index is not None:
+            for offset, record_ts in self._records_of(index):
+                if record_ts >= timestamp and offset >= start:
+                    return offset, record_ts
+            index = self._times.first_at_or_after(timestamp, index + 1)
         return None
 
     def max_timestamp(self) -> tuple[int, int] | None:
         """(offset, timestamp) of the earliest record holding the largest timestamp."""
-        if not self._batches:
+        found = self._times.largest()
+        if found is None:
             return None
-        best = max(self._max_timestamps)
-        index = self._max_timestamps.index(best)
+        index, best = found
         for offset, record_ts in self._records_of(index):
             if record_ts == best:
                 return offset, record_ts
@@ -262,8 +259,8 @@ class PartitionLog:
                 f"cannot start the log at {offset}: it already holds offsets "
                 f"{self.log_start_offset}-{self.log_end_offset - 1}"
             )
-        if offset < 0:
-            raise OffsetOutOfRange(f"cannot start a log at offset {offset}")
+        if not 0 <= offset <= MAX_OFFSET:
+            raise OffsetOutOfRange(f"cannot start a log at offset {offset} (0 to {MAX_OFFSET})")
         self.log_start_offset = self.log_end_offset = offset
         self.segments = [Segment(offset, created_ms=-1)]
 
@@ -337,8 +334,7 @@ class PartitionLog:
         del self.segments[:count]
         del self._batches[:start]
         del self._last_offsets[:start]
-        del self._max_timestamps[:start]
-        del self._max_timestamp_prefix[:start]
+        self._times.drop_front(start)
         new_start = self.segments[0].base_offset
         if new_start > self.log_start_offset:
             self.log_start_offset = new_start

@@ -32,6 +32,12 @@ class LogMaintenance:
         self._last_txn_check_ms = started_ms
         self._last_cleaner_run_ms = started_ms
 
+    def shift(self, ms: int) -> None:
+        """Move when each task last ran by `ms` (the clock was put back by as much)."""
+        self._last_retention_check_ms += ms
+        self._last_txn_check_ms += ms
+        self._last_cleaner_run_ms += ms
+
     def maybe_enforce_retention(self) -> None:
         """Apply retention, run the log cleaner and abort timed-out transactions when
         their intervals have passed on the state's clock (Produce, Fetch and ListOffsets

@@ -15,6 +15,25 @@ if TYPE_CHECKING:
     from kafkatest.emulator.state.broker_state import EmulatorState
 
 
+def back_to_real_time(state: EmulatorState, frozen: bool = False) -> int:
+    """Put `state`'s clock back on the wall clock (frozen there if `frozen`), moving every
+    deadline the broker keeps (its periodic tasks' last runs, open transactions, group
+    timers, the token sweep) back by as much: what was due a minute later on the moved
+    clock is due a minute later on the wall clock, not hours. Returns the new now."""
+    before = state.clock.now_ms()
+    now = state.clock.reset(frozen)
+    shift = now - before
+    if shift:
+        state.maintenance.shift(shift)
+        state.transactions.shift(shift)
+        state.delegation_tokens.shift(shift)
+        for clock in (state.groups.clock, state.consumer_groups.clock):
+            move = getattr(clock, "shift", None)
+            if move is not None:  # a real-time LoopClock keeps its own time
+                move(shift)
+    return now
+
+
 def pass_time(state: EmulatorState, ms: int) -> int:
     """Advance `state`'s clock by `ms` and run what fell due; returns the new now."""
     state.clock.advance(ms)

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from kafkatest.emulator.state.errors import InvalidConfig
+from kafkatest.limits import MAX_INT, MAX_LONG
 
 _MAX_LONG = "9223372036854775807"
 
@@ -124,7 +125,10 @@ def validate_topic_config(name: str, value: str | None) -> str:
     value = value.strip()
     try:
         if definition.kind in ("INT", "LONG"):
-            int(value)
+            # Java's Integer/Long.parseLong: a number outside the type is no number.
+            bound = MAX_INT if definition.kind == "INT" else MAX_LONG
+            if not -bound - 1 <= int(value) <= bound:
+                raise ValueError(value)
         elif definition.kind == "DOUBLE":
             float(value)
         elif definition.kind == "BOOLEAN" and value.lower() not in ("true", "false"):

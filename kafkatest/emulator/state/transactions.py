@@ -339,6 +339,15 @@ class TransactionCoordinator:
         self._state.producers.set_epoch(meta.producer_id, meta.epoch)
         self._complete(meta, commit=False, bump=False)
 
+    def shift(self, ms: int) -> None:
+        """Move every transaction's start and last update by `ms` (the clock was put
+        back by as much): an open one times out as far ahead as it did."""
+        for meta in self._transactions.values():
+            if meta.start_ms >= 0:
+                meta.start_ms += ms
+            if meta.last_update_ms >= 0:
+                meta.last_update_ms += ms
+
     def abort_timed_out(self) -> list[str]:
         """Abort every transaction open longer than its timeout; their ids.
 

@@ -14,6 +14,8 @@ from kio.static.primitive import i8
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.pacing import Pacer
+from kafkatest.emulator.server.repeats import Encoded
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state.acls import (
     AclBinding,
@@ -96,8 +98,10 @@ async def describe_acls(ctx: RequestContext, request: Any) -> Any:
 async def create_acls(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
     acls = ctx.state.acls
-    results = []
+    results = Encoded()
+    pacer = Pacer()
     for creation in request.creations:
+        await pacer.breathe()
         code, message = ErrorCode.none, None
         if acls is None:
             code, message = ErrorCode.security_disabled, "No Authorizer is configured."
@@ -116,18 +120,20 @@ async def create_acls(ctx: RequestContext, request: Any) -> Any:
                 )
             except InvalidAcl as exc:
                 code, message = ErrorCode.invalid_request, str(exc)
-        results.append(make(types.AclCreationResult, error_code=code, error_message=message))
-    return make(types.CreateAclsResponse, throttle_time=NO_THROTTLE, results=tuple(results))
+        results.add(make(types.AclCreationResult, error_code=code, error_message=message))
+    return make(types.CreateAclsResponse, throttle_time=NO_THROTTLE, results=results.items())
 
 
 @handles(31, 1, 3)
 async def delete_acls(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
     acls = ctx.state.acls
-    results = []
+    results = Encoded()
+    pacer = Pacer()  # each filter is matched against every ACL: the loop is given back
     for entry in request.filters:
+        await pacer.breathe()
         if acls is None:
-            results.append(
+            results.add(
                 make(
                     types.DeleteAclsFilterResult,
                     error_code=ErrorCode.security_disabled,
@@ -149,7 +155,7 @@ async def delete_acls(ctx: RequestContext, request: Any) -> Any:
             )
             for acl in deleted
         )
-        results.append(
+        results.add(
             make(
                 types.DeleteAclsFilterResult,
                 error_code=ErrorCode.none,
@@ -157,4 +163,4 @@ async def delete_acls(ctx: RequestContext, request: Any) -> Any:
                 matching_acls=matching,
             )
         )
-    return make(types.DeleteAclsResponse, throttle_time=NO_THROTTLE, filter_results=tuple(results))
+    return make(types.DeleteAclsResponse, throttle_time=NO_THROTTLE, filter_results=results.items())

@@ -14,7 +14,6 @@ from typing import Any
 
 from kio.schema.errors import ErrorCode
 
-from kafkatest.emulator.protocol.messages import encode_entity
 from kafkatest.emulator.protocol.replies import EncodedItems
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import config_checks, handles
@@ -27,6 +26,7 @@ from kafkatest.emulator.server.handlers.broker_configs import (
     wanted_keys,
 )
 from kafkatest.emulator.server.pacing import Pacer
+from kafkatest.emulator.server.repeats import Answers, Encoded
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
 from kafkatest.emulator.state import client_metrics
 from kafkatest.emulator.state.broker_configs import BrokerConfig, broker_configs
@@ -73,31 +73,20 @@ async def describe_configs(ctx: RequestContext, request: Any) -> Any:
 
     Here each distinct resource (type, name and keys asked) is described and
     encoded once per request and the answer refers to that encoding wherever the
-    resource was named (`EncodedItems`), and the loop every client shares is given
-    back between resources (`Pacer`): a broker's description is 27 KB and took
+    resource was named, and the loop every client shares is given back between
+    resources (`repeats.Answers`): a broker's description is 27 KB and took
     7.5 ms to build, so 10,000 namings once held every other client for over a
     minute.
     """
     types = response_types(ctx)
-    pacer = Pacer()
     broker = _BrokerConfigs(ctx)
-    described: dict[tuple[int, str, frozenset[str] | None], tuple[Any, bytes]] = {}
-    results: list[Any] = []
-    encodings: list[bytes] = []
-    for resource in request.resources:
-        identity = (resource.resource_type, resource.resource_name, wanted_keys(resource))
-        known = described.get(identity)
-        if known is None:
-            result = _describe_resource(ctx, types, request, resource, broker)
-            known = described[identity] = (result, encode_entity(result))
-        results.append(known[0])
-        encodings.append(known[1])
-        await pacer.breathe()
-    return make(
-        types.DescribeConfigsResponse,
-        throttle_time=NO_THROTTLE,
-        results=EncodedItems(results, encodings),
+    answers: Answers[tuple[int, str, frozenset[str] | None]] = Answers()
+    results = await answers.each(
+        request.resources,
+        lambda r: (r.resource_type, r.resource_name, wanted_keys(r)),
+        lambda r: _describe_resource(ctx, types, request, r, broker),
     )
+    return make(types.DescribeConfigsResponse, throttle_time=NO_THROTTLE, results=results)
 
 
 class _BrokerConfigs:
@@ -216,7 +205,7 @@ async def incremental_alter_configs(ctx: RequestContext, request: Any) -> Any:
     def alter(resource: Any) -> Any:
         return _alter_one(ctx, resource, request.validate_only, updated, incremental=True)
 
-    responses = _answered(ctx, request.resources, alter, incremental=True)
+    responses = await _answered(ctx, request.resources, alter, incremental=True)
     return make(
         response_types(ctx).IncrementalAlterConfigsResponse,
         throttle_time=NO_THROTTLE,
@@ -234,7 +223,7 @@ async def alter_configs(ctx: RequestContext, request: Any) -> Any:
     def alter(resource: Any) -> Any:
         return _alter_one(ctx, resource, request.validate_only, updated, incremental=False)
 
-    responses = _answered(ctx, request.resources, alter, incremental=False)
+    responses = await _answered(ctx, request.resources, alter, incremental=False)
     return make(
         response_types(ctx).AlterConfigsResponse, throttle_time=NO_THROTTLE, responses=responses
     )
@@ -264,19 +253,24 @@ def _alter_one(
     return _alter_topic(ctx, resource, updated, validate_only)
 
 
-def _answered(
+async def _answered(
     ctx: RequestContext, resources: Any, alter: Callable[[Any], Any], incremental: bool
-) -> tuple[Any, ...]:
-    """Each resource's answer: Kafka's first refusal (`config_checks`), else `alter`'s."""
+) -> EncodedItems:
+    """Each resource's answer: Kafka's first refusal (`config_checks`), else `alter`'s;
+    one resource after another, the loop given back between them."""
     types = response_types(ctx)
-    return tuple(
-        alter(resource)
-        if refusal is None
-        else _alter_result(types, resource, error_code_of(refusal), str(refusal) or None)
-        for resource, refusal in zip(
-            resources, config_checks.refusals(resources, incremental), strict=True
-        )
-    )
+    pacer = Pacer()
+    answers = Encoded()
+    for resource, refusal in zip(
+        resources, config_checks.refusals(resources, incremental), strict=True
+    ):
+        if refusal is None:
+            answers.add(alter(resource))
+        else:
+            code, message = error_code_of(refusal), str(refusal) or None
+            answers.add(_alter_result(types, resource, code, message))
+        await pacer.breathe()
+    return answers.items()
 
 
 def _alter_group(ctx: RequestContext, resource: Any, validate_only: bool, replace: bool) -> Any:

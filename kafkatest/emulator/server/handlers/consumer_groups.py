@@ -17,6 +17,7 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.groups import client_host, is_coordinator, namespace_of
 from kafkatest.emulator.server.operations_field import OPERATIONS_OMITTED, unrestricted_operations
+from kafkatest.emulator.server.repeats import Answers
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state.acls import ResourceType
 from kafkatest.emulator.state.groups.consumer.model import (
@@ -90,7 +91,11 @@ async def consumer_group_heartbeat(ctx: RequestContext, request: Any) -> Any:
 async def consumer_group_describe(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
     operations = unrestricted_operations(ResourceType.GROUP, request.include_authorized_operations)
-    groups = tuple(_describe(ctx, types, group_id, operations) for group_id in request.group_ids)
+    # Each group named is answered; one named many times is described once.
+    answers: Answers[str] = Answers()
+    groups = await answers.each(
+        request.group_ids, str, lambda group_id: _describe(ctx, types, group_id, operations)
+    )
     return make(types.ConsumerGroupDescribeResponse, throttle_time=NO_THROTTLE, groups=groups)
 
 

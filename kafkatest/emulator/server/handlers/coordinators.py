@@ -16,6 +16,7 @@ from kio.schema.errors import ErrorCode
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.groups import coordinator_of
+from kafkatest.emulator.server.repeats import Answers
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state.internal_topics import ensure_offsets_topic, group_coordinator
 
@@ -34,9 +35,12 @@ async def find_coordinator(ctx: RequestContext, request: Any) -> Any:
             throttle_time=NO_THROTTLE,
             **_coordinator(ctx, key_type, request.key),
         )
-    coordinators = tuple(
-        make(types.Coordinator, key=key, **_coordinator(ctx, key_type, key))
-        for key in request.coordinator_keys
+    # Each key named is answered; one named many times is looked up once.
+    answers: Answers[str] = Answers()
+    coordinators = await answers.each(
+        request.coordinator_keys,
+        str,
+        lambda key: make(types.Coordinator, key=key, **_coordinator(ctx, key_type, key)),
     )
     return make(types.FindCoordinatorResponse, throttle_time=NO_THROTTLE, coordinators=coordinators)
 

@@ -14,6 +14,8 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordinator, namespace_of
 from kafkatest.emulator.server.operations_field import OPERATIONS_OMITTED, unrestricted_operations
+from kafkatest.emulator.server.pacing import Pacer
+from kafkatest.emulator.server.repeats import Answers, Encoded
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state.acls import ResourceType
 from kafkatest.emulator.state.groups.classic.model import GroupDescription, GroupState
@@ -74,7 +76,11 @@ async def describe_groups(ctx: RequestContext, request: Any) -> Any:
         ctx.api_version >= _OPERATIONS_SINCE
         and getattr(request, "include_authorized_operations", False),
     )
-    groups = tuple(_describe(ctx, types, group_id, operations) for group_id in request.groups)
+    # Each group named is answered; one named many times is described once.
+    answers: Answers[str] = Answers()
+    groups = await answers.each(
+        request.groups, str, lambda group_id: _describe(ctx, types, group_id, operations)
+    )
     return make(types.DescribeGroupsResponse, throttle_time=NO_THROTTLE, groups=groups)
 
 
@@ -137,12 +143,10 @@ async def delete_groups(ctx: RequestContext, request: Any) -> Any:
         [g for g in coordinated if g not in consumer]
     )
     outcomes.update((g, namespace.delete(g)) for g in consumer)
-    results = tuple(
-        make(
-            types.DeletableGroupResult,
-            group_id=group_id,
-            error_code=outcomes.get(group_id, ErrorCode.not_coordinator),
-        )
-        for group_id in names
-    )
-    return make(types.DeleteGroupsResponse, throttle_time=NO_THROTTLE, results=results)
+    pacer = Pacer()
+    results = Encoded()
+    for group_id in names:
+        error = outcomes.get(group_id, ErrorCode.not_coordinator)
+        results.add(make(types.DeletableGroupResult, group_id=group_id, error_code=error))
+        await pacer.breathe()
+    return make(types.DeleteGroupsResponse, throttle_time=NO_THROTTLE, results=results.items())

@@ -16,9 +16,12 @@ from typing import Any, NamedTuple
 
 from kio.schema.errors import ErrorCode
 
+from kafkatest.emulator.protocol.replies import EncodedItems
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordinator, namespace_of
+from kafkatest.emulator.server.pacing import Pacer
+from kafkatest.emulator.server.repeats import Answers, answer_topics
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state import EmulatorState
 from kafkatest.emulator.state.groups.offsets import CommittedOffset
@@ -28,6 +31,8 @@ NO_OFFSET = -1
 #: OffsetCommit v9 answers a commit for a group that does not exist with GROUP_ID_NOT_FOUND.
 _GROUP_NOT_FOUND_SINCE = 9
 NO_LEADER_EPOCH = -1
+
+
 #: OffsetCommit and OffsetFetch v10 name topics by id instead of by name.
 _TOPIC_IDS_SINCE = 10
 
@@ -45,6 +50,14 @@ class _NamedTopic(NamedTuple):
 
     name: str
     partition_indexes: tuple[int, ...]
+
+
+class _Ref(NamedTuple):
+    """A requested topic as the answer names it: by name, or (v10) by id with the name
+    it resolved to (None: the id names no topic)."""
+
+    name: str | None
+    topic_id: uuid.UUID | None
 
 
 def _topic_id(ctx: RequestContext, name: str) -> uuid.UUID | None:
@@ -84,7 +97,7 @@ async def offset_commit(ctx: RequestContext, request: Any) -> Any:
             )
         errors.update(_commit(ctx, request, valid))
     types = response_types(ctx)
-    topics = _partition_errors(
+    topics = await _partition_errors(
         types.OffsetCommitResponseTopic,
         types.OffsetCommitResponsePartition,
         request.topics,
@@ -131,34 +144,40 @@ def _commit(
     )
 
 
-def _partition_errors(
+async def _partition_errors(
     topic_type: type,
     partition_type: type,
     topics: Sequence[Any],
     errors: Mapping[TopicPartition, ErrorCode],
     names: Sequence[str | None] | None = None,
-) -> tuple[Any, ...]:
+) -> EncodedItems:
     """One error per requested partition, in the request's layout (commit and delete);
-    `names` are the topics' names where the request names them by id (None: unknown)."""
-    return tuple(
-        make(
-            topic_type,
-            name=getattr(topic, "name", None),
-            topic_id=getattr(topic, "topic_id", None),
-            partitions=tuple(
-                make(
-                    partition_type,
-                    partition_index=p.partition_index,
-                    error_code=ErrorCode.unknown_topic_id
-                    if name is None
-                    else errors[(name, p.partition_index)],
-                )
-                for p in topic.partitions
-            ),
+    `names` are the topics' names where the request names them by id (None: unknown).
+    A partition named again reuses its first answer (`answer_topics`)."""
+    resolved = dict(
+        zip(
+            (id(t) for t in topics),
+            [t.name for t in topics] if names is None else names,
+            strict=True,
         )
-        for topic, name in zip(
-            topics, [t.name for t in topics] if names is None else names, strict=True
-        )
+    )
+
+    def error_of(ref: _Ref, p: Any) -> ErrorCode:
+        if ref.name is None:
+            return ErrorCode.unknown_topic_id
+        return errors[(ref.name, p.partition_index)]
+
+    return await answer_topics(
+        topics,
+        lambda t: _Ref(resolved[id(t)], getattr(t, "topic_id", None)),
+        lambda t: t.partitions,
+        lambda p: p.partition_index,
+        lambda ref, p: make(
+            partition_type, partition_index=p.partition_index, error_code=error_of(ref, p)
+        ),
+        lambda ref, partitions: make(
+            topic_type, name=ref.name, topic_id=ref.topic_id, partitions=partitions
+        ),
     )
 
 
@@ -168,25 +187,35 @@ _BATCHED_FETCH_SINCE = 8
 
 @handles(9, 1, 10)
 async def offset_fetch(ctx: RequestContext, request: Any) -> Any:
+    """Committed offsets, answered as Kafka 4.1's coordinator answers: in the request's
+    layout, each naming of a partition (or of a group, from v8) answered alike.
+
+    Each distinct group's offsets are looked up once per request, each distinct
+    group naming answered (and encoded) once, and the loop is given back between
+    namings (`repeats.Answers`, `Pacer`).
+    """
     types = response_types(ctx)
     stable = getattr(request, "require_stable", False)
+    pacer = Pacer()
     if ctx.api_version < _BATCHED_FETCH_SINCE:
         error, fetched, unstable = _fetch_group(ctx, request.group_id, request.topics, stable)
-        return make(
-            types.OffsetFetchResponse,
-            throttle_time=NO_THROTTLE,
-            error_code=error,
-            topics=_fetched_topics(
-                types.OffsetFetchResponseTopic,
-                types.OffsetFetchResponsePartition,
-                fetched,
-                error,
-                unstable,
-            ),
+        topics = await _fetched_topics(
+            types.OffsetFetchResponseTopic,
+            types.OffsetFetchResponsePartition,
+            # A group's refusal comes alone; NOT_COORDINATOR is in every partition.
+            request.topics if error is ErrorCode.none or fetched else (),
+            fetched,
+            error,
+            unstable,
+            pacer,
         )
-    groups = []
+        return make(
+            types.OffsetFetchResponse, throttle_time=NO_THROTTLE, error_code=error, topics=topics
+        )
+
     by_id = ctx.api_version >= _TOPIC_IDS_SINCE
-    for group in request.groups:
+
+    async def answer_group(group: Any) -> Any:
         member = (getattr(group, "member_id", None), getattr(group, "member_epoch", -1))
         wanted = group.topics
         unknown: tuple[Any, ...] = ()
@@ -202,16 +231,18 @@ async def offset_fetch(ctx: RequestContext, request: Any) -> Any:
         if by_id:  # a topic without an id (deleted since) cannot be written
             fetched = {tp: c for tp, c in fetched.items() if _topic_id(ctx, tp[0]) is not None}
         # From v8 a group-level error comes alone, without partitions.
-        topics = _fetched_topics(
+        topics = await _fetched_topics(
             types.OffsetFetchResponseTopics,
             types.OffsetFetchResponsePartitions,
+            () if error is not ErrorCode.none else wanted,
             {} if error is not ErrorCode.none else fetched,
             ErrorCode.none,
             unstable,
+            pacer,
             (lambda name: _topic_id(ctx, name)) if by_id else None,
         )
-        if error is ErrorCode.none:  # then the ids naming no topic, as Kafka lists them
-            topics += tuple(
+        if error is ErrorCode.none and unknown:  # then the ids naming no topic, as Kafka lists them
+            topics = topics + tuple(
                 make(
                     types.OffsetFetchResponseTopics,
                     topic_id=t.topic_id,
@@ -224,15 +255,17 @@ async def offset_fetch(ctx: RequestContext, request: Any) -> Any:
                 )
                 for t in unknown
             )
-        groups.append(
-            make(
-                types.OffsetFetchResponseGroup,
-                group_id=group.group_id,
-                topics=topics,
-                error_code=error,
-            )
+        return make(
+            types.OffsetFetchResponseGroup, group_id=group.group_id, topics=topics, error_code=error
         )
-    return make(types.OffsetFetchResponse, throttle_time=NO_THROTTLE, groups=tuple(groups))
+
+    answers: Answers[Any] = Answers(pacer)
+    groups = await answers.each(
+        request.groups,
+        lambda g: (g.group_id, g.topics, getattr(g, "member_id", None)),
+        answer_group,
+    )
+    return make(types.OffsetFetchResponse, throttle_time=NO_THROTTLE, groups=groups)
 
 
 def _fetch_group(
@@ -261,33 +294,45 @@ def _fetch_group(
     return ErrorCode.none, fetched, unstable
 
 
-def _fetched_topics(
+async def _fetched_topics(
     topic_type: type,
     partition_type: type,
+    asked: Iterable[Any] | None,
     fetched: Mapping[TopicPartition, CommittedOffset | None],
     error: ErrorCode,
     unstable: set[TopicPartition],
+    pacer: Pacer,
     topic_id: Callable[[str], uuid.UUID | None] | None = None,
-) -> tuple[Any, ...]:
-    """The fetched offsets by topic, named by name, or by id (v10+) with `topic_id`."""
-    by_topic: dict[str, list[tuple[int, CommittedOffset | None]]] = {}
-    for (topic, partition), committed in fetched.items():
-        by_topic.setdefault(topic, []).append((partition, committed))
-    return tuple(
-        make(
+) -> EncodedItems:
+    """The answer's topics: as `asked` names them (each naming answered), or every
+    fetched partition by topic when the request asked for all (`asked` None); named by
+    name, or by id (v10+) with `topic_id`."""
+
+    def partition(topic: str, index: int) -> Any:
+        if (topic, index) in unstable:
+            return _fetched_partition(partition_type, index, None, ErrorCode.unstable_offset_commit)
+        return _fetched_partition(partition_type, index, fetched.get((topic, index)), error)
+
+    if asked is None:
+        by_topic: dict[str, list[int]] = {}
+        for topic, index in fetched:
+            by_topic.setdefault(topic, []).append(index)
+        layout = list(by_topic.items())
+    else:
+        layout = [(t.name, t.partition_indexes) for t in asked]
+    return await answer_topics(
+        layout,
+        lambda entry: entry[0],
+        lambda entry: entry[1],
+        int,
+        partition,
+        lambda name, partitions: make(
             topic_type,
-            name=topic,
-            topic_id=None if topic_id is None else topic_id(topic),
-            partitions=tuple(
-                _fetched_partition(partition_type, partition, committed, error)
-                if (topic, partition) not in unstable
-                else _fetched_partition(
-                    partition_type, partition, None, ErrorCode.unstable_offset_commit
-                )
-                for partition, committed in partitions
-            ),
-        )
-        for topic, partitions in by_topic.items()
+            name=name,
+            topic_id=None if topic_id is None else topic_id(name),
+            partitions=partitions,
+        ),
+        pacer,
     )
 
 
@@ -308,16 +353,21 @@ def _fetched_partition(
 async def offset_delete(ctx: RequestContext, request: Any) -> Any:
     """kafka-consumer-groups --delete-offsets; refused for topics an active group reads."""
     types = response_types(ctx)
-    wanted = [(t.name, p.partition_index) for t in request.topics for p in t.partitions]
-    known = [tp for tp in wanted if _partition_exists(ctx.state, *tp)]
-    outcomes: dict[TopicPartition, ErrorCode] = dict.fromkeys(
-        wanted, ErrorCode.unknown_topic_or_partition
-    )
+    outcomes: dict[TopicPartition, ErrorCode] = {}
     if not request.group_id:
         error = ErrorCode.invalid_group_id  # checked before the coordinator, as Kafka does
     elif not is_coordinator(ctx, request.group_id):
         error = ErrorCode.not_coordinator
     else:
+        pacer = Pacer()
+        known = []
+        for topic in request.topics:
+            for p in topic.partitions:
+                tp = (topic.name, p.partition_index)
+                outcomes[tp] = ErrorCode.unknown_topic_or_partition
+                if _partition_exists(ctx.state, *tp):
+                    known.append(tp)
+                await pacer.breathe()
         subscribed = namespace_of(ctx.state).subscribed_topics(request.group_id) or frozenset()
         for topic, partition in known:
             if topic in subscribed:
@@ -326,7 +376,7 @@ async def offset_delete(ctx: RequestContext, request: Any) -> Any:
         error, deleted = coordinator_of(ctx.state).delete_offsets(request.group_id, deletable)
         outcomes.update(deleted)
     # A group-level error comes alone, without partitions (as Kafka answers).
-    topics = _partition_errors(
+    topics = await _partition_errors(
         types.OffsetDeleteResponseTopic,
         types.OffsetDeleteResponsePartition,
         request.topics if error is ErrorCode.none else (),

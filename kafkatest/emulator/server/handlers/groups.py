@@ -14,6 +14,8 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.pacing import Pacer
+from kafkatest.emulator.server.repeats import Encoded
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state import EmulatorState
 from kafkatest.emulator.state.groups.classic.coordinator import GroupCoordinator
@@ -201,15 +203,21 @@ async def leave_group(ctx: RequestContext, request: Any) -> Any:
     if not batched and error == ErrorCode.none and result.member_errors:
         # Before v3 the only member's outcome is the response's error.
         error = result.member_errors[0][1]
-    members = tuple(
-        make(
-            types.MemberResponse,
-            member_id=member.member_id,
-            group_instance_id=member.group_instance_id,
-            error_code=member_error,
+    members = Encoded()
+    pacer = Pacer()  # one answer per member named, the loop given back between them
+    for member, member_error in result.member_errors if batched else ():
+        members.add(
+            make(
+                types.MemberResponse,
+                member_id=member.member_id,
+                group_instance_id=member.group_instance_id,
+                error_code=member_error,
+            )
         )
-        for member, member_error in (result.member_errors if batched else ())
-    )
+        await pacer.breathe()
     return make(
-        types.LeaveGroupResponse, throttle_time=NO_THROTTLE, error_code=error, members=members
+        types.LeaveGroupResponse,
+        throttle_time=NO_THROTTLE,
+        error_code=error,
+        members=members.items(),
     )

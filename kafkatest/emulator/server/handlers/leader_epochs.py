@@ -15,6 +15,7 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.repeats import answer_topics
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
 from kafkatest.emulator.state.errors import StateError
 from kafkatest.emulator.state.leader_epochs import UNDEFINED_EPOCH, UNDEFINED_OFFSET
@@ -36,15 +37,18 @@ def fencing_error(partition: Partition, current_leader_epoch: int) -> ErrorCode 
 @handles(23, 2, 4)
 async def offset_for_leader_epoch(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
-    topics = []
-    for topic_request in request.topics:
-        partitions = tuple(
-            _answer(ctx, types, topic_request.topic, p) for p in topic_request.partitions
-        )
-        topics.append(
-            make(types.OffsetForLeaderTopicResult, topic=topic_request.topic, partitions=partitions)
-        )
-    return make(types.OffsetForLeaderEpochResponse, throttle_time=NO_THROTTLE, topics=tuple(topics))
+    # Each naming is answered, as Kafka answers it; one named again is looked up once.
+    topics = await answer_topics(
+        request.topics,
+        lambda t: t.topic,
+        lambda t: t.partitions,
+        lambda p: p,
+        lambda name, p: _answer(ctx, types, name, p),
+        lambda name, partitions: make(
+            types.OffsetForLeaderTopicResult, topic=name, partitions=partitions
+        ),
+    )
+    return make(types.OffsetForLeaderEpochResponse, throttle_time=NO_THROTTLE, topics=topics)
 
 
 def _answer(ctx: RequestContext, types: Any, topic_name: str, request: Any) -> Any:

@@ -12,6 +12,7 @@ lookups answer only offsets below it.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from kio.schema.errors import ErrorCode
@@ -19,6 +20,8 @@ from kio.schema.errors import ErrorCode
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.leader_epochs import fencing_error
+from kafkatest.emulator.server.pacing import Pacer
+from kafkatest.emulator.server.repeats import Encoded
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
 from kafkatest.emulator.state.errors import StateError
 from kafkatest.emulator.state.log import PartitionLog
@@ -37,33 +40,60 @@ _SPEC_SINCE = {EARLIEST: 1, LATEST: 1, MAX_TIMESTAMP: 7, EARLIEST_LOCAL: 8, -5: 
 
 @handles(2, 1, 11)
 async def list_offsets(ctx: RequestContext, request: Any) -> Any:
+    """Each partition named is answered once, as Kafka 4.1's `ReplicaManager.fetchOffset`
+    answers (one status per partition, grouped by topic): a partition named more than
+    once gets INVALID_REQUEST, and no lookup. The loop is given back between
+    partitions (`Pacer`), and each lookup reads a few batches (`state.time_index`)."""
     ctx.state.maybe_enforce_retention()
     types = response_types(ctx)
     committed = getattr(request, "isolation_level", 0) == READ_COMMITTED
-    topics = []
+    named = Counter((t.name, p.partition_index) for t in request.topics for p in t.partitions)
+    pacer = Pacer()
+    #: Per topic: the partitions answered, and their answers encoded as they are made.
+    by_topic: dict[str, tuple[set[int], Encoded]] = {}
     for topic_request in request.topics:
-        partitions = tuple(
-            _list_partition(ctx, types, topic_request.name, p, committed)
-            for p in topic_request.partitions
-        )
-        topics.append(
-            make(types.ListOffsetsTopicResponse, name=topic_request.name, partitions=partitions)
-        )
-    return make(types.ListOffsetsResponse, throttle_time=NO_THROTTLE, topics=tuple(topics))
+        name = topic_request.name
+        answered, answers = by_topic.setdefault(name, (set(), Encoded()))
+        for p in topic_request.partitions:
+            index = p.partition_index
+            if index in answered:
+                continue
+            answered.add(index)
+            if named[(name, index)] > 1:
+                answers.add(_answer(types, p, ErrorCode.invalid_request))
+            else:
+                answers.add(_list_partition(ctx, types, name, p, committed))
+            await pacer.breathe()
+    topics = Encoded()
+    for name, (_answered, answers) in by_topic.items():
+        topics.add(make(types.ListOffsetsTopicResponse, name=name, partitions=answers.items()))
+        await pacer.breathe()
+    return make(types.ListOffsetsResponse, throttle_time=NO_THROTTLE, topics=topics.items())
+
+
+def _answer(
+    types: Any,
+    request: Any,
+    code: ErrorCode,
+    offset: int = -1,
+    timestamp: int = -1,
+    epoch: int = -1,
+) -> Any:
+    return make(
+        types.ListOffsetsPartitionResponse,
+        partition_index=request.partition_index,
+        error_code=code,
+        timestamp=timestamp,
+        offset=offset,
+        leader_epoch=epoch,
+    )
 
 
 def _list_partition(
     ctx: RequestContext, types: Any, topic_name: str, request: Any, committed: bool
 ) -> Any:
     def answer(code: ErrorCode, offset: int = -1, timestamp: int = -1, epoch: int = -1) -> Any:
-        return make(
-            types.ListOffsetsPartitionResponse,
-            partition_index=request.partition_index,
-            error_code=code,
-            timestamp=timestamp,
-            offset=offset,
-            leader_epoch=epoch,
-        )
+        return _answer(types, request, code, offset, timestamp, epoch)
 
     if request.timestamp < 0 and ctx.api_version < _SPEC_SINCE.get(request.timestamp, 1 << 15):
         return answer(ErrorCode.unsupported_version)  # before the partition is looked up

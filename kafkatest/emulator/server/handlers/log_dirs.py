@@ -18,6 +18,8 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.pacing import Pacer
+from kafkatest.emulator.server.repeats import Encoded
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state.broker_configs import LOG_DIR
 
@@ -77,22 +79,30 @@ _MAX_DIR_NAME = 255
 async def alter_replica_log_dirs(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
     errors: dict[str, dict[int, ErrorCode]] = defaultdict(dict)
+    pacer = Pacer()
     for wanted in request.dirs:
         for topic in wanted.topics:
             for index in topic.partitions:
                 errors[topic.name][index] = _move_error(ctx, wanted.path, topic.name, index)
-    results = tuple(
-        make(
-            types.AlterReplicaLogDirTopicResult,
-            topic_name=name,
-            partitions=tuple(
+                await pacer.breathe()
+    results = Encoded()
+    for name, by_index in errors.items():
+        partitions = Encoded()
+        for i, e in by_index.items():
+            partitions.add(
                 make(types.AlterReplicaLogDirPartitionResult, partition_index=i, error_code=e)
-                for i, e in by_index.items()
-            ),
+            )
+            await pacer.breathe()
+        results.add(
+            make(
+                types.AlterReplicaLogDirTopicResult,
+                topic_name=name,
+                partitions=partitions.items(),
+            )
         )
-        for name, by_index in errors.items()
+    return make(
+        types.AlterReplicaLogDirsResponse, throttle_time=NO_THROTTLE, results=results.items()
     )
-    return make(types.AlterReplicaLogDirsResponse, throttle_time=NO_THROTTLE, results=results)
 
 
 def _move_error(ctx: RequestContext, path: str, topic_name: str, index: int) -> ErrorCode:

@@ -16,6 +16,8 @@ from kio.schema.errors import ErrorCode
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.operations_field import OPERATIONS_OMITTED, unrestricted_operations
+from kafkatest.emulator.server.pacing import Pacer
+from kafkatest.emulator.server.repeats import Encoded
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
 from kafkatest.emulator.state import EmulatorState
 from kafkatest.emulator.state.acls import ResourceType
@@ -41,15 +43,23 @@ async def metadata(ctx: RequestContext, request: Any) -> Any:
         version >= _TOPIC_OPERATIONS_SINCE
         and getattr(request, "include_topic_authorized_operations", False),
     )
-    topics: list[Any] = []
+    topics = Encoded()  # each topic encoded as it is described, between breaths
+    pacer = Pacer()
     if request.topics is None or (version == 0 and not request.topics):
-        topics = [
-            _describe(types, t, state.cluster.stopped, operations)
-            for t in sorted(state.topics, key=lambda t: t.name)
-        ]
+        for t in sorted(state.topics, key=lambda t: t.name):
+            topics.add(_describe(types, t, state.cluster.stopped, operations))
+            await pacer.breathe()
     else:
+        # Kafka answers the set of topics named (`topics.asScala.toSet`): a topic
+        # named twice, or 100,000 times, is described once.
+        seen: set[tuple[str | None, Any]] = set()
         for wanted in request.topics:
-            topics.append(_lookup(ctx, types, wanted, allow_create, operations))
+            naming = (wanted.name, getattr(wanted, "topic_id", None))
+            if naming in seen:
+                continue
+            seen.add(naming)
+            topics.add(_lookup(ctx, types, wanted, allow_create, operations))
+            await pacer.breathe()
     brokers = tuple(
         make(types.MetadataResponseBroker, node_id=n.node_id, host=n.host, port=n.port, rack=None)
         for n in state.cluster.listener_nodes(ctx.listener)
@@ -61,7 +71,7 @@ async def metadata(ctx: RequestContext, request: Any) -> Any:
         brokers=brokers,
         cluster_id=state.cluster.cluster_id,
         controller_id=state.cluster.controller_id,
-        topics=tuple(topics),
+        topics=topics.items(),
         cluster_authorized_operations=unrestricted_operations(
             ResourceType.CLUSTER,
             _TOPIC_OPERATIONS_SINCE <= version <= _CLUSTER_OPERATIONS_UNTIL

@@ -16,6 +16,8 @@ from kio.schema.errors import ErrorCode
 from kafkatest.emulator.protocol.batches import BatchError, split_batches
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.pacing import Pacer
+from kafkatest.emulator.server.repeats import Encoded
 from kafkatest.emulator.server.responses import (
     NO_THROTTLE,
     datetime_from_ms,
@@ -49,30 +51,31 @@ async def produce(ctx: RequestContext, request: Any) -> Any:
     state.maybe_enforce_retention()
     types = response_types(ctx)
     by_id = ctx.api_version >= TOPIC_ID_VERSION
-    responses = []
+    responses = Encoded()
+    pacer = Pacer()  # each partition's batch is appended, the loop given back between
     for topic_data in request.topic_data:
         if by_id:
             found = state.topics.find_by_id(topic_data.topic_id)
             name = None if found is None else found.name
         else:
             name = topic_data.name
-        partitions = tuple(
-            _produce_partition(ctx, types, name, data, request)
-            for data in topic_data.partition_data
-        )
-        responses.append(
+        partitions = Encoded()
+        for data in topic_data.partition_data:
+            partitions.add(_produce_partition(ctx, types, name, data, request))
+            await pacer.breathe()
+        responses.add(
             make(
                 types.TopicProduceResponse,
                 name=name,
                 topic_id=getattr(topic_data, "topic_id", None),
-                partition_responses=partitions,
+                partition_responses=partitions.items(),
             )
         )
     if request.acks == 0:
         return None
     return make(
         types.ProduceResponse,
-        responses=tuple(responses),
+        responses=responses.items(),
         throttle_time=NO_THROTTLE,
         node_endpoints=(),
     )

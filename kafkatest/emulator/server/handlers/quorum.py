@@ -24,6 +24,7 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.repeats import answer_topics
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state.features import KRAFT_VERSION
 
@@ -50,41 +51,40 @@ async def describe_quorum(ctx: RequestContext, request: Any) -> Any:
         last_fetch_timestamp=now,
         last_caught_up_timestamp=now,
     )
-    topics = []
-    for topic in request.topics:
-        partitions = []
-        for p in topic.partitions:
-            if topic.topic_name != METADATA_TOPIC or p.partition_index != 0:
-                partitions.append(
-                    make(
-                        types.PartitionData,
-                        partition_index=p.partition_index,
-                        error_code=ErrorCode.unknown_topic_or_partition,
-                        error_message=None,
-                        leader_id=-1,
-                        leader_epoch=-1,
-                        high_watermark=-1,
-                        current_voters=(),
-                        observers=(),
-                    )
-                )
-                continue
-            partitions.append(
-                make(
-                    types.PartitionData,
-                    partition_index=0,
-                    error_code=ErrorCode.none,
-                    error_message="",  # Kafka writes "" (v2) where it succeeded
-                    leader_id=controller,
-                    leader_epoch=LEADER_EPOCH,
-                    high_watermark=high_watermark,
-                    current_voters=(voter,),
-                    observers=(),
-                )
+
+    def partition(topic_name: str, p: Any) -> Any:
+        if topic_name != METADATA_TOPIC or p.partition_index != 0:
+            return make(
+                types.PartitionData,
+                partition_index=p.partition_index,
+                error_code=ErrorCode.unknown_topic_or_partition,
+                error_message=None,
+                leader_id=-1,
+                leader_epoch=-1,
+                high_watermark=-1,
+                current_voters=(),
+                observers=(),
             )
-        topics.append(
-            make(types.TopicData, topic_name=topic.topic_name, partitions=tuple(partitions))
+        return make(
+            types.PartitionData,
+            partition_index=0,
+            error_code=ErrorCode.none,
+            error_message="",  # Kafka writes "" (v2) where it succeeded
+            leader_id=controller,
+            leader_epoch=LEADER_EPOCH,
+            high_watermark=high_watermark,
+            current_voters=(voter,),
+            observers=(),
         )
+
+    topics = await answer_topics(
+        request.topics,
+        lambda t: t.topic_name,
+        lambda t: t.partitions,
+        lambda p: p.partition_index,
+        partition,
+        lambda name, partitions: make(types.TopicData, topic_name=name, partitions=partitions),
+    )
     nodes: tuple[Any, ...] = ()
     # The endpoints of the voters it described: none if the quorum's partition was not asked.
     described = any(p.current_voters for t in topics for p in t.partitions)
@@ -101,7 +101,7 @@ async def describe_quorum(ctx: RequestContext, request: Any) -> Any:
         types.DescribeQuorumResponse,
         error_code=ErrorCode.none,
         error_message="",
-        topics=tuple(topics),
+        topics=topics,
         nodes=nodes,
     )
 

@@ -17,6 +17,8 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.pacing import Pacer, run_paced
+from kafkatest.emulator.server.repeats import Encoded
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
 from kafkatest.emulator.state.client_quotas import (
     IP,
@@ -81,6 +83,7 @@ async def alter_client_quotas(ctx: RequestContext, request: Any) -> Any:
         )
         for entry in request.entries
     ]
+    pacer = Pacer()
     hosts = {
         name
         for alteration in alterations
@@ -88,20 +91,22 @@ async def alter_client_quotas(ctx: RequestContext, request: Any) -> Any:
         if kind == IP and name
     }
     resolvable = await _resolvable(hosts)
-    results = _store(ctx).alter(alterations, bool(request.validate_only), resolvable.__contains__)
-    return make(
-        types.AlterClientQuotasResponse,
-        throttle_time=NO_THROTTLE,
-        entries=tuple(
+    steps = _store(ctx).alter_steps(
+        alterations, bool(request.validate_only), resolvable.__contains__
+    )
+    results = await run_paced(steps, pacer)
+    entries = Encoded()
+    for entity, error in results:
+        entries.add(
             make(
                 types.EntryData,
                 error_code=ErrorCode.none if error is None else error_code_of(error),
                 error_message=None if error is None else str(error),
                 entity=_entity_data(types, entity),
             )
-            for entity, error in results
-        ),
-    )
+        )
+        await pacer.breathe()
+    return make(types.AlterClientQuotasResponse, throttle_time=NO_THROTTLE, entries=entries.items())
 
 
 def _entity_data(types: Any, entity: Entity) -> tuple[Any, ...]:

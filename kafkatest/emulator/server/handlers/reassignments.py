@@ -17,6 +17,8 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.pacing import Pacer
+from kafkatest.emulator.server.repeats import Encoded
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
 from kafkatest.emulator.state import EmulatorState, replicas
 from kafkatest.emulator.state.errors import StateError
@@ -55,16 +57,18 @@ async def elect_leaders(ctx: RequestContext, request: Any) -> Any:
         if request.topic_partitions is not None
         else [(t.name, [p.index for p in t.partitions]) for t in state.topics]
     )
-    results = []
+    results = Encoded()
+    pacer = Pacer()  # a mutation per partition: each is done, the loop given back between
     for topic, indexes in wanted:
-        partitions = []
+        partitions = Encoded()
         for index in indexes:
+            await pacer.breathe()
             code, message = _partition_error(state, topic, index) or _elect(
                 state, topic, index, unclean
             )
             if not named and code == ErrorCode.election_not_needed:
                 continue  # an all-partitions election leaves out what needed none
-            partitions.append(
+            partitions.add(
                 make(
                     types.PartitionResult,
                     partition_id=index,
@@ -73,14 +77,14 @@ async def elect_leaders(ctx: RequestContext, request: Any) -> Any:
                 )
             )
         # Every topic has its entry, empty when none of its partitions needed one.
-        results.append(
-            make(types.ReplicaElectionResult, topic=topic, partition_result=tuple(partitions))
+        results.add(
+            make(types.ReplicaElectionResult, topic=topic, partition_result=partitions.items())
         )
     return make(
         types.ElectLeadersResponse,
         throttle_time=NO_THROTTLE,
         error_code=ErrorCode.none,
-        replica_election_results=tuple(results),
+        replica_election_results=results.items(),
     )
 
 
@@ -98,12 +102,14 @@ def _elect(
 @handles(45, 0, 1)
 async def alter_partition_reassignments(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
-    responses = []
+    responses = Encoded()
+    pacer = Pacer()
     for wanted in request.topics:
-        partitions = []
+        partitions = Encoded()
         for p in wanted.partitions:
+            await pacer.breathe()
             code, message = _reassign(ctx.state, wanted.name, p.partition_index, p.replicas)
-            partitions.append(
+            partitions.add(
                 make(
                     types.ReassignablePartitionResponse,
                     partition_index=p.partition_index,
@@ -111,8 +117,8 @@ async def alter_partition_reassignments(ctx: RequestContext, request: Any) -> An
                     error_message=message,
                 )
             )
-        responses.append(
-            make(types.ReassignableTopicResponse, name=wanted.name, partitions=tuple(partitions))
+        responses.add(
+            make(types.ReassignableTopicResponse, name=wanted.name, partitions=partitions.items())
         )
     return make(
         types.AlterPartitionReassignmentsResponse,
@@ -120,7 +126,7 @@ async def alter_partition_reassignments(ctx: RequestContext, request: Any) -> An
         allow_replication_factor_change=getattr(request, "allow_replication_factor_change", True),
         error_code=ErrorCode.none,
         error_message="",  # Kafka's default where it succeeded
-        responses=tuple(responses),
+        responses=responses.items(),
     )
 
 

@@ -14,6 +14,8 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.pacing import Pacer
+from kafkatest.emulator.server.repeats import Encoded
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 
 
@@ -21,25 +23,28 @@ from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_type
 async def describe_user_scram_credentials(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
     users = None if request.users is None else [u.name for u in request.users]
-    results = tuple(
-        make(
-            types.DescribeUserScramCredentialsResult,
-            user=user,
-            error_code=ErrorCode[error],
-            error_message=message,
-            credential_infos=tuple(
-                make(types.CredentialInfo, mechanism=mechanism, iterations=iterations)
-                for mechanism, iterations in infos
-            ),
+    results = Encoded()
+    pacer = Pacer()  # one answer per user named, encoded as made, the loop given back
+    for user, error, message, infos in ctx.state.credentials.describe(users):
+        results.add(
+            make(
+                types.DescribeUserScramCredentialsResult,
+                user=user,
+                error_code=ErrorCode[error],
+                error_message=message,
+                credential_infos=tuple(
+                    make(types.CredentialInfo, mechanism=mechanism, iterations=iterations)
+                    for mechanism, iterations in infos
+                ),
+            )
         )
-        for user, error, message, infos in ctx.state.credentials.describe(users)
-    )
+        await pacer.breathe()
     return make(
         types.DescribeUserScramCredentialsResponse,
         throttle_time=NO_THROTTLE,
         error_code=ErrorCode.none,
         error_message="",  # Kafka's default where it succeeded
-        results=results,
+        results=results.items(),
     )
 
 
@@ -53,16 +58,18 @@ async def alter_user_scram_credentials(ctx: RequestContext, request: Any) -> Any
             for u in request.upsertions
         ],
     )
-    return make(
-        types.AlterUserScramCredentialsResponse,
-        throttle_time=NO_THROTTLE,
-        results=tuple(
+    answers = Encoded()
+    pacer = Pacer()
+    for user, error, message in results:
+        answers.add(
             make(
                 types.AlterUserScramCredentialsResult,
                 user=user,
                 error_code=ErrorCode[error],
                 error_message=message,
             )
-            for user, error, message in results
-        ),
+        )
+        await pacer.breathe()
+    return make(
+        types.AlterUserScramCredentialsResponse, throttle_time=NO_THROTTLE, results=answers.items()
     )

@@ -19,6 +19,7 @@ from kio.schema.errors import ErrorCode
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.consumer_groups import refused_group
+from kafkatest.emulator.server.repeats import Answers, answer_topics
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 
 OFF = ErrorCode.unsupported_version
@@ -99,7 +100,10 @@ async def switched_off(ctx: RequestContext, request: Any) -> Any:
 async def group_describe(ctx: RequestContext, request: Any) -> Any:
     """ShareGroupDescribe and StreamsGroupDescribe: each group named, refused."""
     types = response_types(ctx)
-    groups = tuple(refused_group(types, group_id, OFF) for group_id in request.group_ids)
+    answers: Answers[str] = Answers()
+    groups = await answers.each(
+        request.group_ids, str, lambda group_id: refused_group(types, group_id, OFF)
+    )
     response = "ShareGroupDescribeResponse" if ctx.api_key == 77 else "StreamsGroupDescribeResponse"
     return make(getattr(types, response), throttle_time=NO_THROTTLE, groups=groups)
 
@@ -107,15 +111,17 @@ async def group_describe(ctx: RequestContext, request: Any) -> Any:
 @handles(90, 0, 1)
 async def describe_share_group_offsets(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
-    groups = tuple(
-        make(
+    answers: Answers[str] = Answers()
+    groups = await answers.each(
+        request.groups,
+        lambda group: group.group_id,
+        lambda group: make(
             types.DescribeShareGroupOffsetsResponseGroup,
             group_id=group.group_id,
             topics=(),
             error_code=OFF,
             error_message=None,
-        )
-        for group in request.groups
+        ),
     )
     return make(types.DescribeShareGroupOffsetsResponse, throttle_time=NO_THROTTLE, groups=groups)
 
@@ -157,21 +163,20 @@ async def share_group_state(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
     response_name, result_name, action, extra = _STATE_APIS[ctx.api_key]
     message = f"Unable to {action}: This is not the correct coordinator."
-    results = tuple(
-        make(
-            getattr(types, result_name),
-            topic_id=topic.topic_id,
-            partitions=tuple(
-                make(
-                    types.PartitionResult,
-                    partition=partition.partition,
-                    error_code=ErrorCode.not_coordinator,
-                    error_message=message,
-                    **extra,
-                )
-                for partition in topic.partitions
-            ),
-        )
-        for topic in request.topics
+    results = await answer_topics(
+        request.topics,
+        lambda topic: topic.topic_id,
+        lambda topic: topic.partitions,
+        lambda partition: partition.partition,
+        lambda _, partition: make(
+            types.PartitionResult,
+            partition=partition.partition,
+            error_code=ErrorCode.not_coordinator,
+            error_message=message,
+            **extra,
+        ),
+        lambda topic_id, partitions: make(
+            getattr(types, result_name), topic_id=topic_id, partitions=partitions
+        ),
     )
     return make(getattr(types, response_name), results=results)

@@ -17,6 +17,8 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.metadata import missing_topic_error, partition_fields
 from kafkatest.emulator.server.operations_field import OPERATIONS_OMITTED, unrestricted_operations
+from kafkatest.emulator.server.pacing import Pacer
+from kafkatest.emulator.server.repeats import Answers, Encoded
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state.acls import ResourceType
 from kafkatest.emulator.state.topics import Topic, is_internal_name
@@ -39,30 +41,32 @@ async def describe_topic_partitions(ctx: RequestContext, request: Any) -> Any:
         cursor.partition_index < 0 or (not describe_all and cursor_topic not in names)
     ):
         # Kafka rejects the whole request; each requested topic carries the error.
-        rejected = tuple(
-            _topic_error(types, t.name, ErrorCode.invalid_request, OPERATIONS_OMITTED)
-            for t in request.topics
+        answers: Answers[str] = Answers()
+        rejected = await answers.each(
+            request.topics,
+            lambda t: t.name,
+            lambda t: _topic_error(types, t.name, ErrorCode.invalid_request, OPERATIONS_OMITTED),
         )
         return make(
             types.DescribeTopicPartitionsResponse, throttle_time=NO_THROTTLE, topics=rejected
         )
     budget = min(request.response_partition_limit, MAX_PARTITIONS_PER_RESPONSE)
-    topics: list[Any] = []
+    topics = Encoded()  # each topic encoded as described, the loop given back between
+    pacer = Pacer()
     next_cursor = None
     for name in names:
+        await pacer.breathe()
         if budget <= 0:
             next_cursor = make(types.Cursor, topic_name=name, partition_index=0)
             break
         topic = ctx.state.topics.find(name)
         if topic is None:
             if not describe_all:
-                topics.append(
-                    _topic_error(types, name, missing_topic_error(name), _TOPIC_OPERATIONS)
-                )
+                topics.add(_topic_error(types, name, missing_topic_error(name), _TOPIC_OPERATIONS))
             continue
         first = cursor.partition_index if cursor is not None and name == cursor_topic else 0
         end = min(len(topic.partitions), first + budget)
-        topics.append(_describe(types, topic, range(first, end), ctx.state.cluster.stopped))
+        topics.add(_describe(types, topic, range(first, end), ctx.state.cluster.stopped))
         if end < len(topic.partitions):
             next_cursor = make(types.Cursor, topic_name=name, partition_index=end)
             break
@@ -70,7 +74,7 @@ async def describe_topic_partitions(ctx: RequestContext, request: Any) -> Any:
     return make(
         types.DescribeTopicPartitionsResponse,
         throttle_time=NO_THROTTLE,
-        topics=tuple(topics),
+        topics=topics.items(),
         next_cursor=next_cursor,
     )
 

@@ -13,6 +13,8 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.pacing import Pacer
+from kafkatest.emulator.server.repeats import Encoded
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
 from kafkatest.emulator.state.broker_configs import broker_configs
 from kafkatest.emulator.state.errors import (
@@ -38,13 +40,17 @@ _TOPIC_CONFIG_SOURCE = 1
 @handles(19, 2, 7)
 async def create_topics(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
-    refusal = _refusal_of_the_whole_request(ctx, request)
+    pacer = Pacer()  # each topic is created, the loop given back between them
+    refusal = await _refusal_of_the_whole_request(ctx, request, pacer)
+    results = Encoded()
     if refusal is not None:
-        results = [_creation_failed(types, wanted.name, refusal) for wanted in request.topics]
-        return make(types.CreateTopicsResponse, throttle_time=NO_THROTTLE, topics=tuple(results))
-    results = []
+        for wanted in request.topics:
+            results.add(_creation_failed(types, wanted.name, refusal))
+            await pacer.breathe()
+        return make(types.CreateTopicsResponse, throttle_time=NO_THROTTLE, topics=results.items())
     names = Counter(t.name for t in request.topics)
     for wanted in request.topics:
+        await pacer.breathe()
         try:
             if names[wanted.name] > 1:
                 raise InvalidRequest(f"Duplicate topic name {wanted.name} in the request")
@@ -59,7 +65,7 @@ async def create_topics(ctx: RequestContext, request: Any) -> Any:
                 assignments=assigned,
             )
         except StateError as exc:
-            results.append(_creation_failed(types, wanted.name, exc))
+            results.add(_creation_failed(types, wanted.name, exc))
             continue
         partitions = (
             len(topic.partitions)
@@ -67,7 +73,7 @@ async def create_topics(ctx: RequestContext, request: Any) -> Any:
             else (wanted.num_partitions if wanted.num_partitions > 0 else 1)
         )
         overrides = topic.overrides if topic else configs
-        results.append(
+        results.add(
             make(
                 types.CreatableTopicResult,
                 name=wanted.name,
@@ -79,10 +85,12 @@ async def create_topics(ctx: RequestContext, request: Any) -> Any:
                 configs=_described_configs(ctx, types, overrides),
             )
         )
-    return make(types.CreateTopicsResponse, throttle_time=NO_THROTTLE, topics=tuple(results))
+    return make(types.CreateTopicsResponse, throttle_time=NO_THROTTLE, topics=results.items())
 
 
-def _refusal_of_the_whole_request(ctx: RequestContext, request: Any) -> StateError | None:
+async def _refusal_of_the_whole_request(
+    ctx: RequestContext, request: Any, pacer: Pacer
+) -> StateError | None:
     """Kafka's controller limits on one CreateTopics, checked before any topic is made.
 
     Every topic then gets the same POLICY_VIOLATION, as from Kafka, where these
@@ -101,6 +109,7 @@ def _refusal_of_the_whole_request(ctx: RequestContext, request: Any) -> StateErr
         return PolicyViolation(TOO_MANY_PARTITIONS)
     records = 0
     for wanted in request.topics:
+        await pacer.breathe()
         configs = {c.name: c.value for c in wanted.configs}
         try:
             ctx.state.create_topic(
@@ -190,8 +199,10 @@ async def delete_topics(ctx: RequestContext, request: Any) -> Any:
         wanted = [(t.name, t.topic_id) for t in request.topics]
     else:
         wanted = [(name, None) for name in request.topic_names]
-    results = []
+    results = Encoded()
+    pacer = Pacer()
     for name, topic_id in wanted:
+        await pacer.breathe()
         try:
             if name is None and topic_id is not None:
                 name = ctx.state.topics.by_id(topic_id).name
@@ -199,7 +210,7 @@ async def delete_topics(ctx: RequestContext, request: Any) -> Any:
             code, message, topic_id = ErrorCode.none, None, topic.topic_id
         except StateError as exc:
             code, message = error_code_of(exc), str(exc)
-        results.append(
+        results.add(
             make(
                 types.DeletableTopicResult,
                 name=name,
@@ -208,17 +219,19 @@ async def delete_topics(ctx: RequestContext, request: Any) -> Any:
                 error_message=message,
             )
         )
-    return make(types.DeleteTopicsResponse, throttle_time=NO_THROTTLE, responses=tuple(results))
+    return make(types.DeleteTopicsResponse, throttle_time=NO_THROTTLE, responses=results.items())
 
 
 @handles(37, 0, 3)
 async def create_partitions(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
-    results = []
+    results = Encoded()
     #: New partitions this request may still add: Kafka's controller writes one record
     #: per new partition, at most MAX_RECORDS_PER_REQUEST for the whole request.
     budget = MAX_RECORDS_PER_REQUEST
+    pacer = Pacer()
     for wanted in request.topics:
+        await pacer.breathe()
         message: str | None
         try:
             topic = ctx.state.topics.get(wanted.name)
@@ -253,7 +266,7 @@ async def create_partitions(ctx: RequestContext, request: Any) -> Any:
             # Kafka's overflow is not an ApiException: it answers with no message.
             code = error_code_of(exc)
             message = None if isinstance(exc, BatchTooLarge) else str(exc)
-        results.append(
+        results.add(
             make(
                 types.CreatePartitionsTopicResult,
                 name=wanted.name,
@@ -261,16 +274,18 @@ async def create_partitions(ctx: RequestContext, request: Any) -> Any:
                 error_message=message,
             )
         )
-    return make(types.CreatePartitionsResponse, throttle_time=NO_THROTTLE, results=tuple(results))
+    return make(types.CreatePartitionsResponse, throttle_time=NO_THROTTLE, results=results.items())
 
 
 @handles(21, 0, 2)
 async def delete_records(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
-    topics = []
+    topics = Encoded()
+    pacer = Pacer()
     for topic_request in request.topics:
-        partitions = []
+        partitions = Encoded()
         for wanted in topic_request.partitions:
+            await pacer.breathe()
             try:
                 topic = ctx.state.topics.get(topic_request.name)
                 if topic.partition(wanted.partition_index).leader_id != ctx.broker_id:
@@ -280,7 +295,7 @@ async def delete_records(ctx: RequestContext, request: Any) -> Any:
                     code = ErrorCode.none
             except StateError as exc:
                 code, low = error_code_of(exc), -1
-            partitions.append(
+            partitions.add(
                 make(
                     types.DeleteRecordsPartitionResult,
                     partition_index=wanted.partition_index,
@@ -288,11 +303,11 @@ async def delete_records(ctx: RequestContext, request: Any) -> Any:
                     error_code=code,
                 )
             )
-        topics.append(
+        topics.add(
             make(
                 types.DeleteRecordsTopicResult,
                 name=topic_request.name,
-                partitions=tuple(partitions),
+                partitions=partitions.items(),
             )
         )
-    return make(types.DeleteRecordsResponse, throttle_time=NO_THROTTLE, topics=tuple(topics))
+    return make(types.DeleteRecordsResponse, throttle_time=NO_THROTTLE, topics=topics.items())

@@ -11,6 +11,7 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
+from kafkatest.emulator.server.repeats import Answers, answer_topics
 from kafkatest.emulator.server.responses import (
     NO_THROTTLE,
     error_code_of,
@@ -36,50 +37,49 @@ def _timestamp(ms: int) -> datetime.datetime:
 
 @handles(65, 0, 0)
 async def describe_transactions(ctx: RequestContext, request: Any) -> Any:
+    """Each id named is answered; one named many times is described once (`Answers`)."""
     types = response_types(ctx)
-    states = []
-    for transactional_id in request.transactional_ids:
-        try:
-            meta = ctx.state.transactions.describe(transactional_id)
-        except StateError as exc:
-            states.append(
-                make(
-                    types.TransactionState,
-                    # The other fields keep the message's defaults, as Kafka leaves them.
-                    error_code=error_code_of(exc),
-                    transactional_id=transactional_id,
-                    transaction_state="",
-                    transaction_timeout=_timeout(0),
-                    transaction_start_time=_timestamp(0),
-                    producer_id=0,
-                    producer_epoch=0,
-                    topics=(),
-                )
-            )
-            continue
-        by_topic: dict[str, list[int]] = {}
-        for topic, partition in sorted(meta.partitions):
-            by_topic.setdefault(topic, []).append(partition)
-        states.append(
-            make(
-                types.TransactionState,
-                error_code=ErrorCode.none,
-                transactional_id=transactional_id,
-                transaction_state=meta.state,
-                transaction_timeout=_timeout(meta.timeout_ms),
-                transaction_start_time=_timestamp(meta.start_ms),
-                producer_id=meta.producer_id,
-                producer_epoch=meta.epoch,
-                topics=tuple(
-                    make(types.TopicData, topic=topic, partitions=tuple(partitions))
-                    for topic, partitions in by_topic.items()
-                ),
-            )
-        )
+    answers: Answers[str] = Answers()
+    states = await answers.each(
+        request.transactional_ids, str, lambda txn_id: _describe_transaction(ctx, types, txn_id)
+    )
     return make(
-        types.DescribeTransactionsResponse,
-        throttle_time=NO_THROTTLE,
-        transaction_states=tuple(states),
+        types.DescribeTransactionsResponse, throttle_time=NO_THROTTLE, transaction_states=states
+    )
+
+
+def _describe_transaction(ctx: RequestContext, types: Any, transactional_id: str) -> Any:
+    try:
+        meta = ctx.state.transactions.describe(transactional_id)
+    except StateError as exc:
+        return make(
+            types.TransactionState,
+            # The other fields keep the message's defaults, as Kafka leaves them.
+            error_code=error_code_of(exc),
+            transactional_id=transactional_id,
+            transaction_state="",
+            transaction_timeout=_timeout(0),
+            transaction_start_time=_timestamp(0),
+            producer_id=0,
+            producer_epoch=0,
+            topics=(),
+        )
+    by_topic: dict[str, list[int]] = {}
+    for topic, partition in sorted(meta.partitions):
+        by_topic.setdefault(topic, []).append(partition)
+    return make(
+        types.TransactionState,
+        error_code=ErrorCode.none,
+        transactional_id=transactional_id,
+        transaction_state=meta.state,
+        transaction_timeout=_timeout(meta.timeout_ms),
+        transaction_start_time=_timestamp(meta.start_ms),
+        producer_id=meta.producer_id,
+        producer_epoch=meta.epoch,
+        topics=tuple(
+            make(types.TopicData, topic=topic, partitions=tuple(partitions))
+            for topic, partitions in by_topic.items()
+        ),
     )
 
 
@@ -127,16 +127,17 @@ async def list_transactions(ctx: RequestContext, request: Any) -> Any:
 
 @handles(61, 0, 0)
 async def describe_producers(ctx: RequestContext, request: Any) -> Any:
+    """Each partition named is answered; one named many times is described once."""
     types = response_types(ctx)
-    topics = []
-    for topic_request in request.topics:
-        partitions = []
-        for index in topic_request.partition_indexes:
-            partitions.append(_producers_of(ctx, types, topic_request.name, index))
-        topics.append(
-            make(types.TopicResponse, name=topic_request.name, partitions=tuple(partitions))
-        )
-    return make(types.DescribeProducersResponse, throttle_time=NO_THROTTLE, topics=tuple(topics))
+    topics = await answer_topics(
+        request.topics,
+        lambda t: t.name,
+        lambda t: t.partition_indexes,
+        int,
+        lambda name, index: _producers_of(ctx, types, name, index),
+        lambda name, partitions: make(types.TopicResponse, name=name, partitions=partitions),
+    )
+    return make(types.DescribeProducersResponse, throttle_time=NO_THROTTLE, topics=topics)
 
 
 def _producers_of(ctx: RequestContext, types: Any, topic_name: str, index: int) -> Any:

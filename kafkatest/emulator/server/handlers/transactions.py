@@ -15,9 +15,12 @@ from typing import Any
 
 from kio.schema.errors import ErrorCode
 
+from kafkatest.emulator.protocol.replies import EncodedItems
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordinator, namespace_of
+from kafkatest.emulator.server.pacing import Pacer
+from kafkatest.emulator.server.repeats import Encoded, answer_topics
 from kafkatest.emulator.server.responses import (
     NO_THROTTLE,
     error_code_of,
@@ -93,30 +96,32 @@ async def add_partitions_to_txn(ctx: RequestContext, request: Any) -> Any:
         return make(
             types.AddPartitionsToTxnResponse,
             throttle_time=NO_THROTTLE,
-            results_by_topic_v3_and_below=_topic_results(types, results),
+            results_by_topic_v3_and_below=await _topic_results(types, results, Pacer()),
         )
+    answers: list[Any] = []
+    pacer = Pacer()  # each transaction's partitions are added, the loop given back between
+    for txn in request.transactions:
+        added = _add_partitions(
+            ctx,
+            txn.transactional_id,
+            txn.producer_id,
+            txn.producer_epoch,
+            txn.topics,
+            txn.verify_only,
+        )
+        answers.append(
+            make(
+                types.AddPartitionsToTxnResult,
+                transactional_id=txn.transactional_id,
+                topic_results=await _topic_results(types, added, pacer),
+            )
+        )
+        await pacer.breathe()
     return make(
         types.AddPartitionsToTxnResponse,
         throttle_time=NO_THROTTLE,
         error_code=ErrorCode.none,
-        results_by_transaction=tuple(
-            make(
-                types.AddPartitionsToTxnResult,
-                transactional_id=txn.transactional_id,
-                topic_results=_topic_results(
-                    types,
-                    _add_partitions(
-                        ctx,
-                        txn.transactional_id,
-                        txn.producer_id,
-                        txn.producer_epoch,
-                        txn.topics,
-                        txn.verify_only,
-                    ),
-                ),
-            )
-            for txn in request.transactions
-        ),
+        results_by_transaction=tuple(answers),
     )
 
 
@@ -163,25 +168,33 @@ def _exists(ctx: RequestContext, tp: TopicPartition) -> bool:
     return topic is not None and 0 <= tp[1] < len(topic.partitions)
 
 
-def _topic_results(types: Any, results: dict[TopicPartition, ErrorCode]) -> tuple[Any, ...]:
+async def _topic_results(
+    types: Any, results: dict[TopicPartition, ErrorCode], pacer: Pacer
+) -> EncodedItems:
+    """Each partition's error, by topic, encoded as it is made (`Encoded`)."""
     by_topic: dict[str, list[tuple[int, ErrorCode]]] = {}
     for (topic, partition), code in results.items():
         by_topic.setdefault(topic, []).append((partition, code))
-    return tuple(
-        make(
-            types.AddPartitionsToTxnTopicResult,
-            name=topic,
-            results_by_partition=tuple(
+    topics = Encoded()
+    for topic, partitions in by_topic.items():
+        answers = Encoded()
+        for partition, code in partitions:
+            answers.add(
                 make(
                     types.AddPartitionsToTxnPartitionResult,
                     partition_index=partition,
                     partition_error_code=code,
                 )
-                for partition, code in partitions
-            ),
+            )
+            await pacer.breathe()
+        topics.add(
+            make(
+                types.AddPartitionsToTxnTopicResult,
+                name=topic,
+                results_by_partition=answers.items(),
+            )
         )
-        for topic, partitions in by_topic.items()
-    )
+    return topics.items()
 
 
 # -- AddOffsetsToTxn, TxnOffsetCommit ------------------------------------------------------
@@ -211,20 +224,19 @@ async def txn_offset_commit(ctx: RequestContext, request: Any) -> Any:
         errors = {(name, p.partition_index): ErrorCode.not_coordinator for name, p in wanted}
     else:
         errors = _commit_pending(ctx, request, wanted)
-    topics = tuple(
-        make(
-            types.TxnOffsetCommitResponseTopic,
-            name=topic.name,
-            partitions=tuple(
-                make(
-                    types.TxnOffsetCommitResponsePartition,
-                    partition_index=p.partition_index,
-                    error_code=errors[(topic.name, p.partition_index)],
-                )
-                for p in topic.partitions
-            ),
-        )
-        for topic in request.topics
+    topics = await answer_topics(
+        request.topics,
+        lambda t: t.name,
+        lambda t: t.partitions,
+        lambda p: p.partition_index,
+        lambda name, p: make(
+            types.TxnOffsetCommitResponsePartition,
+            partition_index=p.partition_index,
+            error_code=errors[(name, p.partition_index)],
+        ),
+        lambda name, partitions: make(
+            types.TxnOffsetCommitResponseTopic, name=name, partitions=partitions
+        ),
     )
     return make(types.TxnOffsetCommitResponse, throttle_time=NO_THROTTLE, topics=topics)
 
@@ -324,27 +336,37 @@ async def write_txn_markers(ctx: RequestContext, request: Any) -> Any:
     """What a coordinator sends partition leaders; clients send it to abort a hanging
     transaction (``kafka-transactions abort``, Admin.abortTransaction)."""
     types = response_types(ctx)
-    results = []
+    results = Encoded()
+    pacer = Pacer()  # a marker is written per naming, the loop given back between them
     for marker in request.markers:
-        topics = tuple(
-            make(
-                types.WritableTxnMarkerTopicResult,
-                name=topic.name,
-                partitions=tuple(
+        topics = Encoded()
+        for topic in marker.topics:
+            partitions = Encoded()
+            for index in topic.partition_indexes:
+                code = _write_marker(ctx, marker, topic.name, index)
+                partitions.add(
                     make(
                         types.WritableTxnMarkerPartitionResult,
                         partition_index=index,
-                        error_code=_write_marker(ctx, marker, topic.name, index),
+                        error_code=code,
                     )
-                    for index in topic.partition_indexes
-                ),
+                )
+                await pacer.breathe()
+            topics.add(
+                make(
+                    types.WritableTxnMarkerTopicResult,
+                    name=topic.name,
+                    partitions=partitions.items(),
+                )
             )
-            for topic in marker.topics
+        results.add(
+            make(
+                types.WritableTxnMarkerResult,
+                producer_id=marker.producer_id,
+                topics=topics.items(),
+            )
         )
-        results.append(
-            make(types.WritableTxnMarkerResult, producer_id=marker.producer_id, topics=topics)
-        )
-    return make(types.WriteTxnMarkersResponse, markers=tuple(results))
+    return make(types.WriteTxnMarkersResponse, markers=results.items())
 
 
 def _write_marker(ctx: RequestContext, marker: Any, topic_name: str, index: int) -> ErrorCode:

@@ -97,6 +97,12 @@ class PolledClock:
         moved the clock and expects what fell due to have happened)."""
         _fire_due(self._timers, self._now_ms())
 
+    def shift(self, ms: int) -> None:
+        """Move every pending deadline by `ms` (the clock was put back by as much): what
+        was due in a minute is still due in a minute. The heap's order holds."""
+        for timer in self._timers:
+            timer.deadline_ms += ms
+
     def close(self) -> None:
         if self._tick_handle is not None:
             self._tick_handle.cancel()
