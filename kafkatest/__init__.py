@@ -3,6 +3,12 @@
 The public API is small on purpose; see docs/ for runnable examples. Brokers
 come from `start_broker`, data goes in with `seed`, comes out with `topic_rows`,
 and the `assert_*` functions check what a job delivered.
+
+PYTEST_DONT_REWRITE: pytest rewrites the asserts of an installed plugin's package as
+it imports it, and warns when the package was imported first. `kafkatest pytest` runs
+from a fork server that imported kafkatest before pytest (that is its point), so every
+run warned. This package's own module holds no assert; its submodules are rewritten
+as usual.
 """
 
 import importlib

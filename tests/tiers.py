@@ -93,6 +93,7 @@ DECLARED: dict[str, tuple[tuple[str, ...], str]] = {
     "tests/test_plugin.py": (("slow",), "pytest runs in subprocesses"),
     "tests/test_pytest_forkserver.py": (("slow",), "pytest runs in fork servers"),
     "tests/test_pytest_forkserver_requests.py": (("slow",), "pytest runs in fork servers"),
+    "tests/test_pytest_forkserver_install.py": (("slow",), "a wheel install and fork servers"),
     "tests/test_early_broker.py": (("spark", "slow"), "pytest runs with Spark"),
     "tests/scenarios/test_repro_cli.py": (("spark", "slow"), "`kafkatest repro` runs a job"),
     "tests/scenarios/test_scenario_files.py": (("slow",), "scenario files run in a child"),
