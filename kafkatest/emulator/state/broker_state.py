@@ -152,6 +152,7 @@ class EmulatorState:
     enforce_retention = held("maintenance", LogMaintenance.enforce_retention)
     run_cleaner = held("maintenance", LogMaintenance.run_cleaner)
     compact_now = held("maintenance", LogMaintenance.compact_now)
+    shift_periodic_tasks = held("maintenance", LogMaintenance.shift_periodic_tasks)
 
     # -- topics ---------------------------------------------------------------------
 

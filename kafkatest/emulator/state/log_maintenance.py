@@ -32,7 +32,7 @@ class LogMaintenance:
         self._last_txn_check_ms = started_ms
         self._last_cleaner_run_ms = started_ms
 
-    def shift(self, ms: int) -> None:
+    def shift_periodic_tasks(self, ms: int) -> None:
         """Move when each task last ran by `ms` (the clock was put back by as much)."""
         self._last_retention_check_ms += ms
         self._last_txn_check_ms += ms

@@ -24,7 +24,7 @@ def back_to_real_time(state: EmulatorState, frozen: bool = False) -> int:
     now = state.clock.reset(frozen)
     shift = now - before
     if shift:
-        state.maintenance.shift(shift)
+        state.shift_periodic_tasks(shift)
         state.transactions.shift(shift)
         state.delegation_tokens.shift(shift)
         for clock in (state.groups.clock, state.consumer_groups.clock):
