@@ -1,6 +1,6 @@
-"""Jobs and streams for the bounded-state oracle's tests: a click dedup with and without
-a watermark (the corpus's clicks, tests/oracles/corpus), clicks whose event time moves
-two minutes per batch, and orders with their payments ten minutes per batch.
+"""Jobs and streams for the state tests beside the docs example (test_state_example.py,
+whose dedup jobs and clicks they share): a stateless copy of the corpus's clicks
+(tests/oracles/corpus), and orders with their payments ten minutes per batch.
 
 Each job follows kafkatest's job contract,
 ``job(spark, bootstrap, source, sink, checkpoint, *, options)``.
@@ -14,38 +14,6 @@ from typing import Any
 from corpus.common import clicks, kafka_sink, to_kafka
 from pyspark.sql import SparkSession
 from pyspark.sql.streaming import StreamingQuery
-
-
-def unique_clicks(
-    spark: SparkSession,
-    bootstrap: str,
-    source: str,
-    sink: str,
-    checkpoint: str,
-    *,
-    options: Mapping[str, str],
-) -> StreamingQuery:
-    """Each click once: a retry within the 1-minute watermark is dropped."""
-    unique = (
-        clicks(spark, bootstrap, source, options)
-        .withWatermark("ts", "1 minute")
-        .dropDuplicatesWithinWatermark(["event_id"])
-    )
-    return kafka_sink(to_kafka(unique, "event_id"), bootstrap, sink, checkpoint, options)
-
-
-def unique_clicks_forever(
-    spark: SparkSession,
-    bootstrap: str,
-    source: str,
-    sink: str,
-    checkpoint: str,
-    *,
-    options: Mapping[str, str],
-) -> StreamingQuery:
-    """The same without a watermark: every event id is kept forever."""
-    unique = clicks(spark, bootstrap, source, options).dropDuplicates(["event_id"])
-    return kafka_sink(to_kafka(unique, "event_id"), bootstrap, sink, checkpoint, options)
 
 
 def copied_clicks(
@@ -68,18 +36,6 @@ def at(seconds: int) -> str:
 
     start = dt.datetime(2024, 5, 1, 10, tzinfo=dt.timezone.utc)
     return (start + dt.timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def click_batch(batch: int, size: int = 5) -> list[dict[str, Any]]:
-    """Batch `batch` of a click stream: `size` new clicks, two minutes of event time
-    after the batch before (10 seconds apart), keyed by user."""
-    out = []
-    for n in range(size):
-        ts = at(120 * batch + 10 * n)
-        user = ("ann", "bob", "cy")[n % 3]
-        value = {"event_id": f"c{batch}-{n}", "user": user, "page": "/", "amount": 1.0, "ts": ts}
-        out.append({"key": user, "value": value})
-    return out
 
 
 def order_event(kind: str, order: str, seconds: int) -> dict[str, Any]:

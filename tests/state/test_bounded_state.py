@@ -1,6 +1,6 @@
-"""assert_state_bounded: a dedup with a watermark passes and the same dedup without one
-fails, on both backends, on classic Spark and over Spark Connect; a stream-stream join
-without a watermark on one side fails too; a stateless job is not applicable."""
+"""assert_state_bounded beyond the docs example (test_state_example.py, classic Spark
+on both backends): the same dedup over Spark Connect, with what the report names; a
+stream-stream join without a watermark on one side; a stateless job."""
 
 from __future__ import annotations
 
@@ -9,17 +9,11 @@ from collections.abc import Iterator
 import pytest
 from corpus import shapes_joins_sinks as joins
 from pyspark.sql import SparkSession
-from state_jobs import (
-    click_batch,
-    copied_clicks,
-    order_batch,
-    unique_clicks,
-    unique_clicks_forever,
-)
+from state_jobs import copied_clicks, order_batch
+from test_state_example import clicks, deduplicated_clicks
 
 from kafkatest import Broker
 from kafkatest.oracles import StateAssertionError, assert_state_bounded
-from kafkatest.state import reader_refusal
 
 
 @pytest.fixture(scope="module")
@@ -39,42 +33,32 @@ def connect_spark(spark_session: SparkSession) -> Iterator[SparkSession]:
     stop_connect_beside(session)
 
 
-def dedup_verdicts(spark: SparkSession, broker: Broker) -> None:
+@pytest.mark.kafka_backends("emulator")
+def test_the_same_over_spark_connect(connect_spark: SparkSession, kafka_broker: Broker) -> None:
     from kafkatest.spark.connect import api_of
 
-    with api_of(spark):
-        held = assert_state_bounded(unique_clicks, click_batch, spark=spark, broker=broker)
-        (op,) = held.operators
-        assert op.name == "dedupeWithinWatermark" and op.node.startswith("StreamingDeduplicate")
-        assert max(op.rows[held.warmup :]) <= max(op.rows[: held.warmup]) < 40
-        assert sum(op.removed) > 0  # the watermark evicted ids
-
+    spark, broker = connect_spark, kafka_broker
+    with api_of(spark):  # the jobs' columns for a Connect session
+        held = assert_state_bounded(
+            deduplicated_clicks(watermark=True), clicks, spark=spark, broker=broker
+        )
         with pytest.raises(StateAssertionError) as failed:
-            assert_state_bounded(unique_clicks_forever, click_batch, spark=spark, broker=broker)
-    report = failed.value.report
-    (op,) = report.operators
+            assert_state_bounded(
+                deduplicated_clicks(watermark=False), clicks, spark=spark, broker=broker
+            )
+    (op,) = held.operators
+    assert op.node == "StreamingDeduplicateWithinWatermark" and sum(op.removed) > 0
+    assert max(op.rows[held.warmup :]) <= max(op.rows[: held.warmup])
+
+    (op,) = failed.value.report.operators
     assert op.rows == [5, 10, 15, 20, 25, 30, 35, 40] and not any(op.removed)
     assert (op.name, op.node, op.op_id) == ("dedupe", "StreamingDeduplicate", 0)
     message = str(failed.value)
     assert "operator 0 dedupe (StreamingDeduplicate, opId 0)" in message
     assert "carries no watermarked column" in message
-    if reader_refusal(spark):
-        assert "rows never evicted not read" in message
-    else:  # the keys batches 0-3 brought are all still held after batch 7
-        assert (op.kept_count, op.kept_of) == (20, 20)
-        assert op.kept[0]["key"] == {"event_id": "c0-0"}
-        assert '{"key": {"event_id": "c0-0"}' in message
-
-
-def test_a_dedup_is_bounded_with_a_watermark_and_not_without(
-    spark: SparkSession, kafka_broker: Broker
-) -> None:
-    dedup_verdicts(spark, kafka_broker)
-
-
-@pytest.mark.kafka_backends("emulator")
-def test_the_same_over_spark_connect(connect_spark: SparkSession, kafka_broker: Broker) -> None:
-    dedup_verdicts(connect_spark, kafka_broker)
+    # The keys batches 0-3 brought are all still held after batch 7, read over Connect.
+    assert (op.kept_count, op.kept_of) == (20, 20)
+    assert '{"key": {"event_id": "c0-0"}' in message
 
 
 @pytest.mark.kafka_backends("emulator")
@@ -92,7 +76,7 @@ def test_a_join_without_a_watermark_on_one_side_grows(
 
 @pytest.mark.kafka_backends("emulator")
 def test_a_stateless_job_is_not_applicable(spark: SparkSession, kafka_broker: Broker) -> None:
-    report = assert_state_bounded(copied_clicks, click_batch, spark=spark, broker=kafka_broker)
+    report = assert_state_bounded(copied_clicks, clicks, spark=spark, broker=kafka_broker)
     assert report.ok and report.not_applicable and not report.operators
     assert len(report.legs) == 1  # one batch shows there is no state to watch
     assert "not applicable: the query keeps no state" in report.message()

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from corpus import shapes_joins_sinks as joins
 from pyspark.sql import SparkSession
-from state_jobs import click_batch, order_batch, unique_clicks
+from state_jobs import order_batch
+from test_state_example import clicks, deduplicated_clicks
 
 from kafkatest import Broker
 from kafkatest.spark import wait_for_query
@@ -46,18 +47,19 @@ def test_a_dedup_holds_its_keys_until_the_watermark_evicts_them(
     if reader_refusal(spark):
         pytest.skip("the state data source is Spark 4.0+ (the refusal is tested below)")
     topic = kafka_topic(partitions=1)
-    run_batch(unique_clicks, spark, kafka_broker, topic, click_batch(0), checkpoint_dir)
+    run_batch(
+        deduplicated_clicks(watermark=True), spark, kafka_broker, topic, clicks(0), checkpoint_dir
+    )
     held = read_state(spark, checkpoint_dir, operator_id=0)
     assert ids(held) == {f"c0-{n}" for n in range(5)}  # read after the query stopped
     assert {row["partition_id"] for row in held} <= {0, 1}
     assert all(row["value"]["expiresAtMicros"] > 0 for row in held)
 
     # Ten minutes of event time later: the 1-minute watermark passed every c0 click.
-    later = [
-        dict(r, value={**r["value"], "event_id": f"late-{i}"}) for i, r in enumerate(click_batch(5))
-    ]
-    run_batch(unique_clicks, spark, kafka_broker, topic, later, checkpoint_dir)
-    assert ids(read_state(spark, checkpoint_dir)) == {f"late-{n}" for n in range(5)}
+    run_batch(
+        deduplicated_clicks(watermark=True), spark, kafka_broker, topic, clicks(5), checkpoint_dir
+    )
+    assert ids(read_state(spark, checkpoint_dir)) == {f"c5-{n}" for n in range(5)}
     # An earlier batch's state is still there to read.
     assert ids(read_state(spark, checkpoint_dir, batch_id=0)) == {f"c0-{n}" for n in range(5)}
 
@@ -99,8 +101,22 @@ def test_the_change_feed_shows_what_the_watermark_evicted(
         pytest.skip("the state data source is Spark 4.0+")
     topic = kafka_topic(partitions=1)
     with rocksdb_state_store(spark):
-        run_batch(unique_clicks, spark, kafka_broker, topic, click_batch(0), checkpoint_dir)
-        run_batch(unique_clicks, spark, kafka_broker, topic, click_batch(5), checkpoint_dir)
+        run_batch(
+            deduplicated_clicks(watermark=True),
+            spark,
+            kafka_broker,
+            topic,
+            clicks(0),
+            checkpoint_dir,
+        )
+        run_batch(
+            deduplicated_clicks(watermark=True),
+            spark,
+            kafka_broker,
+            topic,
+            clicks(5),
+            checkpoint_dir,
+        )
     changes = read_state(spark, checkpoint_dir, changes_from=0)
     deleted = {row["key"]["event_id"] for row in changes if row["change_type"] == "delete"}
     assert deleted == {f"c0-{n}" for n in range(5)}
@@ -126,7 +142,9 @@ def test_what_cannot_be_read_is_refused_with_the_reason(
     with pytest.raises(StateReadError, match="holds no state"):
         read_state(spark, tmp_path)
     topic = kafka_topic(partitions=1)
-    run_batch(unique_clicks, spark, kafka_broker, topic, click_batch(0), checkpoint_dir)
+    run_batch(
+        deduplicated_clicks(watermark=True), spark, kafka_broker, topic, clicks(0), checkpoint_dir
+    )
     with pytest.raises(StateReadError, match="has no stateful operator 3; it has 0"):
         read_state(spark, checkpoint_dir, operator_id=3)
     with pytest.raises(StateReadError, match=r"batch 7 .* was never committed"):
