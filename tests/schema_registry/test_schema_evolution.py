@@ -17,6 +17,7 @@ import pytest
 pytest.importorskip("fastavro", reason="pip install 'kafkatest[schemas]'")
 
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
+from confluent_kafka.schema_registry.error import SchemaRegistryError
 
 from kafkatest.seeding import seed
 from kafkatest.sinks import BatchCapture
@@ -185,6 +186,9 @@ def test_a_schema_changes_while_the_job_runs(
     try:
         query.processAllAvailable()
         # The subject moves to v2 while the query runs, and producers write with it.
+        if level in ("FORWARD", "NONE"):  # the default level, BACKWARD, refuses them
+            with pytest.raises(SchemaRegistryError, match="incompatible with an earlier"):
+                client.register_schema(f"{topic}-value", Schema(v2, "AVRO"))
         client.set_compatibility(f"{topic}-value", level)
         client.register_schema(f"{topic}-value", Schema(v2, "AVRO"))
         write("v2 record", v2_record, v2)
