@@ -80,6 +80,8 @@ class RunResult:
     first_attempts: list[tuple[int, int]] = field(default_factory=list)
     #: Rows left out of `rows` as a replayed batch's first attempt (duplicates="replayed").
     replayed_rows: list[dict[str, Any]] = field(default_factory=list)
+    #: Each leg's progress reports, in order: a leg is one start of the query.
+    leg_reports: list[list[dict[str, Any]]] = field(default_factory=list)
     sink: str = ""
 
     def batch_of(self, partition: int, offset: int) -> Batch | None:
@@ -208,6 +210,14 @@ class Runner:
         result.restarts = [fault.explain(checkpoint) for fault in recorded]
         result.restart = result.restarts[-1] if result.restarts else None
         return result
+
+    def resume(self, source: str, sink: str, checkpoint: Path, result: RunResult) -> None:
+        """One more leg of a run kept on one checkpoint: the job starts from
+        `checkpoint`, reads what `source` holds now (``Trigger.AvailableNow``) and ends.
+        The bounded-state oracle seeds a batch, then calls this, batch after batch."""
+        started = time.monotonic()
+        self._leg(source, sink, checkpoint, {**self.job_options, "trigger": "availableNow"}, result)
+        result.seconds += time.monotonic() - started
 
     def _stopped_leg(
         self,
@@ -364,8 +374,11 @@ def _observe(query: StreamingQuery, result: RunResult) -> None:
         result.plan = read_plan(query)
         marks = result.plan.watermarks
         result.watermark_column = result.watermark_column or (marks[0].column if marks else None)
+    reports: list[dict[str, Any]] = []
+    result.leg_reports.append(reports)
     with contextlib.suppress(Exception):  # a query whose session has gone
-        for report in progress_reports(query):
+        reports.extend(progress_reports(query))
+        for report in reports:
             batch = int(report.get("batchId", -1))
             rows = (report.get("sink") or {}).get("numOutputRows", -1)
             result.output_rows[batch] = int(rows if rows is not None else -1)

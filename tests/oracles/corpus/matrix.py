@@ -14,8 +14,14 @@ from . import shapes_simple as simple
 from . import shapes_stateful as stateful
 from . import shapes_tws as tws
 from .common import CLICKS
+from .streams import Stream, event_ids, moved, order_ids, same, sequence
 
+#: The output oracles (`assert_invariants`), then the bounded-state one.
 ORACLES = ("split", "restart", "redelivery")
+STATE = "state"
+#: What `assert_state_bounded` says of a job: its state levels off, grows with the
+#: stream, or there is none (a stateless query).
+STATE_VERDICTS = ("passes", "grows", "no state")
 #: transformWithState keeps its state in RocksDB only.
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 Job = Callable[..., Any]
@@ -27,10 +33,18 @@ class Bug:
 
     kind: str
     job: Job
+    #: The oracles that catch it: of ORACLES, and STATE when its state grows.
     caught_by: tuple[str, ...]
     #: Oracle options this job needs beyond its shape's (another sink).
     options: Mapping[str, Any] = field(default_factory=dict)
     why: str = ""
+    #: The bug's query keeps no state (a foreachBatch where its shape has an operator).
+    stateless: bool = False
+
+    @property
+    def state(self) -> str:
+        """What the bounded-state oracle must say of it."""
+        return "grows" if STATE in self.caught_by else "no state" if self.stateless else "passes"
 
 
 @dataclass(frozen=True)
@@ -41,6 +55,10 @@ class Shape:
     job: Job
     records: Sequence[Any]
     bugs: tuple[Bug, ...]
+    #: Batch i of the bounded-state oracle's stream (corpus/streams.py).
+    stream: Stream
+    #: What the bounded-state oracle says of the correct job (one of STATE_VERDICTS).
+    state: str = "passes"
     options: Mapping[str, Any] = field(default_factory=dict)
     #: Session settings the job needs (restored after it).
     spark_conf: Mapping[str, str] = field(default_factory=dict)
@@ -58,19 +76,38 @@ def _no_tws() -> str:
     return ""
 
 
+CLICK_STREAM = moved(CLICKS, event_ids)
+
 SHAPES: tuple[Shape, ...] = (
     Shape(
         "stateless map/filter",
         simple.enrich,
         CLICKS,
-        (Bug("non-deterministic key", simple.enrich_random_key, ("split", "restart")),),
+        (
+            Bug(
+                "non-deterministic key",
+                simple.enrich_random_key,
+                ("split", "restart"),
+                stateless=True,
+            ),
+        ),
+        CLICK_STREAM,
+        state="no state",
         on_kafka=True,
     ),
     Shape(
         "tumbling windows, append with watermark",
         simple.tumbling_totals,
         CLICKS,
-        (Bug("per-batch state", simple.tumbling_totals_per_batch, ("split", "redelivery")),),
+        (
+            Bug(
+                "per-batch state",
+                simple.tumbling_totals_per_batch,
+                ("split", "redelivery"),
+                stateless=True,
+            ),
+        ),
+        CLICK_STREAM,
         options={"allow_late": True},
         on_kafka=True,
     ),
@@ -85,6 +122,7 @@ SHAPES: tuple[Shape, ...] = (
                 ("split", "restart", "redelivery"),
             ),
         ),
+        CLICK_STREAM,
         options={"allow_late": True},
     ),
     Shape(
@@ -95,6 +133,7 @@ SHAPES: tuple[Shape, ...] = (
             Bug("per-batch state", stateful.sessions_dedup_per_batch, ("split", "redelivery")),
             Bug("processing time instead of event time", stateful.sessions_on_arrival_time, ()),
         ),
+        moved(stateful.SESSION_CLICKS, event_ids, arrival_base_ms=stateful.HOUR_AGO),
         options={"allow_late": True},
         on_kafka=True,
     ),
@@ -102,13 +141,31 @@ SHAPES: tuple[Shape, ...] = (
         "dropDuplicates",
         simple.unique_clicks,
         CLICKS,
-        (Bug("per-batch state", simple.unique_clicks_per_batch, ("split", "redelivery")),),
+        (
+            Bug(
+                "per-batch state",
+                simple.unique_clicks_per_batch,
+                ("split", "redelivery"),
+                stateless=True,
+            ),
+        ),
+        CLICK_STREAM,
+        state="grows",
     ),
     Shape(
         "dropDuplicatesWithinWatermark",
         simple.unique_readings,
         simple.READINGS,
-        (Bug("a dedup key missing a field", simple.unique_readings_by_device, ("split",)),),
+        (
+            Bug("a dedup key missing a field", simple.unique_readings_by_device, ("split",)),
+            Bug(
+                "a watermark the dedup cannot use",
+                simple.unique_readings_unbounded,
+                (STATE,),
+                why="its output is the same; every reading's id stays in its state",
+            ),
+        ),
+        moved(simple.READINGS, sequence),
         options={"allow_late": True},
     ),
     Shape(
@@ -116,13 +173,22 @@ SHAPES: tuple[Shape, ...] = (
         stateful.clicks_per_user,
         CLICKS,
         (Bug("per-batch state", stateful.clicks_per_user_forgetful, ("split",)),),
+        CLICK_STREAM,
         on_kafka=True,
     ),
     Shape(
         "complete mode (Spark's word count)",
         stateful.word_count,
         stateful.LINES,
-        (Bug("per-batch state", stateful.word_count_per_batch, ("split", "redelivery")),),
+        (
+            Bug(
+                "per-batch state",
+                stateful.word_count_per_batch,
+                ("split", "redelivery"),
+                stateless=True,
+            ),
+        ),
+        same(stateful.LINES),
         on_kafka=True,
     ),
     Shape(
@@ -130,6 +196,7 @@ SHAPES: tuple[Shape, ...] = (
         stateful.word_count_to_memory,
         stateful.LINES,
         (),
+        same(stateful.LINES),
         options={"sink": "memory"},
     ),
     Shape(
@@ -142,14 +209,18 @@ SHAPES: tuple[Shape, ...] = (
                 joins.tiered_clicks_appended,
                 ("restart", "redelivery"),
                 options={"sink": "path"},
+                stateless=True,
             ),
         ),
+        CLICK_STREAM,
+        state="no state",
     ),
     Shape(
         "stream-stream join",
         joins.paid_orders,
         joins.ORDER_EVENTS,
-        (Bug("a join without watermark on one side", joins.paid_orders_unbounded, ()),),
+        (Bug("a join without watermark on one side", joins.paid_orders_unbounded, (STATE,)),),
+        moved(joins.ORDER_EVENTS, order_ids),
         options={"allow_late": True},
     ),
     Shape(
@@ -162,8 +233,11 @@ SHAPES: tuple[Shape, ...] = (
                 joins.upsert_appending,
                 ("split", "restart", "redelivery"),
                 why="its dedup within a batch also lets a retry in a later batch through",
+                stateless=True,
             ),
         ),
+        CLICK_STREAM,
+        state="no state",
         options={"sink": "path", "ignore": ("batch_id",)},
     ),
     Shape(
@@ -171,6 +245,7 @@ SHAPES: tuple[Shape, ...] = (
         tws.idle_counts,
         tws.TURNS,
         (Bug("per-batch state", tws.idle_counts_forgetful, ("split",)),),
+        moved(tws.TURNS, event_ids),
         options={"partitions": 1},
         spark_conf={"spark.sql.streaming.stateStore.providerClass": ROCKSDB},
         unavailable=_no_tws,
@@ -195,8 +270,13 @@ class Case:
 
     @property
     def expected(self) -> tuple[str, ...]:
-        """The oracles that must fail this job (none for a correct one)."""
-        return self.bug.caught_by if self.bug else ()
+        """The output oracles that must fail this job (none for a correct one)."""
+        return tuple(o for o in self.bug.caught_by if o in ORACLES) if self.bug else ()
+
+    @property
+    def state(self) -> str:
+        """What the bounded-state oracle must say of this job."""
+        return self.bug.state if self.bug else self.shape.state
 
     def options(self) -> dict[str, Any]:
         return {**self.shape.options, **(self.bug.options if self.bug else {})}
@@ -215,13 +295,15 @@ def cases(*, kafka_only: bool = False) -> list[Case]:
 def table() -> str:
     """The catch matrix as the Markdown table docs/oracles.md shows."""
     lines = [
-        "| job shape | bug | split | restart | redelivery |",
-        "| --- | --- | --- | --- | --- |",
+        "| job shape | bug | split | restart | redelivery | state |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for shape in SHAPES:
-        lines.append(f"| {shape.name} | (correct job) | passes | passes | passes |")
+        state = {"grows": "**grows**"}.get(shape.state, shape.state)
+        lines.append(f"| {shape.name} | (correct job) | passes | passes | passes | {state} |")
         for bug in shape.bugs:
             cells = ["**caught**" if o in bug.caught_by else "not its job" for o in ORACLES]
+            cells.append({"grows": "**caught**", "passes": "not its job"}.get(bug.state, bug.state))
             lines.append(f"| {shape.name} | {bug.kind} | {' | '.join(cells)} |")
     return "\n".join(lines)
 

@@ -216,6 +216,26 @@ def unique_readings_by_device(
     return kafka_sink(to_kafka(unique, "device"), bootstrap, sink, checkpoint, options)
 
 
+def unique_readings_unbounded(
+    spark: SparkSession,
+    bootstrap: str,
+    src: str,
+    sink: str,
+    checkpoint: str,
+    *,
+    options: Mapping[str, str],
+) -> StreamingQuery:
+    """Bug (a watermark the dedup cannot use): dropDuplicates on the reading's identity
+    after a watermark on ts, which is not in the key, so Spark never evicts an id: the
+    same rows as dropDuplicatesWithinWatermark, and state that grows without end."""
+    unique = (
+        _readings(spark, bootstrap, src, options)
+        .withWatermark("ts", "2 minutes")
+        .dropDuplicates(["device", "seq"])
+    )
+    return kafka_sink(to_kafka(unique, "device"), bootstrap, sink, checkpoint, options)
+
+
 def reading(device: str, seq: int, minute: int, second: int, celsius: float) -> dict[str, object]:
     ts = f"2024-05-01T10:{minute:02d}:{second:02d}Z"
     return {"key": device, "value": {"device": device, "seq": seq, "celsius": celsius, "ts": ts}}

@@ -155,10 +155,10 @@ def _arrived(record: dict[str, Any], index: int) -> dict[str, Any]:
     value = record["value"]
     minute, second = int(value["ts"][14:16]), int(value["ts"][17:19])
     delay_s = 60 * (index % 3) + 20 * (index % 2)
-    return {**record, "timestamp_ms": _HOUR_AGO + 1000 * (60 * minute + second + delay_s)}
+    return {**record, "timestamp_ms": HOUR_AGO + 1000 * (60 * minute + second + delay_s)}
 
 
-_HOUR_AGO = (time.time_ns() // 1_000_000 // 3_600_000 - 1) * 3_600_000
+HOUR_AGO = (time.time_ns() // 1_000_000 // 3_600_000 - 1) * 3_600_000
 #: The clicks, then dan's half an hour later (the watermark passes every earlier
 #: session), each produced some time after it happened.
 SESSION_CLICKS = [_arrived(r, i) for i, r in enumerate([*CLICKS, click(12, "dan", "/home", 30, 0)])]
