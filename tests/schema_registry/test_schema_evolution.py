@@ -111,6 +111,7 @@ def outcome(row: dict[str, Any]) -> tuple[Any, Any]:
     return from_avro, json.loads(confluent) if confluent.startswith("{") else confluent
 
 
+# --8<-- [start:outcomes]
 V1_ORDER = {"order_id": "v1", "qty": 1}
 #: What each decoder gave, by (record, the reader version the job ran with): the job
 #: runs with v1 when the v2 record arrives, then restarts with v2 and reads a v1 record
@@ -152,6 +153,7 @@ EXPECTED = {
         ("v2 record", 2): ({"order_id": "v2", "qty": "2"}, {"order_id": "v2", "qty": "2"}),
     },
 }
+# --8<-- [end:outcomes]
 
 
 @pytest.mark.parametrize("change", list(CHANGES))

@@ -21,6 +21,7 @@ pytestmark = [
 MINUTE_MS = 60_000
 
 
+# --8<-- [start:processor]
 def idle_sessions():
     """The processor: counts a user's clicks, keeps the pages seen for 10 minutes (TTL),
     and emits ("closed", count) 30 minutes after the user's last click.
@@ -134,6 +135,9 @@ def test_a_session_closes_after_30_idle_minutes_and_its_state_goes(
     finally:
         query.stop()
         spark.catalog.dropTempView("idle_sessions")
+
+
+# --8<-- [end:processor]
 
 
 @pytest.mark.skipif(LINE < (4, 2), reason="TwsTester is new in PySpark 4.2")

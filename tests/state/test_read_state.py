@@ -41,6 +41,7 @@ def ids(rows: list[dict[str, Any]]) -> set[str]:
     return {row["key"]["event_id"] for row in rows}
 
 
+# --8<-- [start:evicted]
 def test_a_dedup_holds_its_keys_until_the_watermark_evicts_them(
     spark: SparkSession, kafka_broker: Broker, kafka_topic: Any, checkpoint_dir: Path
 ) -> None:
@@ -66,6 +67,9 @@ def test_a_dedup_holds_its_keys_until_the_watermark_evicts_them(
     (operator,) = state_metadata(spark, checkpoint_dir)
     assert operator["operatorName"] == "dedupeWithinWatermark"
     assert (operator["operatorId"], operator["minBatchId"]) == (0, 0)
+
+
+# --8<-- [end:evicted]
 
 
 @pytest.mark.kafka_backends("emulator")
