@@ -242,6 +242,23 @@ def demo(session: nox.Session) -> None:
     session.run("kafkatest", "demo", *session.posargs)
 
 
+@nox.session(venv_backend="none")
+def catch_matrix(session: nox.Session) -> None:
+    """The oracles' whole catch matrix (docs/oracles.md): every case on classic Spark,
+    over Spark Connect, in the state column and (a third of it) on real Kafka, in the
+    current environment. CI runs every case on classic Spark and a few in each other
+    column (tests/oracles/test_catch_matrix.py's CI_CASES)."""
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        "tests/oracles/test_catch_matrix.py",
+        "--catch-matrix=full",
+        "--durations=10",
+        *session.posargs,
+    )
+
+
 @nox.session
 def lint(session: nox.Session) -> None:
     session.install("ruff>=0.6", "mypy>=1.10", "-c", "constraints.txt", "-e", ".")

@@ -160,6 +160,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="fast: the quick tier (default without paths); rest: everything the fast tier "
         "leaves out; all: no selection (default with paths)",
     )
+    parser.getgroup("kafkatest-suite").addoption(
+        "--catch-matrix",
+        choices=("ci", "full"),
+        default="ci",
+        help="tests/oracles/test_catch_matrix.py: ci (default) runs every case on classic "
+        "Spark and the cases CI_CASES names over Spark Connect, in the state column and on "
+        "real Kafka; full runs every case in every column (nox -s catch_matrix)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
