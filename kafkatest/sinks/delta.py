@@ -19,8 +19,10 @@ from kafkatest.jars.resolve import without_spark_provided
 DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
 DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
 INSTALL_HINT = (
-    "pip install 'kafkatest[delta]' (delta-spark publishes one release line per Spark "
-    "line: 3.3 for PySpark 3.5, 4.0 for PySpark 4.0)"
+    "install the delta-spark release line built for your PySpark line, e.g. "
+    "pip install 'delta-spark==3.3.*' for PySpark 3.5, 'delta-spark==4.0.*' for PySpark 4.0 "
+    "(pip may otherwise pick a newer delta-spark that accepts PySpark but publishes no jar "
+    "for its line)"
 )
 
 

@@ -46,6 +46,30 @@ def test_a_delta_release_of_another_spark_line_is_refused(monkeypatch) -> None:
         delta.delta_spark_conf()
 
 
+def test_a_delta_release_without_a_jar_for_the_line_names_the_release_to_install(
+    monkeypatch,
+) -> None:
+    # delta-spark 4.4.1 asks pyspark>=4.0.1, so pip installs it beside PySpark 4.0, but
+    # Maven has no delta-spark_4.0_2.13:4.4.1: the error names the release line to pin.
+    from kafkatest.errors import SetupError
+    from kafkatest.jars import maven
+    from kafkatest.sinks import delta
+
+    def not_there(coordinates):
+        raise maven.ArtifactNotFound(f"Maven could not find {coordinates[0]}")
+
+    monkeypatch.setattr(delta.importlib.metadata, "version", lambda name: "4.4.1")
+    monkeypatch.setattr(
+        delta, "installed_spark", lambda: SparkBuild("4.0.5", "2.13", jars_dir=None)
+    )
+    monkeypatch.setattr(delta.maven, "resolve", not_there)
+    with pytest.raises(SetupError) as refused:
+        delta.delta_spark_conf()
+    message = str(refused.value)
+    assert "io.delta:delta-spark_4.0_2.13:4.4.1 for PySpark 4.0.5" in message
+    assert "'delta-spark==4.0.*' for PySpark 4.0" in message
+
+
 @pytest.fixture(scope="module")
 def delta_spark() -> Iterator[SparkSession]:
     pytest.importorskip(
