@@ -117,6 +117,40 @@ DEFAULT_LINE_ONLY = {
         "how a report explains a fault; what Spark does after each fault runs per line in "
         "test_checkpoint_faults"
     ),
+    # The oracles' and the state checks' own logic: how they read each output mode and
+    # sink, plan their stops, name a fault; the oracles run per line in test_split and
+    # test_restart, the bounded-state oracle in test_state_example.
+    "tests/oracles/test_output_modes.py": "how the oracles read each output mode and sink",
+    "tests/oracles/test_restart_planning.py": "how the restart oracle plans its stops",
+    "tests/oracles/test_fault_stops.py": "how an oracle's report names a checkpoint fault",
+    "tests/oracles/test_redelivery.py": "the redelivery oracle's verdicts, its own logic",
+    "tests/state/test_bounded_state.py": (
+        "the bounded-state oracle over Connect and on a join: its own logic; "
+        "test_state_example runs it per line"
+    ),
+    "tests/schema_registry/test_schema_evolution.py": (
+        "what from_avro and confluent-kafka's deserializer make of a changed subject, "
+        "measured on the default line; the Avro round trip runs per line in test_avro_recipe"
+    ),
+}
+#: Single tests of files that otherwise run on every line: the broker's side of a
+#: refusal (its error, its ACL check), alike whatever client asks.
+DEFAULT_LINE_ONLY_TESTS = {
+    "tests/security/test_spark_security.py::test_a_job_with_a_wrong_password_fails_with_the_brokers_message": (
+        "the broker's error text; SASL/SCRAM end to end runs per line"
+    ),
+    "tests/security/test_spark_security.py::test_a_truststore_that_does_not_trust_the_broker_fails_the_tls_handshake": (
+        "the JVM's TLS handshake, the same JDK on every line"
+    ),
+    "tests/security/test_spark_security.py::test_a_scenario_runs_on_a_secured_broker": (
+        "the scenario runner's security options, kafkatest's own"
+    ),
+    "tests/acls/test_spark_acls.py::test_a_job_with_kafka_group_id_needs_no_read_on_that_group": (
+        "the broker's ACL check for a group the client never joins"
+    ),
+    "tests/acls/test_spark_acls.py::test_a_sink_without_write_fails_its_tasks": (
+        "the broker's refusal; the same sink without idempotence runs per line"
+    ),
 }
 #: Delta publishes no release for PySpark 4.2.1 here; the older lines run its sink test.
 DELTA_TESTS = "tests/sinks/test_delta_sink.py"
@@ -236,7 +270,16 @@ def _spark_line_tests(session: nox.Session, delta: bool = True) -> None:
         session.run("pytest", "--kafka-backend=emulator", *session.posargs)
         return
     ignored = [f"--ignore={path}" for path in (*DEFAULT_LINE_ONLY, DELTA_TESTS)]
-    session.run("pytest", "--tier=all", "-m", "spark", "--kafka-backend=emulator", *ignored)
+    ignored += [f"--deselect={test}" for test in DEFAULT_LINE_ONLY_TESTS]
+    session.run(
+        "pytest",
+        "--tier=all",
+        "-m",
+        "spark",
+        "--kafka-backend=emulator",
+        "--durations=20",
+        *ignored,
+    )
     if delta:
         session.run("pytest", "--tier=all", "--kafka-backend=emulator", DELTA_TESTS)
 

@@ -1,7 +1,7 @@
-"""`nox -s spark40` and `nox -s spark35` run every test marked `spark` (tests/tiers.py
-derives the marker from the fixtures) except the noxfile's `DEFAULT_LINE_ONLY`: an entry
-there must name a module that exists and drives Spark, so that a rename cannot widen
-what the older lines skip."""
+"""`nox -s spark35`, `spark40` and `spark43` run every test marked `spark` (tests/tiers.py
+derives the marker from the fixtures) except the noxfile's `DEFAULT_LINE_ONLY` modules
+and `DEFAULT_LINE_ONLY_TESTS` tests: an entry there must name a module (a test) that
+exists, so that a rename cannot widen what the other lines skip."""
 
 from __future__ import annotations
 
@@ -29,6 +29,17 @@ def test_the_modules_left_to_the_default_line_exist_and_say_why() -> None:
         assert (ROOT / module).is_file(), f"{module} (DEFAULT_LINE_ONLY) does not exist"
         assert "spark" in (ROOT / module).read_text().lower(), f"{module} does not use Spark"
         assert why.strip(), f"{module}: say why it runs on the default line only"
+
+
+def test_the_single_tests_left_to_the_default_line_exist_and_say_why() -> None:
+    skipped = _noxfile_value("DEFAULT_LINE_ONLY_TESTS")
+    assert isinstance(skipped, dict) and skipped
+    for node, why in skipped.items():
+        module, _, name = node.partition("::")
+        source = (ROOT / module).read_text()
+        assert f"def {name}(" in source, f"{node} (DEFAULT_LINE_ONLY_TESTS) does not exist"
+        assert module not in _default_line_only(), f"{module} is skipped whole already"
+        assert str(why).strip(), f"{node}: say why it runs on the default line only"
 
 
 def _noxfile_value(name: str) -> object:

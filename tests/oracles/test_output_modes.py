@@ -40,6 +40,7 @@ def test_the_word_count_into_a_topic_passes_all_three(
     assert "not applicable" in redelivery.message()
 
 
+@pytest.mark.kafka_backends("emulator")  # a memory sink: the broker only feeds it
 def test_the_word_count_into_a_memory_sink_passes_all_three(
     spark: SparkSession, kafka_broker: Broker
 ) -> None:
