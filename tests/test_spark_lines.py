@@ -42,6 +42,15 @@ def test_the_single_tests_left_to_the_default_line_exist_and_say_why() -> None:
         assert str(why).strip(), f"{node}: say why it runs on the default line only"
 
 
+def test_a_line_that_runs_a_part_names_modules_that_exist() -> None:
+    parts = _noxfile_value("LINE_PART")
+    assert isinstance(parts, dict)
+    for line, modules in parts.items():
+        assert line in _noxfile_value("SPARK_LINES"), line  # type: ignore[operator]
+        for module in modules:
+            assert (ROOT / module).is_file(), f"{module} (LINE_PART[{line!r}]) does not exist"
+
+
 def _noxfile_value(name: str) -> object:
     tree = ast.parse((ROOT / "noxfile.py").read_text())
     for node in tree.body:
