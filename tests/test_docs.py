@@ -20,10 +20,32 @@ BLOCK = re.compile(r"(?:<!-- not-run: (?P<reason>[^>]+?) -->\n)?```python\n(?P<c
 MOST_NOT_RUN = 3
 
 
+#: A block that includes a file, or a section of one (pymdownx.snippets, as mkdocs
+#: renders it): `--8<-- "tests/x.py"`, `--8<-- "tests/x.py:name"`.
+INCLUDE = re.compile(r'--8<-- "(?P<path>[^":]+)(?::(?P<section>[\w-]+))?"\n')
+#: What a section of an included file is shown as: run by the test module it is in.
+SECTION = "# a section of {path}, run by its tests\n"
+
+
+def included(code: str) -> str:
+    """The text a block shows: an included file whole, a section of a test module
+    marked as such (it must exist), or the block itself."""
+    match = INCLUDE.fullmatch(code)
+    if match is None:
+        return code
+    text = (ROOT / match["path"]).read_text()
+    if match["section"] is None:
+        return text
+    start, end = f"# --8<-- [start:{match['section']}]", f"# --8<-- [end:{match['section']}]"
+    assert start in text and end in text, f"{match['path']} has no section {match['section']}"
+    assert match["path"].startswith("tests/"), f"{match['path']}: include sections of tests only"
+    return SECTION.format(path=match["path"])
+
+
 def blocks(page: Path) -> list[tuple[str, str | None]]:
     """(code, reason it is not run) of each python block of a page."""
     found = BLOCK.finditer(page.read_text())
-    return [(match["code"], match["reason"]) for match in found]
+    return [(included(match["code"]), match["reason"]) for match in found]
 
 
 def files_shown_whole() -> dict[str, Path]:
@@ -44,7 +66,10 @@ def _id(entry: tuple[Path, str, str | None]) -> str:
 SNIPPETS = [
     entry
     for entry in every_block()
-    if entry[2] is None and entry[1] not in files_shown_whole() and "def test_" not in entry[1]
+    if entry[2] is None
+    and entry[1] not in files_shown_whole()
+    and "def test_" not in entry[1]
+    and not entry[1].startswith("# a section of tests/")
 ]
 
 
