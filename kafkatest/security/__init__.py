@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kafkatest.errors import BrokerError
+from kafkatest.security_names import CLIENT_AUTH, MECHANISMS, PROTOCOLS, SCRAM_MECHANISMS
 
-PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
-MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
-CLIENT_AUTH = ("none", "requested", "required")
+__all__ = ["CLIENT_AUTH", "MECHANISMS", "PROTOCOLS"]
 #: The harness's own user: seeding, sink readers, admin helpers and faults log in as it.
 ADMIN_USER = "kafkatest-admin"
 #: The names a loopback broker is reached by; a server certificate covers them all.
@@ -26,8 +25,7 @@ DEFAULT_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 _JAAS_MODULES = {
     "PLAIN": "org.apache.kafka.common.security.plain.PlainLoginModule",
-    "SCRAM-SHA-256": "org.apache.kafka.common.security.scram.ScramLoginModule",
-    "SCRAM-SHA-512": "org.apache.kafka.common.security.scram.ScramLoginModule",
+    **dict.fromkeys(SCRAM_MECHANISMS, "org.apache.kafka.common.security.scram.ScramLoginModule"),
 }
 
 

@@ -20,6 +20,7 @@ from contextlib import suppress
 from typing import Any
 
 from kafkatest.emulator.protocol.primitives import encode_uvarint
+from kafkatest.security_names import MECHANISMS as SASL_MECHANISMS
 
 _SIZE = struct.Struct(">i")
 
@@ -359,7 +360,6 @@ def random_header_frames(rng: random.Random, count: int) -> list[bytes]:
 
 #: The user a SASL fuzz run's emulator knows (`run.SASL_EMULATOR_ARGS`).
 SASL_USER, SASL_PASSWORD = "fuzz", "fuzz-secret"
-SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 _SASL_HANDSHAKE, _SASL_AUTHENTICATE, _API_VERSIONS = 17, 36, 18
 
 

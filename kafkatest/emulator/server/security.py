@@ -15,9 +15,10 @@ import ssl
 from dataclasses import dataclass
 
 from kafkatest.emulator.server.context import ANONYMOUS, TokenPrincipal
-from kafkatest.emulator.state.credentials import SASL_MECHANISMS
+from kafkatest.security_names import MECHANISMS as SASL_MECHANISMS
+from kafkatest.security_names import PROTOCOLS
 
-PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+__all__ = ["PROTOCOLS", "ListenerSecurity"]
 
 
 @dataclass(frozen=True)
