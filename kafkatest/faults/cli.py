@@ -64,7 +64,7 @@ def add_fault_parser(commands: Any) -> None:
     fault.add_argument("action", choices=list(ACTIONS))
     fault.add_argument(
         "--control",
-        default=Config.build().text("control") or None,
+        default=Config.build().control or None,
         help="host:port of the emulator's control interface (env KAFKATEST_CONTROL)",
     )
     for option, (dest, kind, text) in _OPTIONS.items():

@@ -40,7 +40,7 @@ def spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
         from kafkatest.spark.server import running_server, start_server
 
         if running_server() is None:  # one of another PySpark is left alone
-            extras = kafkatest_config(pytestconfig).items("spark_extras")
+            extras = kafkatest_config(pytestconfig).spark_extras
             remote = start_server(extras=extras, idle_minutes=idle_minutes(pytestconfig)).remote
     if remote:
         from kafkatest.spark.connect import connect_spark_session
@@ -48,7 +48,7 @@ def spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
 
         warm = usable_server()
         if warm is not None and warm.remote == remote:
-            refusal = lacking_extras(warm, kafkatest_config(pytestconfig).items("spark_extras"))
+            refusal = lacking_extras(warm, kafkatest_config(pytestconfig).spark_extras)
             if refusal is not None:
                 raise refusal
             keep_alive.enter_context(_using_the_warm_server())
@@ -67,7 +67,7 @@ def spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
         if settings.origins["spark_extras"] == "ini spark_extras":
             # the jar resolution below reads the variable (the environment wins: set, it
             # would have been the origin)
-            os.environ["KAFKATEST_SPARK_EXTRAS"] = ",".join(settings.items("spark_extras"))
+            os.environ["KAFKATEST_SPARK_EXTRAS"] = ",".join(settings.spark_extras)
         master = spark_master(pytestconfig)
         conf: dict[str, str] = {}
         workers = _STANDALONE.fullmatch(master)
