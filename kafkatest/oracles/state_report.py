@@ -15,7 +15,8 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from kafkatest.assertions.report import STYLE, jsonable
+from kafkatest.assertions.report import jsonable
+from kafkatest.assertions.report_html import STYLE
 from kafkatest.oracles.report import OracleAssertionError
 
 
