@@ -50,7 +50,7 @@ def _bench(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from kafkatest.bench import run_bench
-    from kafkatest.bench.run import BENCH_BROKERS
+    from kafkatest.bench.processes import BENCH_BROKERS
 
     backends = tuple(name.strip() for name in args.backends.split(",") if name.strip())
     unknown = sorted(set(backends) - set(BENCH_BROKERS))
