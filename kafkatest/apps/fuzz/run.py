@@ -32,10 +32,10 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from kafkatest.apps.fuzz.corpus import (
+from kafkatest.apps.fuzz.corpus import capture_client_frames
+from kafkatest.apps.fuzz.frames import (
     SASL_PASSWORD,
     SASL_USER,
-    capture_client_frames,
     random_header_frames,
     sasl_frames,
     sasl_handshake_frame,
