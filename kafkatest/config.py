@@ -328,9 +328,6 @@ OPTIONS: tuple[Option, ...] = tuple(
     replace(f.metadata["option"], name=f.name) for f in fields(Config) if "option" in f.metadata
 )
 BY_NAME: Mapping[str, Option] = MappingProxyType({option.name: option for option in OPTIONS})
-BY_FLAG: Mapping[str, Option] = MappingProxyType(
-    {option.flag: option for option in OPTIONS if option.flag}
-)
 BY_ENV: Mapping[str, Option] = MappingProxyType(
     {option.env: option for option in OPTIONS if option.env}
 )

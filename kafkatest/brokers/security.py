@@ -23,7 +23,6 @@ from kafkatest.security import (
     check_user,
     kafka_clients_config,
     librdkafka_config,
-    properties_text,
 )
 
 if TYPE_CHECKING:
@@ -138,13 +137,6 @@ class BrokerSecurity:
         if tls.cert_pem is not None and tls.key_pem is not None:
             context.load_cert_chain(str(tls.cert_pem), str(tls.key_pem))
         return context
-
-    def properties_file(
-        self, path: Path, user: str | None = None, mechanism: str | None = None
-    ) -> Path:
-        path.write_text(properties_text(self.kafka_clients(user, mechanism)))
-        path.chmod(0o600)
-        return path
 
     def add_user(self, name: str, password: str, mechanism: str | None) -> tuple[str, ...]:
         """Record `name`'s password; the mechanisms it may now log in with."""
