@@ -10,90 +10,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from html import escape
 from pathlib import Path
 from typing import Any
 
-from kafkatest.assertions.ranges import Span, spans_text
-from kafkatest.seeding.result import Origin
+from kafkatest.assertions.entries import (
+    SHOWN_PARTITIONS,
+    Entry,
+    PartitionSummary,
+    jsonable,
+)
+from kafkatest.assertions.ranges import spans_text
 
 SHOWN_PER_CATEGORY = 5
-SHOWN_PARTITIONS = 10
-SHOWN_SPANS = 8
-ROW_TEXT_LIMIT = 160
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One record behind a count: its identity, origin and what the sink did with it."""
-
-    id: str
-    origin: Origin | None
-    expected: int
-    seen: int
-    row: Any
-    seen_at: tuple[str, ...] = ()
-    detail: str = ""
-    #: The seeded copies of an identity seeded more than once on purpose: a sink row
-    #: with this identity came from one of them.
-    copies: tuple[Origin, ...] = ()
-
-    def line(self) -> str:
-        parts = [f"id {self.id}"]
-        if self.copies:
-            parts.append(f"seeded {len(self.copies)}x at {', '.join(map(str, self.copies))}")
-        elif self.origin is not None:
-            parts.append(f"from {self.origin}")
-        if self.seen_at:
-            parts.append(f"seen {self.seen}x at {', '.join(self.seen_at[:4])}")
-            if len(self.seen_at) > 4:
-                parts[-1] += ", ..."
-        if self.detail:
-            parts.append(self.detail)
-        parts.append(short(self.row))
-        return " ".join(parts)
-
-
-@dataclass(frozen=True)
-class PartitionSummary:
-    """What became of the seeded offsets of one partition, as compact ranges."""
-
-    topic: str
-    partition: int
-    seeded: int
-    offsets: tuple[Span, ...]
-    delivered: tuple[Span, ...]
-    duplicated: tuple[Span, ...]
-    lost: tuple[Span, ...]
-    expected_loss: tuple[Span, ...]
-    #: (status, first offset, last offset, records) runs, in offset order, for drawing.
-    segments: tuple[tuple[str, int, int, int], ...]
-    #: The partition's log start and end offsets when the report was made (None: unknown).
-    log_start: int | None = None
-    log_end: int | None = None
-    #: Lost records whose offsets lie below the log start: the broker deleted them.
-    lost_below_log_start: int = 0
-
-    def line(self) -> str:
-        text = (
-            f"{self.topic}[{self.partition}]: seeded {spans_text(self.offsets, SHOWN_SPANS)} "
-            f"({self.seeded}); delivered {spans_text(self.delivered, SHOWN_SPANS)}"
-        )
-        if self.duplicated:
-            text += f"; duplicated {spans_text(self.duplicated, SHOWN_SPANS)}"
-        if self.lost:
-            text += f"; lost {spans_text(self.lost, SHOWN_SPANS)}"
-        if self.expected_loss:
-            text += f"; lost as expected {spans_text(self.expected_loss, SHOWN_SPANS)}"
-        if self.log_start is not None and self.log_end is not None:
-            text += f"; log now holds offsets [{self.log_start}, {self.log_end})"
-        if self.lost_below_log_start:
-            text += (
-                f" ({self.lost_below_log_start} lost records lie below the log start: the "
-                "broker deleted them (retention, delete_records, a recreated topic) before "
-                "the job read them, which is not the job's loss; seeded timestamps older than "
-                "retention.ms age out at once)"
-            )
-        return text
 
 
 @dataclass
@@ -199,8 +128,6 @@ class DeliveryReport:
 
     def write(self, directory: str | Path, name: str = "delivery-report") -> dict[str, Path]:
         """Write ``<name>.json`` and ``<name>.html`` into `directory`; returns both paths."""
-        from kafkatest.assertions.report_html import render_html
-
         return write_report_files(directory, name, self.to_dict(), render_html(self))
 
 
@@ -225,22 +152,168 @@ class DeliveryAssertionError(AssertionError):
         self.report = report
 
 
-def short(value: Any, limit: int = ROW_TEXT_LIMIT) -> str:
-    """A one-line rendering of a row, cut to `limit` characters."""
-    text = json.dumps(jsonable(value), sort_keys=False, default=str, separators=(", ", ": "))
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+# -- the HTML page ------------------------------------------------------------
+# A self-contained HTML page for a delivery report: no scripts, no external files.
+#
+# Each partition is drawn as one bar of inline SVG, the seeded offsets from left to
+# right, coloured by what became of them, so a lost range or a burst of duplicates
+# stands out at a glance. Hovering a segment shows its offsets (SVG <title>).
+
+BAR_WIDTH = 720
+BAR_HEIGHT = 18
+MIN_MARK = 2.0
+SHOWN_ENTRIES = 50
+COLOURS = {
+    "delivered": "#2e7d32",
+    "duplicated": "#f9a825",
+    "lost": "#c62828",
+    "expected_loss": "#9e9e9e",
+}
+STYLE = """
+body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
+h1 { font-size: 1.3em; } h2 { font-size: 1.1em; margin-top: 1.6em; }
+.ok { color: #2e7d32; } .failed { color: #c62828; }
+table { border-collapse: collapse; } td, th { padding: 2px 10px; text-align: left; }
+th { border-bottom: 1px solid #ccc; } code { font-size: 12px; }
+.legend span { display: inline-block; width: 12px; height: 12px; margin: 0 4px 0 12px; }
+"""
 
 
-def jsonable(value: Any) -> Any:
-    """Rows hold bytes, datetimes and tuples; JSON wants text, numbers, lists, dicts."""
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if hasattr(value, "_asdict"):
-        return jsonable(value._asdict())
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, (bytes, bytearray)):
-        return bytes(value).decode("utf-8", errors="replace")
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return str(value)
+def render_html(report: DeliveryReport) -> str:
+    """The report as one HTML page (counts, per-partition bars, first records)."""
+    state = "ok" if report.ok else "failed"
+    verdict = "held" if report.ok else "failed: " + ", ".join(report.failures)
+    parts = [
+        "<!doctype html><html><head><meta charset='utf-8'>",
+        f"<title>kafkatest {escape(report.guarantee)} report</title>",
+        f"<style>{STYLE}</style></head><body>",
+        f"<h1 class='{state}'>{escape(report.guarantee)} delivery {escape(verdict)}</h1>",
+        f"<p>Matched on <code>{escape(report.matched_on)}</code>.</p>",
+        _counts_table(report),
+    ]
+    if report.partitions:
+        parts.append("<h2>Per partition</h2>")
+        parts.append(_legend())
+        parts += [_partition(p) for p in report.partitions]
+    for name in (
+        "missing",
+        "duplicated",
+        "unexpected",
+        "mismatched",
+        "out_of_order",
+        "expected_loss",
+    ):
+        entries: list[Entry] = getattr(report, name)
+        if entries:
+            parts.append(_entries(name, entries, name in report.failures))
+    if report.explanation:
+        items = "".join(f"<li><code>{escape(line)}</code></li>" for line in report.explanation)
+        parts.append(f"<h2>Why</h2><ul>{items}</ul>")
+    if report.requests:
+        parts.append(request_timeline(report.requests))
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _counts_table(report: DeliveryReport) -> str:
+    rows = "".join(
+        f"<tr><th>{escape(name.replace('_', ' '))}</th><td>{count}</td></tr>"
+        for name, count in report.counts().items()
+    )
+    return f"<table>{rows}</table>"
+
+
+def _legend() -> str:
+    items = "".join(
+        f"<span style='background:{colour}'></span>{escape(name.replace('_', ' '))}"
+        for name, colour in COLOURS.items()
+    )
+    return f"<p class='legend'>{items}</p>"
+
+
+def _partition(summary: PartitionSummary) -> str:
+    # Delivered runs first, the others over them at least MIN_MARK wide, so that
+    # one lost record among 100k still shows.
+    total = max(summary.seeded, 1)
+    below: list[str] = []
+    above: list[str] = []
+    done = 0
+    for status, first, last, count in summary.segments:
+        x, width = BAR_WIDTH * done / total, BAR_WIDTH * count / total
+        done += count
+        label = f"{status.replace('_', ' ')}: offsets {first}-{last} ({count})"
+        if status != "delivered":
+            width = max(width, MIN_MARK)
+        (below if status == "delivered" else above).append(
+            f"<rect x='{min(x, BAR_WIDTH - width):.2f}' y='0' width='{width:.2f}' "
+            f"height='{BAR_HEIGHT}' fill='{COLOURS[status]}'><title>{escape(label)}</title></rect>"
+        )
+    rects = below + above
+    svg = (
+        f"<svg width='{BAR_WIDTH}' height='{BAR_HEIGHT}' role='img' "
+        f"aria-label='{escape(summary.topic)} partition {summary.partition}'>{''.join(rects)}</svg>"
+    )
+    detail = (
+        f"seeded {spans_text(summary.offsets)} ({summary.seeded}); "
+        f"delivered {spans_text(summary.delivered)}; duplicated {spans_text(summary.duplicated)}; "
+        f"lost {spans_text(summary.lost)}"
+    )
+    if summary.expected_loss:
+        detail += f"; lost as expected {spans_text(summary.expected_loss)}"
+    title = f"{summary.topic}[{summary.partition}]"
+    return f"<h3><code>{escape(title)}</code></h3>{svg}<p><code>{escape(detail)}</code></p>"
+
+
+def _entries(name: str, entries: list[Entry], failing: bool) -> str:
+    note = "" if failing else " (allowed)"
+    heading = f"{name.replace('_', ' ')}{note}: {len(entries)}"
+    if len(entries) > SHOWN_ENTRIES:
+        heading += f" (first {SHOWN_ENTRIES} shown; all are in the JSON report)"
+    items = "".join(f"<li><code>{escape(e.line())}</code></li>" for e in entries[:SHOWN_ENTRIES])
+    return f"<h2>{escape(heading)}</h2><ul>{items}</ul>"
+
+
+TIMELINE_ROW = 16
+TIMELINE_LABEL = 260
+
+
+def request_timeline(requests: list[dict[str, Any]]) -> str:
+    """What the job asked the broker, drawn as one row per API and client, a tick per
+    request at its time on the broker's clock (in arrival order when the clock stood
+    still), red when the answer carried an error; hovering a tick shows its details."""
+    rows: dict[tuple[str, str], int] = {}
+    for item in requests:
+        rows.setdefault((str(item.get("api")), str(item.get("client_id"))), len(rows))
+    times = [int(item.get("time_ms") or 0) for item in requests]
+    span = max(times) - min(times)
+    width = BAR_WIDTH - TIMELINE_LABEL
+    ticks: list[str] = []
+    labels: list[str] = []
+    for (api, client), row in rows.items():
+        labels.append(
+            f"<text x='0' y='{row * TIMELINE_ROW + 12}' font-size='11'>"
+            f"{escape(api)} {escape(client)}</text>"
+        )
+    for index, item in enumerate(requests):
+        share = (times[index] - min(times)) / span if span else index / max(len(requests) - 1, 1)
+        row = rows[(str(item.get("api")), str(item.get("client_id")))]
+        errors = list(item.get("error_codes") or ())
+        detail = f"{item.get('api')} v{item.get('version')} from {item.get('client_id')}"
+        detail += f" at {times[index]} ms, connection {item.get('connection')}"
+        if item.get("isolation_level"):
+            detail += f", {item['isolation_level']}"
+        if errors:
+            detail += ", errors " + ", ".join(map(str, errors))
+        colour = COLOURS["lost"] if errors else COLOURS["delivered"]
+        ticks.append(
+            f"<rect x='{TIMELINE_LABEL + share * (width - MIN_MARK):.2f}' "
+            f"y='{row * TIMELINE_ROW + 2}' width='{MIN_MARK}' height='{TIMELINE_ROW - 4}' "
+            f"fill='{colour}'><title>{escape(detail)}</title></rect>"
+        )
+    height = len(rows) * TIMELINE_ROW
+    svg = (
+        f"<svg class='requests' width='{BAR_WIDTH}' height='{height}' role='img' "
+        f"aria-label='requests to the broker'>{''.join(labels + ticks)}</svg>"
+    )
+    heading = f"What the job asked the broker: {len(requests)} requests"
+    return f"<h2>{escape(heading)}</h2>{svg}"

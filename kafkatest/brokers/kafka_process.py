@@ -191,11 +191,10 @@ class KafkaProcessBroker(Broker):
                 process.free_port() if self.node is None else self.node.controller_port
             )
             if self._security is not None:
-                self.security_runtime = BrokerSecurity(
-                    self._security
-                    if self._security.tls_dir
-                    else _with_tls_dir(self._security, self._workdir / "tls")
-                )
+                security = self._security
+                if not security.tls_dir:  # certificates in the broker's own work directory
+                    security = dataclasses.replace(security, tls_dir=self._workdir / "tls")
+                self.security_runtime = BrokerSecurity(security)
             if self.acls_enabled:
                 self._admin_port = process.free_port()
             self._write_config()
@@ -271,8 +270,14 @@ class KafkaProcessBroker(Broker):
 
     def add_user(self, name: str, password: str, mechanism: str | None = None) -> None:
         """Let `name` log in with `password`: over `mechanism`, or every enabled one
-        (`kafka_users.add_user`: SCRAM at run time, PLAIN by a restart)."""
-        kafka_users.add_user(self, name, password, mechanism)
+        (SCRAM at run time, `kafka_users`; PLAIN by a restart, data kept)."""
+        mechanisms = self._sasl_runtime().add_user(name, password, mechanism)
+        kafka_users.add_scram_credentials(self, name, password, mechanisms)
+        if "PLAIN" in mechanisms and self._workdir is not None:
+            self.close_clients()
+            self.stop()
+            self._write_config()
+            self.start()
 
     def client_config(
         self,
@@ -389,8 +394,3 @@ class KafkaProcessBroker(Broker):
             raise BrokerError(
                 f"the Kafka controller exited with status {code} while starting.\n{self.diagnostics()}"
             )
-
-
-def _with_tls_dir(security: Security, directory: Path) -> Security:
-    """`security` writing its certificates into the broker's own work directory."""
-    return dataclasses.replace(security, tls_dir=directory)

@@ -1,9 +1,7 @@
-"""Users of a `kafka` backend node's SASL listener, added while it runs.
-
-SCRAM users are added as Kafka adds them at run time (AlterUserScramCredentials,
-what ``kafka-configs --add-config`` sends); PLAIN users live in the listener's JAAS
-configuration, which Kafka reads at start-up only, so adding one restarts the node
-(data kept), as an operator would have to.
+"""SCRAM users of a `kafka` backend node, added while it runs, as Kafka adds them
+(AlterUserScramCredentials, what ``kafka-configs --add-config`` sends). PLAIN users
+live in the listener's JAAS configuration, which Kafka reads at start-up only: the
+node restarts to add one (`KafkaProcessBroker.add_user`), as an operator would.
 """
 
 from __future__ import annotations
@@ -16,14 +14,14 @@ from confluent_kafka.admin import AdminClient
 from kafkatest.errors import BrokerError
 
 if TYPE_CHECKING:
-    from kafkatest.brokers.kafka_process import KafkaProcessBroker
+    from kafkatest.brokers.base import Broker
 
 
-def add_user(broker: KafkaProcessBroker, name: str, password: str, mechanism: str | None) -> None:
-    """Let `name` log in with `password`: over `mechanism`, or every enabled one;
-    returns once the broker accepts the login."""
-    runtime = broker._sasl_runtime()
-    mechanisms = runtime.add_user(name, password, mechanism)
+def add_scram_credentials(
+    broker: Broker, name: str, password: str, mechanisms: tuple[str, ...]
+) -> None:
+    """`name`'s credential for each SCRAM mechanism of `mechanisms` (PLAIN is the
+    caller's: a restart); returns once the broker accepts the login."""
     scram = [m for m in mechanisms if m != "PLAIN"]
     if scram:
         from confluent_kafka.admin import (
@@ -45,16 +43,9 @@ def add_user(broker: KafkaProcessBroker, name: str, password: str, mechanism: st
             future.result(30)
         for m in scram:
             wait_for_login(broker, name, m)
-    if "PLAIN" in mechanisms and broker._workdir is not None:
-        broker.close_clients()
-        broker.stop()
-        broker._write_config()
-        broker.start()
 
 
-def wait_for_login(
-    broker: KafkaProcessBroker, user: str, mechanism: str, timeout_s: float = 30.0
-) -> None:
+def wait_for_login(broker: Broker, user: str, mechanism: str, timeout_s: float = 30.0) -> None:
     """The controller accepts a credential before the broker's cache has it."""
     deadline = time.monotonic() + timeout_s
     while True:

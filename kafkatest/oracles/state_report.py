@@ -15,8 +15,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from kafkatest.assertions.report import jsonable
-from kafkatest.assertions.report_html import STYLE
+from kafkatest.assertions.report import STYLE, jsonable
 from kafkatest.oracles.report import OracleAssertionError
 
 
