@@ -12,7 +12,7 @@ pages (options, ini keys, environment) are generated from it.
 Modules below the plugin that read a variable where it is used (where the jars are
 cached, which Kafka release) call `environment`, which refuses a variable not declared
 here: the table stays the one list of what kafkatest reads. This module imports only the
-ground module `security_names`, so every layer may use it (pytest-postgresql's
+ground modules `errors` and `security_names`, so every layer may use it (pytest-postgresql's
 ``config.py`` is the model).
 
 Each option is a typed attribute of `Config` (``settings.spark_server``), so a misspelt
@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Any, Literal, overload
 
+from kafkatest.errors import SetupError
 from kafkatest.security_names import MECHANISMS, PROTOCOLS
 
 #: How a value is read from text (the environment, an ini line) and what it becomes:
@@ -37,6 +38,10 @@ from kafkatest.security_names import MECHANISMS, PROTOCOLS
 Kind = Literal["text", "int", "list", "lines", "minutes"]
 #: The longest idle time a `minutes` option takes: a week.
 MAX_MINUTES = 7 * 24 * 60
+
+
+class ConfigError(SetupError, ValueError):
+    """A value given for an option does not parse; the message names where it was given."""
 
 
 @dataclass(frozen=True)
@@ -312,7 +317,7 @@ class Config:
                     try:
                         values[option.name] = parse(option, raw)
                     except ValueError as problem:
-                        raise ValueError(f"{option.name} = {raw!r} ({place}): {problem}") from None
+                        raise ConfigError(f"{option.name} = {raw!r} ({place}): {problem}") from None
                     origins[option.name] = place
                     break
             else:

@@ -87,3 +87,17 @@ def test_options_are_typed_attributes_of_the_config() -> None:
     assert config.kafka_brokers == 3 and config.origins["kafka_brokers"] == "--kafka-brokers"
     with pytest.raises(AttributeError):
         config.kafka_broker  # type: ignore[attr-defined]  # noqa: B018
+
+
+def test_a_bad_value_is_a_setup_error_and_breaks_no_unrelated_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`kafkatest` prints a `SetupError` as one line (no traceback); building its
+    parser reads no option, so a bad idle time breaks only what reads it."""
+    from kafkatest.cli import build_parser
+    from kafkatest.errors import SetupError
+
+    monkeypatch.setenv("KAFKATEST_PYTEST_SERVER_IDLE_MINUTES", "soon")
+    with pytest.raises(SetupError, match="pytest_server_idle_minutes = 'soon'"):
+        Config.build()
+    build_parser()

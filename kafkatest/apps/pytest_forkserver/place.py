@@ -58,12 +58,7 @@ class ForkServerSettings:
         from kafkatest.config import Config
         from kafkatest.project_files import project_ini
 
-        try:
-            config = Config.build(ini=project_ini(), environ=environ)
-        except ValueError as problem:
-            from kafkatest.errors import SetupError
-
-            raise SetupError(str(problem)) from None
+        config = Config.build(ini=project_ini(), environ=environ)  # ConfigError: a SetupError
         return cls(config.pytest_server_preload, config.pytest_server_idle_minutes)
 
 
