@@ -233,12 +233,6 @@ def spark_remote(config: pytest.Config) -> str:
     return remote
 
 
-def idle_minutes(config: pytest.Config) -> float:
-    """`spark_server_idle_minutes` (checked by `Config.build`, as every `minutes` option
-    is): a warm server `auto` starts stops itself after this long without a run."""
-    return kafkatest_config(config).spark_server_idle_minutes
-
-
 def auto_server_refusal(config: pytest.Config) -> str | None:
     """Why `spark_server = auto` starts no warm server in this run (None: it will, at the
     first Spark test). Only for the default local Spark, and only where the server
@@ -285,7 +279,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         if refusal is None:
             lines.append(
                 "kafkatest: spark_server = auto: the first Spark test starts the warm Spark "
-                f"Connect server, which stops after {idle_minutes(config):g} idle minutes"
+                f"Connect server, which stops after {kafkatest_config(config).spark_server_idle_minutes:g} idle minutes"
             )
         else:
             lines.append(f"kafkatest: spark_server = auto, but Spark starts here: {refusal}")

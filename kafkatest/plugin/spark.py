@@ -13,7 +13,6 @@ import pytest
 from kafkatest.plugin.options import (
     _STANDALONE,
     auto_server_refusal,
-    idle_minutes,
     kafkatest_config,
     spark_master,
     spark_remote,
@@ -40,8 +39,9 @@ def spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
         from kafkatest.spark.server import running_server, start_server
 
         if running_server() is None:  # one of another PySpark is left alone
-            extras = kafkatest_config(pytestconfig).spark_extras
-            remote = start_server(extras=extras, idle_minutes=idle_minutes(pytestconfig)).remote
+            settings = kafkatest_config(pytestconfig)
+            idle = settings.spark_server_idle_minutes
+            remote = start_server(extras=settings.spark_extras, idle_minutes=idle).remote
     if remote:
         from kafkatest.spark.connect import connect_spark_session
         from kafkatest.spark.server import lacking_extras, usable_server
