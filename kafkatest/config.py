@@ -210,7 +210,7 @@ class Config:
     )
     spark_server_idle_minutes: float = option(
         "minutes without a run after which a warm server started by `spark_server = auto` "
-        "stops itself (default 30)",
+        "stops itself (default 30; more than 0, at most a week)",
         ini="spark_server_idle_minutes",
         env="KAFKATEST_SPARK_SERVER_IDLE_MINUTES",
         default=30.0,
@@ -225,7 +225,7 @@ class Config:
     )
     pytest_server_idle_minutes: float = option(
         "minutes without a run after which the fork server of `kafkatest pytest` stops "
-        "itself (default 30)",
+        "itself (default 30; more than 0, at most a week)",
         ini="pytest_server_idle_minutes",
         env="KAFKATEST_PYTEST_SERVER_IDLE_MINUTES",
         default=30.0,
