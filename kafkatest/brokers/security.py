@@ -24,9 +24,9 @@ from kafkatest.security import (
     kafka_clients_config,
     librdkafka_config,
 )
+from kafkatest.security_names import ListenerSecurity
 
 if TYPE_CHECKING:
-    from kafkatest.emulator.server.security import ListenerSecurity
     from kafkatest.security.tls import CertificateAuthority, ClientCertificate, ServerCertificate
 
 
@@ -149,7 +149,6 @@ class BrokerSecurity:
 
     def listener_security(self) -> ListenerSecurity:
         """The emulator listener's side of these settings."""
-        from kafkatest.emulator.server.security import ListenerSecurity
         from kafkatest.security.tls import server_ssl_context
 
         context = None

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from kafkatest.emulator.server.security import ListenerSecurity
 from kafkatest.errors import BrokerError
 from kafkatest.security import Security
-from kafkatest.security_names import MECHANISMS, PROTOCOLS
+from kafkatest.security_names import MECHANISMS, PROTOCOLS, ListenerSecurity
 
 
 @pytest.mark.parametrize("mechanism", [*MECHANISMS, "GSSAPI", "OAUTHBEARER"])
