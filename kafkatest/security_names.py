@@ -25,6 +25,20 @@ MECHANISMS = ("PLAIN", *SCRAM_MECHANISMS)
 CLIENT_AUTH = ("none", "requested", "required")
 
 
+def listener_problem(protocol: str, mechanisms: tuple[str, ...]) -> str | None:
+    """What is wrong with a listener of `protocol` enabling `mechanisms`, or None: the one
+    rule `ListenerSecurity` and the harness's `Security` check."""
+    if protocol not in PROTOCOLS:
+        return f"unknown security protocol {protocol!r}: choose one of {', '.join(PROTOCOLS)}"
+    unknown = [m for m in mechanisms if m not in MECHANISMS]
+    if unknown or (protocol.startswith("SASL_") and not mechanisms):
+        return (
+            f"unsupported SASL mechanism(s) {', '.join(unknown) or '(none given)'}: "
+            f"choose from {', '.join(MECHANISMS)}"
+        )
+    return None
+
+
 @dataclass(frozen=True)
 class ListenerSecurity:
     #: Kafka's security.protocol of the listener.
@@ -35,18 +49,9 @@ class ListenerSecurity:
     ssl_context: ssl.SSLContext | None = None
 
     def __post_init__(self) -> None:
-        if self.protocol not in PROTOCOLS:
-            raise ValueError(
-                f"unknown security protocol {self.protocol!r}; choose one of {', '.join(PROTOCOLS)}"
-            )
-        if self.sasl and not self.mechanisms:
-            raise ValueError(f"a {self.protocol} listener needs at least one SASL mechanism")
-        unknown = [m for m in self.mechanisms if m not in MECHANISMS]
-        if unknown:
-            raise ValueError(
-                f"unsupported SASL mechanism(s) {', '.join(unknown)}; "
-                f"choose from {', '.join(MECHANISMS)}"
-            )
+        problem = listener_problem(self.protocol, self.mechanisms)
+        if problem is not None:
+            raise ValueError(problem)
         if self.tls and self.ssl_context is None:
             raise ValueError(f"a {self.protocol} listener needs an SSL context")
 

@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kafkatest.errors import BrokerError
-from kafkatest.security_names import CLIENT_AUTH, MECHANISMS, PROTOCOLS, SCRAM_MECHANISMS
+from kafkatest.security_names import (
+    CLIENT_AUTH,
+    MECHANISMS,
+    PROTOCOLS,
+    SCRAM_MECHANISMS,
+    listener_problem,
+)
 
 __all__ = ["CLIENT_AUTH", "MECHANISMS", "PROTOCOLS"]
 #: The harness's own user: seeding, sink readers, admin helpers and faults log in as it.
@@ -53,17 +59,10 @@ class Security:
 
     def __post_init__(self) -> None:
         self.protocol = self.protocol.upper()
-        if self.protocol not in PROTOCOLS:
-            raise BrokerError(
-                f"unknown security protocol {self.protocol!r}: choose one of {', '.join(PROTOCOLS)}"
-            )
         self.mechanisms = tuple(m.upper() for m in self.mechanisms)
-        unknown = [m for m in self.mechanisms if m not in MECHANISMS]
-        if unknown or (self.sasl and not self.mechanisms):
-            raise BrokerError(
-                f"unsupported SASL mechanism(s) {', '.join(unknown) or '(none given)'}: "
-                f"choose from {', '.join(MECHANISMS)}"
-            )
+        problem = listener_problem(self.protocol, self.mechanisms)
+        if problem is not None:
+            raise BrokerError(problem)
         if self.client_auth not in CLIENT_AUTH:
             raise BrokerError(
                 f"ssl client auth must be one of {', '.join(CLIENT_AUTH)}, got {self.client_auth!r}"
