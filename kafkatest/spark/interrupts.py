@@ -22,7 +22,7 @@ from kafkatest.spark.logs import CONSOLE_APPENDER, console_level, spark_log_file
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-#: The thread Ctrl-C started to cancel Spark's jobs (see `_interrupt_without_reentry`).
+#: The thread Ctrl-C started to cancel Spark's jobs (see `interrupt_without_reentry`).
 _cancelling: threading.Thread | None = None
 
 #: How long stopping waits for queries that are still starting or already ending.
@@ -35,7 +35,7 @@ _PY4J_CONNECTION = "py4j.ClientServerConnection"
 _PY4J_CALL = "py4j.commands.CallCommand"
 
 
-def _stop_queries(session: SparkSession) -> None:
+def stop_queries(session: SparkSession) -> None:
     """Stop the active queries, and wait until those starting or ending are done.
 
     Ctrl-C leaves the JVM mid-way: a `start()` it interrupted still runs there and
@@ -107,7 +107,7 @@ def _runs_a_python_call(frames: Any) -> bool:
     return any(name.startswith(_PY4J_CALL) for name in bottom)
 
 
-def _interrupt_without_reentry(session: SparkSession) -> None:
+def interrupt_without_reentry(session: SparkSession) -> None:
     """Ctrl-C raises KeyboardInterrupt at once; Spark's jobs are cancelled from another thread.
 
     PySpark's own SIGINT handler calls cancelAllJobs() inside the signal handler, on
@@ -156,7 +156,7 @@ def _move_jvm_console_to_log_file(jvm: Any) -> None:
     some die with a stack trace (an uncaught exception printed by the JVM, an error
     logged by a query that fails to end) after "kafkatest: interrupted". Those are
     the interrupt's own consequences; the console keeps its one line, and the file
-    keeps the traces in case the stop itself went wrong. `_after_interrupt_settled`
+    keeps the traces in case the stop itself went wrong. `after_interrupt_settled`
     gives the console back.
     """
     global _console_err
@@ -171,7 +171,7 @@ def _move_jvm_console_to_log_file(jvm: Any) -> None:
     jvm.java.lang.System.setErr(jvm.java.io.PrintStream(to_file, True))
 
 
-def _after_interrupt_settled(jvm: Any) -> None:
+def after_interrupt_settled(jvm: Any) -> None:
     """The interrupt's consequences are over (Spark stopped, or asked for again): undo it.
 
     The JVM outlives a stopped session, and a REPL or a script may go on after

@@ -18,9 +18,9 @@ from kafkatest.config import environment, jvm_flags_for_tests
 from kafkatest.spark.cds import Archive, driver_archive
 from kafkatest.spark.checkpoints import checkpoint_conf
 from kafkatest.spark.interrupts import (
-    _after_interrupt_settled,
-    _interrupt_without_reentry,
-    _stop_queries,
+    after_interrupt_settled,
+    interrupt_without_reentry,
+    stop_queries,
 )
 from kafkatest.spark.logs import log4j2_options
 from kafkatest.tempdirs import owned_tempdir, remove
@@ -161,8 +161,8 @@ def kafka_spark_session(
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     session = builder.getOrCreate()
     archive.started(getattr(session, "_jvm", None))
-    _after_interrupt_settled(getattr(session, "_jvm", None))  # going on after a Ctrl-C
-    _interrupt_without_reentry(session)
+    after_interrupt_settled(getattr(session, "_jvm", None))  # going on after a Ctrl-C
+    interrupt_without_reentry(session)
     explicit = environment("KAFKATEST_SPARK_LOG_LEVEL")
     if explicit:  # the old knob: sets the root level, the file's included
         session.sparkContext.setLogLevel(explicit)
@@ -190,7 +190,7 @@ def release_kafka_clients() -> bool:
     session = SparkSession.getActiveSession()
     if context is None or session is None:
         return False
-    _stop_queries(session)
+    stop_queries(session)
     _close_cached_producers(context._jvm)
     return True
 
@@ -211,12 +211,12 @@ def stop_spark_session(session: SparkSession | None = None) -> None:
     session = session or SparkSession.getActiveSession()
     if session is not None:
         if not releases_its_queries(session):
-            _stop_queries(session)
+            stop_queries(session)
         jvm = getattr(session, "_jvm", None)
         if jvm is not None:  # the producer cache outlives session.stop() in this JVM
             _close_cached_producers(jvm)
         session.stop()
-        _after_interrupt_settled(jvm)
+        after_interrupt_settled(jvm)
         if jvm is None:
             # A Spark Connect session: the scratch space belongs to the Spark that serves
             # it, stopped here when this process runs it (`--spark-remote=local`) and
