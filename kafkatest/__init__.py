@@ -123,4 +123,3 @@ __all__ = [
     "start_broker",
     "topic_rows",
 ]
-__version__ = "0.1.0"

@@ -50,7 +50,7 @@ def _bench(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from kafkatest.bench import run_bench
-    from kafkatest.bench.run import BENCH_BROKERS
+    from kafkatest.bench.processes import BENCH_BROKERS
 
     backends = tuple(name.strip() for name in args.backends.split(",") if name.strip())
     unknown = sorted(set(backends) - set(BENCH_BROKERS))
@@ -78,11 +78,12 @@ def _spark_server(args: argparse.Namespace) -> int:
     from kafkatest.spark.server import running_server, start_server, stop_server
 
     if args.action == "start":
-        from kafkatest.config import Config, project_ini
+        from kafkatest.config import Config
+        from kafkatest.project_files import project_ini
 
         # The project's spark_extras (environment, then the pytest ini here), as its
         # pytest runs would load them.
-        extras = Config.build(ini=project_ini()).items("spark_extras")
+        extras = Config.build(ini=project_ini()).spark_extras
         state = start_server(args.port, extras)
         print(f"Spark Connect server (pid {state.pid}) at {state.address}; log {state.log}")
         if state.extras:

@@ -1,10 +1,24 @@
-"""What the broker's clock and the query's clock share: the duration arguments a test
-moves them by, and one call that moves several together.
+"""kafkatest's one clock abstraction for tests, `MovableClock`: the duration a test
+moves a clock by, and one call that moves several together.
 
-Both clocks take ``advance(seconds=0, minutes=0, hours=0, days=0)`` and answer
-``now_ms()``; a test whose job and broker both measure time (a query's processing-time
-timeout over records the broker stamped with LogAppendTime) moves them with one
+Its users, the clocks a test holds, both take ``advance(seconds=0, minutes=0,
+hours=0, days=0)`` and answer ``now_ms()``:
+
+- `kafka_broker.clock` (`kafkatest.brokers.broker_clock.BrokerClock`): the emulator's
+  time; advancing it runs what fell due (retention, timeouts) before it returns.
+- `spark_clock` (`kafkatest.spark.clock.QueryClock`): a streaming query's processing
+  time (Spark's ManualClock, swapped into the query).
+
+A test whose job and broker both measure time (a query's processing-time timeout over
+records the broker stamped with LogAppendTime) moves them with one
 `advance(broker_clock, query_clock, minutes=30)` so neither runs ahead of the other.
+
+Two more clock modules are not this abstraction, because a test never holds them:
+they are the emulator's own time, inside its sealed package. `emulator/state/clock.py`
+is the broker's *now* (wall time plus an offset, frozen or running) that
+`BrokerClock` moves; `emulator/state/groups/clock.py` schedules *timers* (``call_at``
+on the event loop) for the group coordinator's sessions and rebalances, on real time
+or against the broker's now.
 """
 
 from __future__ import annotations

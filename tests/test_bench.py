@@ -120,7 +120,7 @@ def test_the_spark_figures_are_all_reported(monkeypatch: pytest.MonkeyPatch) -> 
     """`spark_start_figures` reports every figure, the ratio made of them, and the
     archive's size and build time; its workloads (each tested above or by the CDS
     tests) are stood in for, so this runs no Spark."""
-    from kafkatest.bench import run, spark_workloads
+    from kafkatest.bench import spark_start, spark_workloads
     from kafkatest.spark import server
 
     def start_and_jvm(remote: str = "", env: dict[str, str] | None = None) -> tuple[float, None]:
@@ -138,11 +138,11 @@ def test_the_spark_figures_are_all_reported(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(spark_workloads, "pytest_rerun", lambda *a, **k: 6.0)
     monkeypatch.setattr(spark_workloads, "wait_for_exit", lambda pid, timeout_s=0: None)
     exits = iter([0.5, 2.5, 0.5, 0.5])
-    monkeypatch.setattr(run, "_exit_seconds", lambda _pid: next(exits))
+    monkeypatch.setattr(spark_start, "_exit_seconds", lambda _pid: next(exits))
     monkeypatch.setattr(server, "running_server", lambda: None)
     monkeypatch.setattr(server, "start_server", lambda: SimpleNamespace(remote="sc://x"))
     monkeypatch.setattr(server, "stop_server", lambda: None)
-    figures = run.spark_start_figures(lambda _text: None)
+    figures = spark_start.spark_start_figures(lambda _text: None)
     for name in SPARK_FIGURES:
         assert figures[name] > 0, name
     assert figures["rerun_cold_over_bare_and_pytest"] == 1.2  # 6 / (4 + 1)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kafkatest.bench import workloads
-from kafkatest.bench.run import EmulatorProcess, alone, process_state, running
+from kafkatest.bench.processes import EmulatorProcess, alone, process_state, running
 
 
 def test_the_broker_whose_turn_it_is_not_is_paused_until_the_turn_ends(tmp_path: Path) -> None:

@@ -92,3 +92,19 @@ def test_every_page_is_in_the_nav() -> None:
     on_disk = {str(p.relative_to(ROOT / "docs")) for p in (ROOT / "docs").rglob("*.md")}
     assert listed <= on_disk, sorted(listed - on_disk)
     assert on_disk <= listed, f"pages no reader can reach: {sorted(on_disk - listed)}"
+
+
+def test_the_committed_reference_pages_are_up_to_date() -> None:
+    """The configuration, broker settings and faults pages are generated in full and
+    committed, so a reader on a code host sees them; this fails while one is stale."""
+    stale = hook().stale_pages()
+    assert not stale, f"stale: {stale}; regenerate with `python docs/_hooks/reference.py`"
+
+
+def test_the_faults_page_lists_every_fault() -> None:
+    from kafkatest.faults.registry import all_faults
+
+    page = hook().faults_page()
+    for name in all_faults():
+        assert f"| `{name}` |" in page
+    assert "| `poison` |" in page and "| `slow_fetch` |" in page

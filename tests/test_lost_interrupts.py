@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: signal interrupts), so the KeyboardInterrupt is raised in the finalizer on any load.
 CTRL_C_IN_A_FINALIZER = """
 import os, signal, sys, time
-from kafkatest.spark.session import redeliver_interrupts_lost_in_finalizers
+from kafkatest.spark.interrupts import redeliver_interrupts_lost_in_finalizers
 
 if sys.argv[1] == "redeliver":
     redeliver_interrupts_lost_in_finalizers()
@@ -63,7 +63,7 @@ def test_the_lost_ctrl_c_is_delivered_again_outside_the_finalizer() -> None:
 def test_other_exceptions_in_finalizers_still_reach_the_previous_hook() -> None:
     script = """
 import sys
-from kafkatest.spark.session import redeliver_interrupts_lost_in_finalizers
+from kafkatest.spark.interrupts import redeliver_interrupts_lost_in_finalizers
 seen = []
 sys.unraisablehook = lambda unraisable: seen.append(unraisable.exc_type.__name__)
 redeliver_interrupts_lost_in_finalizers()

@@ -1,11 +1,12 @@
-"""`kafkatest.config.project_ini`: a command run outside pytest reads the project's
+"""`kafkatest.project_files.project_ini`: a command run outside pytest reads the project's
 pytest ini as pytest would (nearest directory first, pytest's file order)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from kafkatest.config import Config, project_ini
+from kafkatest.config import Config
+from kafkatest.project_files import project_ini
 
 
 def test_pytest_ini_then_pyproject_then_tox_then_setup_cfg(tmp_path: Path) -> None:
@@ -31,6 +32,6 @@ def test_a_pyproject_without_pytest_options_is_passed_over(tmp_path: Path) -> No
 def test_the_environment_wins_over_the_ini(tmp_path: Path, monkeypatch) -> None:
     (tmp_path / "pytest.ini").write_text("[pytest]\nspark_extras = avro\n")
     monkeypatch.delenv("KAFKATEST_SPARK_EXTRAS", raising=False)
-    assert Config.build(ini=project_ini(tmp_path)).items("spark_extras") == ("avro",)
+    assert Config.build(ini=project_ini(tmp_path)).spark_extras == ("avro",)
     monkeypatch.setenv("KAFKATEST_SPARK_EXTRAS", "protobuf")
-    assert Config.build(ini=project_ini(tmp_path)).items("spark_extras") == ("protobuf",)
+    assert Config.build(ini=project_ini(tmp_path)).spark_extras == ("protobuf",)

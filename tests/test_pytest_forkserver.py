@@ -375,9 +375,8 @@ def test_a_bad_setting_is_refused_with_what_to_set(
     done = _kafkatest_pytest(project, env, "-q")
     assert done.returncode == 2
     assert done.stderr == (
-        "kafkatest: pytest_server_idle_minutes='soon' (from "
-        "KAFKATEST_PYTEST_SERVER_IDLE_MINUTES) is not a number of minutes above 0: set it "
-        "to 30, say, or 0.5\n"
+        "kafkatest: pytest_server_idle_minutes = 'soon' (KAFKATEST_PYTEST_SERVER_IDLE_MINUTES): "
+        "give the minutes, more than 0 and at most a week (10080): 30, say, or 0.5\n"
     )
     assert not (tmp_path / "facts.json").exists()
     assert _servers(env) == []

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from kafkatest.spark import session as session_module
-from kafkatest.spark.session import _stop_queries, _unfinished_jvm_work
+from kafkatest.spark import interrupts
+from kafkatest.spark.interrupts import _unfinished_jvm_work, stop_queries
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,18 +43,18 @@ def test_after_ctrl_c_stopping_waits_for_a_call_left_running_in_the_jvm(
     """A `start()` that Ctrl-C interrupted goes on in the JVM: the stop waits for it."""
     cancel_thread_done = threading.Thread(target=lambda: None)
     cancel_thread_done.start()
-    monkeypatch.setattr(session_module, "_cancelling", cancel_thread_done)  # as after Ctrl-C
+    monkeypatch.setattr(interrupts, "_cancelling", cancel_thread_done)  # as after Ctrl-C
     with _call_left_running(spark._jvm) as latch:
         threading.Timer(1.0, latch.countDown).start()
-        _stop_queries(spark)
+        stop_queries(spark)
         assert _unfinished_jvm_work(spark._jvm, True)[1] == 0  # it waited for the release
 
 
 def test_without_ctrl_c_stopping_leaves_other_threads_calls_alone(spark) -> None:
     """A thread's own long call (a batch job) is not the stop's to wait for."""
-    assert session_module._cancelling is None
+    assert interrupts._cancelling is None
     with _call_left_running(spark._jvm):
-        _stop_queries(spark)
+        stop_queries(spark)
         assert _unfinished_jvm_work(spark._jvm, True)[1] == 1  # returned with it still running
 
 

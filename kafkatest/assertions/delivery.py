@@ -31,6 +31,17 @@ LossSpec = (
     | Iterable[tuple[str, int, int, int]]
 )
 
+#: Each check's guarantee (as its report names it) and the kinds of finding that fail
+#: it: the one place the five checks differ. `delivery_report` fails on nothing.
+GUARANTEES: Mapping[str, tuple[str, ...]] = {
+    "delivery": (),
+    "exactly-once": ("missing", "duplicated", "unexpected", "mismatched"),
+    "at-least-once": ("missing", "unexpected", "mismatched"),
+    "no-loss": ("missing",),
+    "expected-loss": ("missing", "unexpected", "mismatched"),
+    "per-key-order": ("out_of_order",),
+}
+
 
 def delivery_report(
     expected: Any,
@@ -46,7 +57,7 @@ def delivery_report(
     (`kafkatest.checkpoints.record_checkpoint_fault`), whose batches the report then
     names as the cause of each duplicated or lost range.
     """
-    return _report("delivery", analyse(expected, actual, on, ignore), (), explain=explain)
+    return _report("delivery", analyse(expected, actual, on, ignore), explain=explain)
 
 
 def assert_exactly_once(
@@ -58,9 +69,7 @@ def assert_exactly_once(
     explain: RestartExplanation | None = None,
 ) -> DeliveryReport:
     """Every expected record exactly once, nothing else (idempotent or transactional sinks)."""
-    fail_on = ("missing", "duplicated", "unexpected", "mismatched")
-    analysis = analyse(expected, actual, on, ignore)
-    return _check(_report("exactly-once", analysis, fail_on, explain=explain))
+    return _check(_report("exactly-once", analyse(expected, actual, on, ignore), explain=explain))
 
 
 def assert_at_least_once(
@@ -76,9 +85,7 @@ def assert_at_least_once(
     This is what Spark's Kafka sink promises: retried tasks and restarted queries
     may write a record again, but must never drop or invent one.
     """
-    fail_on = ("missing", "unexpected", "mismatched")
-    analysis = analyse(expected, actual, on, ignore)
-    return _check(_report("at-least-once", analysis, fail_on, explain=explain))
+    return _check(_report("at-least-once", analyse(expected, actual, on, ignore), explain=explain))
 
 
 def assert_no_loss(
@@ -93,8 +100,7 @@ def assert_no_loss(
 
     For sinks shared with other writers, where only loss is a failure.
     """
-    analysis = analyse(expected, actual, on, ignore)
-    return _check(_report("no-loss", analysis, ("missing",), explain=explain))
+    return _check(_report("no-loss", analyse(expected, actual, on, ignore), explain=explain))
 
 
 def assert_expected_loss(
@@ -114,12 +120,11 @@ def assert_expected_loss(
     ``{("topic", 0): range(10, 20)}`` or ``[("topic", 0, 10, 20)]``. Records in
     those ranges may still arrive (the job may have read them first).
     """
-    allowed = loss_ranges(expected_loss)
-    fail_on: tuple[str, ...] = ("missing", "unexpected", "mismatched")
-    if not allow_duplicates:
-        fail_on += ("duplicated",)
     analysis = analyse(expected, actual, on, ignore)
-    return _check(_report("expected-loss", analysis, fail_on, allowed, explain=explain))
+    also = () if allow_duplicates else ("duplicated",)
+    return _check(
+        _report("expected-loss", analysis, loss_ranges(expected_loss), explain=explain, also=also)
+    )
 
 
 def assert_order_per_key(
@@ -139,7 +144,7 @@ def assert_order_per_key(
     """
     analysis = analyse(expected, actual, on, ())
     violations = order_violations(analysis, key, order_by)
-    return _check(_report("per-key-order", analysis, ("out_of_order",), out_of_order=violations))
+    return _check(_report("per-key-order", analysis, out_of_order=violations))
 
 
 def loss_ranges(spec: LossSpec) -> dict[tuple[str, int], list[range]]:
@@ -174,11 +179,12 @@ def _check(report: DeliveryReport) -> DeliveryReport:
 def _report(
     guarantee: str,
     analysis: Analysis,
-    fail_on: tuple[str, ...],
     allowed_loss: dict[tuple[str, int], list[range]] | None = None,
     out_of_order: list[Entry] | None = None,
     explain: RestartExplanation | None = None,
+    also: tuple[str, ...] = (),
 ) -> DeliveryReport:
+    """The report of one check: `guarantee` fails on its `GUARANTEES` row, and `also`."""
     missing: list[Entry] = []
     expected_loss: list[Entry] = []
     for item in analysis.missing_rows():
@@ -201,7 +207,7 @@ def _report(
         expected_loss=expected_loss,
     )
     report.partitions = partition_summaries(analysis, report)
-    report.failures = tuple(name for name in fail_on if getattr(report, name))
+    report.failures = tuple(name for name in GUARANTEES[guarantee] + also if getattr(report, name))
     if explain is not None:
         report.explanation = [
             *explain.why(

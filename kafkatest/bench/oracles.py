@@ -126,3 +126,20 @@ def oracle_figures(spark: SparkSession, broker: Broker, runs: int = 3) -> dict[s
         "oracles_separately_s": round(separately, 2),
         "oracles_separately_x": round(separately / one, 2),
     }
+
+
+def oracle_figures_on(
+    spark: Any, backend: str, log: Callable[[str], None], runs: int
+) -> dict[str, float]:
+    """The oracles' cost on the payments example, on a broker of `backend` as a test
+    has it (the emulator in this process)."""
+    from kafkatest.brokers.registry import start_broker
+
+    with start_broker(backend) as broker:
+        figures = oracle_figures(spark, broker, runs)
+    log(
+        f"  oracles on the payments example: assert_invariants {figures['oracles_s']} s, one "
+        f"run of the job {figures['oracle_job_run_s']} s: oracles_x {figures['oracles_x']} "
+        f"(target <= 4; the three one by one: {figures['oracles_separately_x']})"
+    )
+    return figures

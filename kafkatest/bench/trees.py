@@ -14,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from kafkatest.bench.run import EmulatorProcess
+from kafkatest.bench.processes import EmulatorProcess
 from kafkatest.bench.workloads import consume, create_topic, produce
 
 RECORDS = 200_000

@@ -35,7 +35,8 @@ REFUSAL = (
 
 
 class BrokerClock:
-    """The emulator's clock, as a test holds it: `freeze`, `advance`, `now_ms`."""
+    """The emulator's clock, as a test holds it: `freeze`, `advance`, `now_ms` (a
+    `kafkatest.clocks.MovableClock`, as `spark_clock` is)."""
 
     def __init__(self, broker: Any) -> None:
         #: An EmulatorBroker (duck-typed: `call` runs on its thread, `state` is its state).

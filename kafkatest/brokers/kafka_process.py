@@ -12,13 +12,11 @@ the JVM: formats its storage, starts, waits for, stops and kills it.
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import os
 import shutil
 import subprocess
 import time
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -26,7 +24,7 @@ from typing import Any, ClassVar
 from confluent_kafka.admin import AdminClient
 
 from kafkatest import tempdirs
-from kafkatest.brokers import kafka_files, process
+from kafkatest.brokers import kafka_files, kafka_users, process
 from kafkatest.brokers.base import Broker
 from kafkatest.brokers.capabilities import RUN_BY_KAFKATEST, Capability
 from kafkatest.brokers.kafka_properties import (
@@ -37,6 +35,7 @@ from kafkatest.brokers.kafka_properties import (
     NodeRole,
     admin_listener_config,
     features_off_format_args,
+    new_cluster_id,
     scram_format_args,
     server_properties,
 )
@@ -192,11 +191,10 @@ class KafkaProcessBroker(Broker):
                 process.free_port() if self.node is None else self.node.controller_port
             )
             if self._security is not None:
-                self.security_runtime = BrokerSecurity(
-                    self._security
-                    if self._security.tls_dir
-                    else _with_tls_dir(self._security, self._workdir / "tls")
-                )
+                security = self._security
+                if not security.tls_dir:  # certificates in the broker's own work directory
+                    security = dataclasses.replace(security, tls_dir=self._workdir / "tls")
+                self.security_runtime = BrokerSecurity(security)
             if self.acls_enabled:
                 self._admin_port = process.free_port()
             self._write_config()
@@ -271,58 +269,15 @@ class KafkaProcessBroker(Broker):
         )
 
     def add_user(self, name: str, password: str, mechanism: str | None = None) -> None:
-        """Let `name` log in with `password`: over `mechanism`, or every enabled one.
-
-        SCRAM users are added as Kafka adds them at run time
-        (AlterUserScramCredentials, what ``kafka-configs --add-config`` sends) and
-        this returns once the broker accepts the login. PLAIN users live in the
-        listener's JAAS configuration, which Kafka reads at start-up only, so adding
-        one restarts the broker (data kept), as an operator would have to.
-        """
-        runtime = self._sasl_runtime()
-        mechanisms = runtime.add_user(name, password, mechanism)
-        scram = [m for m in mechanisms if m != "PLAIN"]
-        if scram:
-            from confluent_kafka.admin import (
-                ScramCredentialInfo,
-                ScramMechanism,
-                UserScramCredentialAlteration,
-                UserScramCredentialUpsertion,
-            )
-
-            upserts: list[UserScramCredentialAlteration] = [
-                UserScramCredentialUpsertion(
-                    name,
-                    ScramCredentialInfo(getattr(ScramMechanism, m.replace("-", "_")), 4096),
-                    password.encode(),
-                )
-                for m in scram
-            ]
-            for future in self.admin().alter_user_scram_credentials(upserts).values():
-                future.result(30)
-            for m in scram:
-                self._wait_for_login(name, m)
+        """Let `name` log in with `password`: over `mechanism`, or every enabled one
+        (SCRAM at run time, `kafka_users`; PLAIN by a restart, data kept)."""
+        mechanisms = self._sasl_runtime().add_user(name, password, mechanism)
+        kafka_users.add_scram_credentials(self, name, password, mechanisms)
         if "PLAIN" in mechanisms and self._workdir is not None:
             self.close_clients()
             self.stop()
             self._write_config()
             self.start()
-
-    def _wait_for_login(self, user: str, mechanism: str, timeout_s: float = 30.0) -> None:
-        """The controller accepts a credential before the broker's cache has it."""
-        deadline = time.monotonic() + timeout_s
-        while True:
-            admin = AdminClient(self.client_config(user, mechanism))
-            try:
-                admin.list_topics(timeout=2.0)
-                return
-            except Exception:
-                if time.monotonic() > deadline:
-                    raise BrokerError(
-                        f"user {user!r} could not log in with {mechanism} {timeout_s:.0f}s after "
-                        f"its credential was added.\n{self.diagnostics()}"
-                    ) from None
-                time.sleep(0.2)
 
     def client_config(
         self,
@@ -439,13 +394,3 @@ class KafkaProcessBroker(Broker):
             raise BrokerError(
                 f"the Kafka controller exited with status {code} while starting.\n{self.diagnostics()}"
             )
-
-
-def new_cluster_id() -> str:
-    """A KRaft cluster id: 16 random bytes, URL-safe base64 without padding."""
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
-
-
-def _with_tls_dir(security: Security, directory: Path) -> Security:
-    """`security` writing its certificates into the broker's own work directory."""
-    return dataclasses.replace(security, tls_dir=directory)

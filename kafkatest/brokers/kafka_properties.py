@@ -7,8 +7,10 @@ so that every setting the backend makes, and why, can be read in one place.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import secrets
+import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -252,3 +254,8 @@ def admin_listener_config(
     """Client settings for kafkatest's own clients: the super user User:kafkatest on
     the KAFKATEST listener that `_acl_properties` sets up."""
     return harness_listener_config(f"127.0.0.1:{admin_port}", harness.admin, base)
+
+
+def new_cluster_id() -> str:
+    """A KRaft cluster id: 16 random bytes, URL-safe base64 without padding."""
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()

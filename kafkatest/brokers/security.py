@@ -23,11 +23,10 @@ from kafkatest.security import (
     check_user,
     kafka_clients_config,
     librdkafka_config,
-    properties_text,
 )
+from kafkatest.security_names import ListenerSecurity
 
 if TYPE_CHECKING:
-    from kafkatest.emulator.server.security import ListenerSecurity
     from kafkatest.security.tls import CertificateAuthority, ClientCertificate, ServerCertificate
 
 
@@ -139,13 +138,6 @@ class BrokerSecurity:
             context.load_cert_chain(str(tls.cert_pem), str(tls.key_pem))
         return context
 
-    def properties_file(
-        self, path: Path, user: str | None = None, mechanism: str | None = None
-    ) -> Path:
-        path.write_text(properties_text(self.kafka_clients(user, mechanism)))
-        path.chmod(0o600)
-        return path
-
     def add_user(self, name: str, password: str, mechanism: str | None) -> tuple[str, ...]:
         """Record `name`'s password; the mechanisms it may now log in with."""
         check_user(name, password)
@@ -157,7 +149,6 @@ class BrokerSecurity:
 
     def listener_security(self) -> ListenerSecurity:
         """The emulator listener's side of these settings."""
-        from kafkatest.emulator.server.security import ListenerSecurity
         from kafkatest.security.tls import server_ssl_context
 
         context = None

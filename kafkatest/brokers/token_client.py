@@ -26,9 +26,9 @@ from typing import Any
 import kafkatest.kio_codec  # noqa: F401 - kio without its hypothesis hooks
 from kafkatest.errors import BrokerError
 from kafkatest.security import DelegationToken
+from kafkatest.security_names import SCRAM_MECHANISMS
 
 _HANDSHAKE, _AUTHENTICATE, _CREATE = 17, 36, 38
-_HASHES = {"SCRAM-SHA-256": "sha256", "SCRAM-SHA-512": "sha512"}
 #: Larger answers than this are not a broker's answer to these requests.
 _MAX_FRAME = 1 << 20
 
@@ -120,7 +120,7 @@ def _authenticate(
     if mechanism == "PLAIN":
         send(f"\0{user}\0{password}".encode())
         return
-    hash_name = _HASHES[mechanism]
+    hash_name = SCRAM_MECHANISMS[mechanism][0]
     nonce = secrets.token_urlsafe(18)
     bare = f"n={user.replace('=', '=3D').replace(',', '=2C')},r={nonce}"
     # The tokenauth extension follows the nonce (RFC 5802's reserved-mext place).

@@ -15,6 +15,7 @@ from kafkatest.capture.anonymize import Anonymizer, field_paths, parse_rule
 from kafkatest.capture.ranges import CaptureError, Selection
 from kafkatest.capture.reader import Capture, Limits, tty_progress
 from kafkatest.capture.values import value_of
+from kafkatest.security_names import MECHANISMS, PROTOCOLS
 from kafkatest.seeding.capture_file import open_output
 
 PASSWORD_ENV = "KAFKATEST_SASL_PASSWORD"
@@ -33,10 +34,8 @@ def add_capture_parser(commands: Any) -> None:
     parser.add_argument("--bootstrap", required=True, help="host:port[,host:port]")
     parser.add_argument("--topic", action="append", required=True, help="repeatable")
     where = parser.add_argument_group("security (as the harness's brokers take it)")
-    where.add_argument(
-        "--security-protocol", default="PLAINTEXT", help="PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL"
-    )
-    where.add_argument("--sasl-mechanism", default=None, help="PLAIN, SCRAM-SHA-256/512")
+    where.add_argument("--security-protocol", default="PLAINTEXT", help=", ".join(PROTOCOLS))
+    where.add_argument("--sasl-mechanism", default=None, help=", ".join(MECHANISMS))
     where.add_argument("--sasl-username", default=None)
     where.add_argument(
         "--sasl-password", default=None, help=f"(better: the {PASSWORD_ENV} variable)"

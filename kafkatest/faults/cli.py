@@ -13,7 +13,7 @@ import json
 import sys
 from typing import Any
 
-from kafkatest.config import Config
+from kafkatest.config import environment
 from kafkatest.faults.control_actions import ACTIONS
 from kafkatest.faults.registry import all_faults
 
@@ -64,7 +64,7 @@ def add_fault_parser(commands: Any) -> None:
     fault.add_argument("action", choices=list(ACTIONS))
     fault.add_argument(
         "--control",
-        default=Config.build().text("control") or None,
+        default=environment("KAFKATEST_CONTROL") or None,
         help="host:port of the emulator's control interface (env KAFKATEST_CONTROL)",
     )
     for option, (dest, kind, text) in _OPTIONS.items():

@@ -14,7 +14,8 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from kafkatest.assertions.report import STYLE, jsonable, short
+from kafkatest.assertions.entries import jsonable, short
+from kafkatest.assertions.report import STYLE
 from kafkatest.checkpoints.explain import RestartExplanation
 from kafkatest.oracles.compare import Lateness, RowDifference
 from kafkatest.oracles.runs import RunResult

@@ -21,8 +21,8 @@ from kafkatest.brokers.base import Broker
 from kafkatest.brokers.capabilities import Capability
 from kafkatest.brokers.registry import capabilities_of, start_broker
 from kafkatest.plugin.options import (
-    CLUSTER_SIZE_OPTIONS,
     _ini_config,
+    cluster_size,
     kafkatest_config,
     security_options,
     selected_backends,
@@ -100,11 +100,11 @@ def _start_session_broker(config: pytest.Config, param: object) -> Broker:
     options: dict[str, object] = {"config": settings} if settings else {}
     can = capabilities_of(backend)
     run = kafkatest_config(config)
-    count = run.number(CLUSTER_SIZE_OPTIONS[backend]) if backend in CLUSTER_SIZE_OPTIONS else 1
+    count = cluster_size(run, backend)
     # both counts are checked to be 1 or more; 1 is every backend's default
     if Capability.CLUSTERS in can and count > 1:
         options["brokers"] = count
-    advertised = run.text("advertised_host")
+    advertised = run.advertised_host
     if advertised and Capability.LISTENERS in can:
         options["host"] = advertised
     options.update(security_options(config))
@@ -117,7 +117,7 @@ def _start_session_broker(config: pytest.Config, param: object) -> Broker:
             broker.close()
             raise
     else:
-        broker = start_broker(backend, run.text("bootstrap") or None, **options)
+        broker = start_broker(backend, run.bootstrap or None, **options)
     # librdkafka's idempotent producer asks for its producer id on a 500 ms retry
     # timer when no connection is up yet, which is always the case at its creation:
     # made now, the first seeding of the run does not wait for that timer.

@@ -72,9 +72,12 @@ MARKERS = (
     "anything else that needs the driver's JVM",
 )
 
-#: The option that sets how many brokers a backend runs, for the backends with
-#: `Capability.CLUSTERS` (each flag is named after its backend).
-CLUSTER_SIZE_OPTIONS = {"emulator": "emulator_brokers", "kafka": "kafka_brokers"}
+
+def cluster_size(settings: Config, backend: str) -> int:
+    """How many brokers `backend` runs: its own option, for the backends with
+    `Capability.CLUSTERS` (each flag is named after its backend); 1 for the others."""
+    return {"emulator": settings.emulator_brokers, "kafka": settings.kafka_brokers}.get(backend, 1)
+
 
 #: More emulated brokers than this is a typo, not a cluster (each takes a port).
 MAX_EMULATOR_BROKERS = 64
@@ -110,9 +113,7 @@ def _set_log_level(config: pytest.Config) -> None:
     from kafkatest.spark.logs import LEVELS, console_level
 
     settings = kafkatest_config(config)
-    level = (
-        settings.text("log_level") if settings.origins["log_level"] == "--kafka-log-level" else ""
-    )
+    level = settings.log_level if settings.origins["log_level"] == "--kafka-log-level" else ""
     if level and level.upper().replace("WARNING", "WARN") not in LEVELS:
         raise pytest.UsageError(
             f"--kafka-log-level={level!r} is not a log level: use one of {', '.join(LEVELS)}"
@@ -128,7 +129,7 @@ def _set_log_level(config: pytest.Config) -> None:
 def _check_options(config: pytest.Config) -> None:
     """Bad option values are one usage error at start, naming the option."""
     settings = kafkatest_config(config)
-    brokers = settings.number("emulator_brokers")
+    brokers = settings.emulator_brokers
     if not 1 <= brokers <= MAX_EMULATOR_BROKERS:
         raise pytest.UsageError(
             f"--emulator-brokers={brokers}: the emulator serves 1 to {MAX_EMULATOR_BROKERS} "
@@ -136,14 +137,14 @@ def _check_options(config: pytest.Config) -> None:
         )
     from kafkatest.brokers.config import MAX_KAFKA_BROKERS
 
-    kafka_brokers = settings.number("kafka_brokers")
+    kafka_brokers = settings.kafka_brokers
     if not 1 <= kafka_brokers <= MAX_KAFKA_BROKERS:
         raise pytest.UsageError(
             f"--kafka-brokers={kafka_brokers}: the kafka backend runs 1 to {MAX_KAFKA_BROKERS} "
             "brokers (default 1; 3 to test leader moves and broker loss)"
         )
-    bootstrap = settings["bootstrap"]
-    if bootstrap is not None:
+    bootstrap = settings.bootstrap
+    if bootstrap:
         for address in str(bootstrap).split(","):
             host, _, port = address.strip().rpartition(":")
             if not host or not port.isdigit() or not 0 < int(port) < 65536:
@@ -162,19 +163,18 @@ def _check_options(config: pytest.Config) -> None:
             "cores and MB each), spark://host:port or standalone[W] (a cluster of W workers, "
             "1 to 8, that kafkatest starts)"
         )
-    if settings.text("spark_server") not in ("", "auto"):
+    if settings.spark_server not in ("", "auto"):
         raise pytest.UsageError(
-            f"spark_server = {settings.text('spark_server')!r} ({settings.origins['spark_server']}): "
+            f"spark_server = {settings.spark_server!r} ({settings.origins['spark_server']}): "
             "give auto (the first Spark test starts the warm server) or leave it empty"
         )
-    idle_minutes(config)  # checked here, not first when a Spark test starts the server
     remote = spark_remote(config)
     if remote and not (remote == "local" or remote.startswith(("local[", "sc://"))):
         raise pytest.UsageError(
             f"--spark-remote={remote!r}: give local, local[N], sc://host:port or off"
         )
     _warn_if_executors_cannot_reach_the_broker(config, master, remote)
-    reports = settings.text("reports")
+    reports = settings.reports
     if reports and Path(reports).exists() and not Path(reports).is_dir():
         raise pytest.UsageError(
             f"--kafkatest-reports={reports!r} is a file; give a directory for the reports"
@@ -193,7 +193,7 @@ def _warn_if_executors_cannot_reach_the_broker(
 
     if is_loopback(where.group(1)):
         return
-    advertised = kafkatest_config(config).text("advertised_host") or "127.0.0.1"
+    advertised = kafkatest_config(config).advertised_host or "127.0.0.1"
     if not is_loopback(advertised):
         return
     config.issue_config_time_warning(
@@ -217,12 +217,12 @@ _MASTER = re.compile(
 
 def spark_master(config: pytest.Config) -> str:
     """The spark fixture's master (local[2] unless an option, env or ini says)."""
-    return kafkatest_config(config).text("spark_master")
+    return kafkatest_config(config).spark_master
 
 
 def spark_remote(config: pytest.Config) -> str:
     """The Spark Connect server the spark fixture uses ('' for classic local Spark)."""
-    remote = kafkatest_config(config).text("spark_remote")
+    remote = kafkatest_config(config).spark_remote
     if remote == "off":
         return ""
     if not remote:
@@ -233,30 +233,12 @@ def spark_remote(config: pytest.Config) -> str:
     return remote
 
 
-def idle_minutes(config: pytest.Config) -> float:
-    """`spark_server_idle_minutes`, checked: a warm server `auto` starts stops itself
-    after this long without a run."""
-    settings = kafkatest_config(config)
-    raw = settings.text("spark_server_idle_minutes")
-    try:
-        minutes = float(raw)
-    except ValueError:
-        minutes = -1.0
-    if not 0 < minutes <= 7 * 24 * 60:
-        raise pytest.UsageError(
-            f"spark_server_idle_minutes = {raw!r} ({settings.origins['spark_server_idle_minutes']}): "
-            "give the minutes after which an unused warm server stops, more than 0 and at "
-            "most a week (default 30)"
-        )
-    return minutes
-
-
 def auto_server_refusal(config: pytest.Config) -> str | None:
     """Why `spark_server = auto` starts no warm server in this run (None: it will, at the
     first Spark test). Only for the default local Spark, and only where the server
     refuses other users' clients (Spark Connect 4.0+ checks its pre-shared key)."""
     settings = kafkatest_config(config)
-    if settings.text("spark_server") != "auto":
+    if settings.spark_server != "auto":
         return "not asked for"
     if settings.given("spark_remote") or settings.given("spark_master"):
         return "--spark-remote or --spark-master chooses where Spark runs"
@@ -292,12 +274,12 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
                 f"kafkatest: spark runs on the warm Spark Connect server {running.address} "
                 f"(pid {running.pid}); --spark-remote=off to start Spark in this process"
             )
-    elif kafkatest_config(config).text("spark_server") == "auto":
+    elif kafkatest_config(config).spark_server == "auto":
         refusal = auto_server_refusal(config)
         if refusal is None:
             lines.append(
                 "kafkatest: spark_server = auto: the first Spark test starts the warm Spark "
-                f"Connect server, which stops after {idle_minutes(config):g} idle minutes"
+                f"Connect server, which stops after {kafkatest_config(config).spark_server_idle_minutes:g} idle minutes"
             )
         else:
             lines.append(f"kafkatest: spark_server = auto, but Spark starts here: {refusal}")
@@ -306,7 +288,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 def selected_backends(config: pytest.Config) -> list[str]:
     """The backends named by --kafka-backend (comma-separated), checked."""
-    raw = kafkatest_config(config).text("backend")
+    raw = kafkatest_config(config).backend
     names = [name.strip() for name in raw.split(",") if name.strip()]
     unknown = [name for name in names if name not in BACKENDS]
     if unknown or not names:
@@ -338,12 +320,12 @@ def _check_security(config: pytest.Config) -> None:
 def security_options(config: pytest.Config) -> dict[str, object]:
     """start_broker's security keywords from the command line, ini file or environment."""
     settings = kafkatest_config(config)
-    protocol = settings.text("security")
+    protocol = settings.security
     if protocol.upper() == "PLAINTEXT":
         return {}
-    mechanisms = settings.text("sasl_mechanisms")
+    mechanisms = settings.sasl_mechanisms
     users: dict[str, str] = {}
-    for entry in settings.items("users"):
+    for entry in settings.users:
         name, sep, password = str(entry).partition(":")
         if not sep or not name or not password:
             raise pytest.UsageError(f"--kafka-user: expected NAME:PASSWORD, got {entry!r}")
@@ -359,7 +341,7 @@ def security_options(config: pytest.Config) -> dict[str, object]:
 def _ini_config(config: pytest.Config) -> dict[str, str]:
     """The ``kafka_broker_config`` ini lines (``name=value``), for every broker of the run."""
     settings: dict[str, str] = {}
-    for line in kafkatest_config(config).items("broker_config"):
+    for line in kafkatest_config(config).broker_config:
         name, sep, value = str(line).partition("=")
         if not sep or not name.strip():
             raise pytest.UsageError(

@@ -21,7 +21,7 @@ _LOG_START_KEY = pytest.StashKey[dict[int, int]]()
 
 def _report_dir(item: pytest.Item) -> Path:
     """This test's folder under the reports directory (``--kafkatest-reports``)."""
-    root = Path(kafkatest_config(item.config).text("reports") or "kafkatest-reports")
+    root = Path(kafkatest_config(item.config).reports or "kafkatest-reports")
     # Relative to where pytest was invoked (the xdist controller's directory), and
     # named by worker too: `--dist each` runs one test id on every worker.
     if not root.is_absolute() and Path.cwd() != item.config.invocation_params.dir:

@@ -13,7 +13,6 @@ import pytest
 from kafkatest.plugin.options import (
     _STANDALONE,
     auto_server_refusal,
-    idle_minutes,
     kafkatest_config,
     spark_master,
     spark_remote,
@@ -40,15 +39,16 @@ def spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
         from kafkatest.spark.server import running_server, start_server
 
         if running_server() is None:  # one of another PySpark is left alone
-            extras = kafkatest_config(pytestconfig).items("spark_extras")
-            remote = start_server(extras=extras, idle_minutes=idle_minutes(pytestconfig)).remote
+            settings = kafkatest_config(pytestconfig)
+            idle = settings.spark_server_idle_minutes
+            remote = start_server(extras=settings.spark_extras, idle_minutes=idle).remote
     if remote:
         from kafkatest.spark.connect import connect_spark_session
         from kafkatest.spark.server import lacking_extras, usable_server
 
         warm = usable_server()
         if warm is not None and warm.remote == remote:
-            refusal = lacking_extras(warm, kafkatest_config(pytestconfig).items("spark_extras"))
+            refusal = lacking_extras(warm, kafkatest_config(pytestconfig).spark_extras)
             if refusal is not None:
                 raise refusal
             keep_alive.enter_context(_using_the_warm_server())
@@ -67,7 +67,7 @@ def spark_session(pytestconfig: pytest.Config) -> Iterator[SparkSession]:
         if settings.origins["spark_extras"] == "ini spark_extras":
             # the jar resolution below reads the variable (the environment wins: set, it
             # would have been the origin)
-            os.environ["KAFKATEST_SPARK_EXTRAS"] = ",".join(settings.items("spark_extras"))
+            os.environ["KAFKATEST_SPARK_EXTRAS"] = ",".join(settings.spark_extras)
         master = spark_master(pytestconfig)
         conf: dict[str, str] = {}
         workers = _STANDALONE.fullmatch(master)

@@ -15,10 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kafkatest.errors import BrokerError
+from kafkatest.security_names import (
+    CLIENT_AUTH,
+    MECHANISMS,
+    PROTOCOLS,
+    SCRAM_MECHANISMS,
+    listener_problem,
+)
 
-PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
-MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
-CLIENT_AUTH = ("none", "requested", "required")
+__all__ = ["CLIENT_AUTH", "MECHANISMS", "PROTOCOLS"]
 #: The harness's own user: seeding, sink readers, admin helpers and faults log in as it.
 ADMIN_USER = "kafkatest-admin"
 #: The names a loopback broker is reached by; a server certificate covers them all.
@@ -26,8 +31,7 @@ DEFAULT_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 _JAAS_MODULES = {
     "PLAIN": "org.apache.kafka.common.security.plain.PlainLoginModule",
-    "SCRAM-SHA-256": "org.apache.kafka.common.security.scram.ScramLoginModule",
-    "SCRAM-SHA-512": "org.apache.kafka.common.security.scram.ScramLoginModule",
+    **dict.fromkeys(SCRAM_MECHANISMS, "org.apache.kafka.common.security.scram.ScramLoginModule"),
 }
 
 
@@ -55,17 +59,10 @@ class Security:
 
     def __post_init__(self) -> None:
         self.protocol = self.protocol.upper()
-        if self.protocol not in PROTOCOLS:
-            raise BrokerError(
-                f"unknown security protocol {self.protocol!r}: choose one of {', '.join(PROTOCOLS)}"
-            )
         self.mechanisms = tuple(m.upper() for m in self.mechanisms)
-        unknown = [m for m in self.mechanisms if m not in MECHANISMS]
-        if unknown or (self.sasl and not self.mechanisms):
-            raise BrokerError(
-                f"unsupported SASL mechanism(s) {', '.join(unknown) or '(none given)'}: "
-                f"choose from {', '.join(MECHANISMS)}"
-            )
+        problem = listener_problem(self.protocol, self.mechanisms)
+        if problem is not None:
+            raise BrokerError(problem)
         if self.client_auth not in CLIENT_AUTH:
             raise BrokerError(
                 f"ssl client auth must be one of {', '.join(CLIENT_AUTH)}, got {self.client_auth!r}"

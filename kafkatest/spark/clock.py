@@ -51,7 +51,8 @@ class QueryClock:
     """Processing time for the queries a session starts under `query_clock`.
 
     Batches run with the batch timestamp this clock shows; a processing-time trigger
-    fires when `advance` reaches its next interval, not before.
+    fires when `advance` reaches its next interval, not before. A
+    `kafkatest.clocks.MovableClock`, as `kafka_broker.clock` is.
     """
 
     def __init__(self, manual_clock: Any) -> None:

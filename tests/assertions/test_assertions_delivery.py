@@ -128,3 +128,25 @@ def test_the_error_is_an_assertion_error_carrying_the_report(make_seed):
         assert_exactly_once(seed, [])
     assert isinstance(caught.value, DeliveryAssertionError)
     assert caught.value.report.failures == ("missing",)
+
+
+def test_each_check_fails_on_exactly_its_row_of_the_guarantees_table(make_seed, sink_rows):
+    """The checks differ only by their `GUARANTEES` row: with a record lost, one
+    duplicated and a stranger, each fails on its row's kinds that were found."""
+    from kafkatest.assertions.delivery import GUARANTEES, assert_expected_loss
+
+    seed = make_seed()
+    rows = [*sink_rows(seed, drop=["10"], repeat=["7"]), STRANGER]
+    found = {"missing", "duplicated", "unexpected"}
+    checks = {
+        "exactly-once": assert_exactly_once,
+        "at-least-once": assert_at_least_once,
+        "no-loss": assert_no_loss,
+        "expected-loss": lambda e, a: assert_expected_loss(e, a, {}),
+    }
+    for guarantee, check in checks.items():
+        with pytest.raises(DeliveryAssertionError) as caught:
+            check(seed, rows)
+        wanted = tuple(kind for kind in GUARANTEES[guarantee] if kind in found)
+        assert (caught.value.report.guarantee, caught.value.report.failures) == (guarantee, wanted)
+    assert delivery_report(seed, rows).failures == ()

@@ -32,11 +32,10 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from kafkatest.apps.fuzz.corpus import (
-    SASL_MECHANISMS,
+from kafkatest.apps.fuzz.corpus import capture_client_frames
+from kafkatest.apps.fuzz.frames import (
     SASL_PASSWORD,
     SASL_USER,
-    capture_client_frames,
     random_header_frames,
     sasl_frames,
     sasl_handshake_frame,
@@ -44,6 +43,7 @@ from kafkatest.apps.fuzz.corpus import (
 from kafkatest.apps.fuzz.long_log import long_log_frames, slowest_request
 from kafkatest.apps.fuzz.mutate import mutate
 from kafkatest.brokers.process import free_port, spawn, terminate
+from kafkatest.security_names import MECHANISMS as SASL_MECHANISMS
 
 #: ApiVersions v0 from client "probe": answered by any emulator that is alive.
 _PROBE = struct.pack(">ihhih", 15, 18, 0, 7, 5) + b"probe"

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from kafkatest.config import cache_dir
+from kafkatest.project_files import cache_dir
 
 KEYED_PREFIXES = (
     *("PYTHON", "LD_", "LANG", "LC_"),  # the interpreter, native libraries, the locale
@@ -55,23 +55,11 @@ class ForkServerSettings:
 
     @classmethod
     def read(cls, environ: Mapping[str, str]) -> ForkServerSettings:
-        from kafkatest.config import Config, project_ini
+        from kafkatest.config import Config
+        from kafkatest.project_files import project_ini
 
-        config = Config.build(ini=project_ini(), environ=environ)
-        raw = config.text("pytest_server_idle_minutes").strip()
-        try:
-            minutes = float(raw)
-        except ValueError:
-            minutes = -1.0
-        if not minutes > 0:
-            from kafkatest.errors import SetupError
-
-            origin = config.origins["pytest_server_idle_minutes"]
-            raise SetupError(
-                f"pytest_server_idle_minutes={raw!r} (from {origin}) is not a number of "
-                "minutes above 0: set it to 30, say, or 0.5"
-            )
-        return cls(config.items("pytest_server_preload"), minutes)
+        config = Config.build(ini=project_ini(), environ=environ)  # ConfigError: a SetupError
+        return cls(config.pytest_server_preload, config.pytest_server_idle_minutes)
 
 
 def server_key(environ: Mapping[str, str], settings: ForkServerSettings) -> str:

@@ -11,55 +11,12 @@ same code it was before security existed.
 from __future__ import annotations
 
 import asyncio
-import ssl
-from dataclasses import dataclass
 
 from kafkatest.emulator.server.context import ANONYMOUS, TokenPrincipal
-from kafkatest.emulator.state.credentials import SASL_MECHANISMS
+from kafkatest.security_names import PROTOCOLS, ListenerSecurity
 
-PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
-
-
-@dataclass(frozen=True)
-class ListenerSecurity:
-    #: Kafka's security.protocol of the listener.
-    protocol: str = "PLAINTEXT"
-    #: sasl.enabled.mechanisms, in the order SaslHandshake lists them.
-    mechanisms: tuple[str, ...] = ()
-    #: The server side of TLS (certificate, key, client-certificate policy).
-    ssl_context: ssl.SSLContext | None = None
-
-    def __post_init__(self) -> None:
-        if self.protocol not in PROTOCOLS:
-            raise ValueError(
-                f"unknown security protocol {self.protocol!r}; choose one of {', '.join(PROTOCOLS)}"
-            )
-        if self.sasl and not self.mechanisms:
-            raise ValueError(f"a {self.protocol} listener needs at least one SASL mechanism")
-        unknown = [m for m in self.mechanisms if m not in SASL_MECHANISMS]
-        if unknown:
-            raise ValueError(
-                f"unsupported SASL mechanism(s) {', '.join(unknown)}; "
-                f"choose from {', '.join(SASL_MECHANISMS)}"
-            )
-        if self.tls and self.ssl_context is None:
-            raise ValueError(f"a {self.protocol} listener needs an SSL context")
-
-    @property
-    def advertised_mechanisms(self) -> tuple[str, ...]:
-        """The order SaslHandshake lists them in: Kafka copies the setting into a
-        Java HashSet, so clients see its iteration order, not the configured one."""
-        return tuple(
-            sorted(self.mechanisms, key=lambda m: (_hash_set_bucket(m), self.mechanisms.index(m)))
-        )
-
-    @property
-    def sasl(self) -> bool:
-        return self.protocol.startswith("SASL_")
-
-    @property
-    def tls(self) -> bool:
-        return self.protocol.endswith("SSL")
+#: The listener spec is Kafka vocabulary shared with the brokers (`kafkatest.security_names`).
+__all__ = ["PROTOCOLS", "ListenerSecurity"]
 
 
 def tls_principal(writer: asyncio.StreamWriter) -> str:
@@ -78,14 +35,6 @@ def tls_principal(writer: asyncio.StreamWriter) -> str:
 
     certificate = x509.load_der_x509_certificate(der)
     return f"User:{certificate.subject.rfc4514_string()}"
-
-
-def _hash_set_bucket(text: str) -> int:
-    """The bucket of `text` in a Java HashSet of a few elements (16 buckets)."""
-    h = 0
-    for unit in text.encode("utf-16-be").hex(" ", 2).split():
-        h = (31 * h + int(unit, 16)) & 0xFFFFFFFF
-    return (h ^ (h >> 16)) & 15
 
 
 def token_requests_allowed(protocol: str, principal: str) -> bool:

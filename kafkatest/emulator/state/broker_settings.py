@@ -1,56 +1,74 @@
 """Every broker setting kafkatest knows, in one table, and the emulator's own configs.
 
-`SETTINGS` declares each Kafka broker property once: the `BrokerSettings` field that
-holds it in the emulator (if any), the value kafkatest starts its `kafka` backend with
-(if not Kafka's default), and whether ``config=`` may change it on the emulator. From it
-come the emulator's accepted settings (`kafkatest.brokers.config.EMULATOR_SETTINGS`),
-the `kafka` backend's server.properties defaults
-(`kafkatest.brokers.kafka_properties.TEST_SETTINGS`) and what the emulator's
-DescribeConfigs shows (`broker_configs`). Where kafkatest runs real Kafka with a
-non-default value to make tests quick, the emulator's default is that same value
-(checked by tests/test_broker_settings_table.py), so a test sees the same timing on
-both backends.
+Each setting is declared once, as a `BrokerSettings` field made by `setting`: its Kafka
+property, its value in the emulator and whether kafkatest starts its `kafka` backend
+with that same value (so the two backends see the same timing); `SETTINGS` is made
+from those fields and the few properties only the `kafka` backend is given
+(`KAFKA_ONLY`). From it come the emulator's accepted settings
+(`kafkatest.brokers.config.EMULATOR_SETTINGS`), the `kafka` backend's server.properties
+defaults (`kafkatest.brokers.kafka_properties.TEST_SETTINGS`), what the emulator's
+DescribeConfigs shows (`broker_configs`) and the docs' broker settings reference.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from typing import Any
+
+
+def setting(kafka_name: str, default: Any, *, on_kafka: bool = False, settable: bool = True) -> Any:
+    """A `BrokerSettings` field declared with its row of `SETTINGS`: the Kafka property
+    it stands for, its value in the emulator and, with `on_kafka`, kafkatest starts its
+    `kafka` backend with that same value (not Kafka's default). `settable`: whether
+    ``config=`` may change it on the emulator."""
+    return dataclasses.field(default=default, metadata={"kafka": (kafka_name, on_kafka, settable)})
 
 
 @dataclass(frozen=True)
 class BrokerSettings:
     """Broker-wide configs, with Kafka's defaults unless tests need otherwise."""
 
-    auto_create_topics: bool = True
-    num_partitions: int = 1
-    default_replication_factor: int = 1
-    message_max_bytes: int = 1048588
-    #: Kafka's default is 5 minutes; kafkatest runs real Kafka with 500 ms too (see
-    #: kafka_properties.TEST_SETTINGS), so aged-out data vanishes alike on both backends.
-    #: Measured on the state's clock.
-    retention_check_interval_ms: int = 500
-    #: Kafka's log.cleaner.backoff.ms is 15 s; kafkatest runs real Kafka with 500 ms
-    #: too (kafka_properties.TEST_SETTINGS), so compaction comes as soon on both backends.
-    log_cleaner_backoff_ms: int = 500
-    delete_topic_enable: bool = True
-    #: Kafka's default is 10 s; kafkatest runs real Kafka with 500 ms too, so a timed-out
-    #: transaction is aborted as promptly on both backends. On the state's clock.
-    transaction_abort_interval_ms: int = 500
+    auto_create_topics: bool = setting("auto.create.topics.enable", True, on_kafka=True)
+    num_partitions: int = setting("num.partitions", 1, on_kafka=True)
+    default_replication_factor: int = setting("default.replication.factor", 1)
+    message_max_bytes: int = setting("message.max.bytes", 1048588)
+    #: Kafka's default is 5 minutes; 500 ms on both backends, so aged-out data vanishes
+    #: alike. Measured on the state's clock.
+    retention_check_interval_ms: int = setting(
+        "log.retention.check.interval.ms", 500, on_kafka=True
+    )
+    #: Kafka's log.cleaner.backoff.ms is 15 s (its cleaner sleeps that long whenever it
+    #: finds nothing to clean); 500 ms on both backends lets compacted topics compact
+    #: within a test's patience.
+    log_cleaner_backoff_ms: int = setting("log.cleaner.backoff.ms", 500, on_kafka=True)
+    delete_topic_enable: bool = setting("delete.topic.enable", True, on_kafka=True)
+    #: Kafka's default is 10 s; 500 ms on both backends, so a timed-out transaction is
+    #: aborted as promptly. On the state's clock.
+    transaction_abort_interval_ms: int = setting(
+        "transaction.abort.timed.out.transaction.cleanup.interval.ms", 500, on_kafka=True
+    )
     #: The longest transaction.timeout.ms a producer may ask for (Kafka's default).
-    transaction_max_timeout_ms: int = 900_000
-    #: Kafka's group.consumer.heartbeat.interval.ms / session.timeout.ms (defaults
-    #: 5000 / 45000): kafkatest runs real Kafka with these shorter ones (and the
-    #: matching minimums, see kafka_properties.TEST_SETTINGS) so consumer groups settle fast.
-    group_consumer_heartbeat_interval_ms: int = 500
-    group_consumer_session_timeout_ms: int = 10000
-    #: Kafka's group.initial.rebalance.delay.ms (default 3000): how long a new classic
-    #: group waits for more members before its first generation, extended by each new
-    #: member up to the rebalance timeout. kafkatest runs real Kafka with 0
-    #: (kafka_properties.TEST_SETTINGS), so 0 here too: both backends form groups alike.
-    group_initial_rebalance_delay_ms: int = 0
-    #: Kafka's default is 50; kafkatest runs real Kafka with 1 (one node, quick
-    #: start), and __consumer_offsets gets this many partitions on both backends.
-    offsets_topic_num_partitions: int = 1
+    transaction_max_timeout_ms: int = setting("transaction.max.timeout.ms", 900_000)
+    #: KIP-848 consumer groups: Kafka's 5 s heartbeats and 45 s sessions made short on
+    #: both backends (with the matching minimums, `KAFKA_ONLY`) so groups settle fast.
+    group_consumer_heartbeat_interval_ms: int = setting(
+        "group.consumer.heartbeat.interval.ms", 500, on_kafka=True
+    )
+    group_consumer_session_timeout_ms: int = setting(
+        "group.consumer.session.timeout.ms", 10000, on_kafka=True
+    )
+    #: Kafka's default 3000: how long a new classic group waits for more members before
+    #: its first generation, extended by each new member up to the rebalance timeout.
+    #: 0 on both backends: they form groups alike.
+    group_initial_rebalance_delay_ms: int = setting(
+        "group.initial.rebalance.delay.ms", 0, on_kafka=True
+    )
+    #: Kafka's default is 50; 1 on both backends (one node, quick start), and
+    #: __consumer_offsets gets this many partitions.
+    offsets_topic_num_partitions: int = setting(
+        "offsets.topic.num.partitions", 1, on_kafka=True, settable=False
+    )
     #: Broker configs that set topics' defaults (`log.retention.hours`,
     #: `log.cleanup.policy`, ...: the `log.*` twins of topic configs), by Kafka name,
     #: as (name, value) pairs; a topic without its own value runs with these.
@@ -69,31 +87,13 @@ class Setting:
     kafka_backend: str | None = None
     #: Whether ``config=`` may set it on the emulator.
     settable: bool = True
+    #: The emulator's value (its field's default); None without a field.
+    default: object = None
 
 
-SETTINGS: tuple[Setting, ...] = (
-    Setting("auto.create.topics.enable", "auto_create_topics", "true"),
-    Setting("num.partitions", "num_partitions", "1"),
-    Setting("default.replication.factor", "default_replication_factor"),
-    Setting("message.max.bytes", "message_max_bytes"),
-    Setting("delete.topic.enable", "delete_topic_enable", "true"),
-    Setting("log.retention.check.interval.ms", "retention_check_interval_ms", "500"),
-    # Kafka's cleaner sleeps 15 s whenever it finds nothing to clean; 500 ms lets
-    # compacted topics compact within a test's patience.
-    Setting("log.cleaner.backoff.ms", "log_cleaner_backoff_ms", "500"),
-    Setting(
-        "transaction.abort.timed.out.transaction.cleanup.interval.ms",
-        "transaction_abort_interval_ms",
-        "500",
-    ),
-    Setting("transaction.max.timeout.ms", "transaction_max_timeout_ms"),
-    # KIP-848 consumer groups: Kafka's 5 s heartbeats and 45 s sessions made short.
-    Setting("group.consumer.heartbeat.interval.ms", "group_consumer_heartbeat_interval_ms", "500"),
-    Setting("group.consumer.session.timeout.ms", "group_consumer_session_timeout_ms", "10000"),
-    Setting("group.initial.rebalance.delay.ms", "group_initial_rebalance_delay_ms", "0"),
-    Setting("offsets.topic.num.partitions", "offsets_topic_num_partitions", "1", settable=False),
-    # What one node needs, and the minimums that let the short group timeouts above
-    # be asked for: the emulator behaves so already.
+#: What only the `kafka` backend is started with: what one node needs, and the minimums
+#: that let the short group timeouts above be asked for (the emulator behaves so already).
+KAFKA_ONLY: tuple[Setting, ...] = (
     Setting("offsets.topic.replication.factor", kafka_backend="1"),
     Setting("transaction.state.log.replication.factor", kafka_backend="1"),
     Setting("transaction.state.log.min.isr", kafka_backend="1"),
@@ -114,17 +114,30 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("file.delete.delay.ms", kafka_backend="0"),
 )
 
+
+def as_kafka_text(value: object) -> str:
+    """A `BrokerSettings` value as Kafka writes it (``true``, ``500``)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _row(declared: dataclasses.Field[Any]) -> Setting:
+    name, on_kafka, settable = declared.metadata["kafka"]
+    value = as_kafka_text(declared.default) if on_kafka else None
+    return Setting(name, declared.name, value, settable, declared.default)
+
+
+#: Every broker setting kafkatest knows: the `BrokerSettings` fields, then `KAFKA_ONLY`.
+SETTINGS: tuple[Setting, ...] = (
+    *(_row(f) for f in dataclasses.fields(BrokerSettings) if "kafka" in f.metadata),
+    *KAFKA_ONLY,
+)
+
 #: The settings with a `BrokerSettings` field, by Kafka name.
 FIELDS: dict[str, str] = {s.name: s.field for s in SETTINGS if s.field is not None}
 #: What the `kafka` backend starts with (Kafka's name -> value).
 KAFKA_BACKEND: dict[str, str] = {
     s.name: s.kafka_backend for s in SETTINGS if s.kafka_backend is not None
 }
-
-
-def as_kafka_text(value: object) -> str:
-    """A `BrokerSettings` value as Kafka writes it (``true``, ``500``)."""
-    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def by_kafka_name(settings: BrokerSettings) -> dict[str, str]:

@@ -4,6 +4,8 @@ Retention, segment rolls, LogAppendTime, transaction and producer-id timeouts, g
 sessions, the cleaner's lag and ListOffsets by timestamp read this clock, so a test
 ages data or times a member out by advancing it instead of sleeping. Frozen, it
 moves only when advanced: two records appended a second apart carry one timestamp.
+Not a `kafkatest.clocks.MovableClock`: it moves by whole milliseconds on the broker's
+thread; a test holds it through `kafka_broker.clock`, which is one.
 """
 
 from __future__ import annotations

@@ -18,18 +18,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-#: SCRAM mechanism name -> (hash name, the mechanism's number in the Kafka protocol).
-SCRAM_MECHANISMS: dict[str, tuple[str, int]] = {
-    "SCRAM-SHA-256": ("sha256", 1),
-    "SCRAM-SHA-512": ("sha512", 2),
-}
+from kafkatest.security_names import SCRAM_MECHANISMS
+
 SCRAM_BY_NUMBER = {number: name for name, (_h, number) in SCRAM_MECHANISMS.items()}
 #: Kafka's bounds for both mechanisms (ScramMechanism.java).
 MIN_ITERATIONS = 4096
 MAX_ITERATIONS = 16384
 #: What kafka-configs and the Java admin client use unless told otherwise.
 DEFAULT_ITERATIONS = 4096
-SASL_MECHANISMS = ("PLAIN", *SCRAM_MECHANISMS)
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,9 @@
 
 Session expiry, rebalance timeouts and the initial rebalance delay are all timers.
 Routing them through a `Clock` lets the emulator run on real time while tests
-drive a `ManualClock` and jump minutes ahead instantly instead of sleeping.
+drive a `ManualClock` and jump minutes ahead instantly instead of sleeping. These
+schedule callbacks (`call_at`), which the broker's `state/clock.py` (a reading of now)
+and the test-facing `kafkatest.clocks.MovableClock` do not.
 """
 
 from __future__ import annotations
