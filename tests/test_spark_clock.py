@@ -2,7 +2,7 @@
 
 `current_timestamp()` stamps the clock's time (with the clock ignored the test would
 see today's wall time); the stateful example with a 30-minute processing-time timeout
-is test_spark_session_timeout_example.py, shown whole in docs/clocks-and-hooks.md.
+is test_spark_session_timeout_example.py, shown whole in docs/how-to/clocks-and-hooks.md.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Each checkpoint fault, applied between two runs of a stateful job: what Spark did on
-restart (error, replay, new query id) and what the sink got (docs/checkpoint-faults.md).
+restart (error, replay, new query id) and what the sink got (docs/how-to/checkpoint-faults.md).
 
 One test walks the whole table, so a Spark line that behaves differently shows every
 difference at once. The first run reads payments 0-8 in batches 0-2 (three each);

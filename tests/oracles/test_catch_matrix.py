@@ -1,7 +1,7 @@
 """The catch matrix: every job of the corpus (tests/oracles/corpus), correct and with
 the bugs that reach production, through `assert_invariants`. Each correct job passes
 all three oracles and writes rows; each bug fails exactly the oracles the matrix
-says (docs/oracles.md shows the same table). On classic Spark and over Spark Connect
+says (docs/how-to/oracles.md shows the same table). On classic Spark and over Spark Connect
 on the emulator; the shapes marked for it also on real Kafka. The state column:
 every job through `assert_state_bounded` on its shape's stream, on classic Spark
 (tests/state runs the oracle over Spark Connect and on real Kafka).
@@ -11,7 +11,7 @@ over Spark Connect, in the state column and on real Kafka, the cases CI_CASES na
 (where those columns can differ from classic Spark's: the plan read over Connect, state
 that grows or levels off, a broker's own delivery), unless `--catch-matrix=full` asks
 for every case in every column (`nox -s catch_matrix`: about 30 minutes alone here;
-the figures in docs/oracles.md are from such a run)."""
+the figures in docs/how-to/oracles.md are from such a run)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The catch matrix: each job shape, its correct job and its bugs, and which oracles
 catch each bug. tests/oracles/test_catch_matrix.py holds the oracles to it on every run;
-`python -m tests.oracles.corpus.matrix` prints the table docs/oracles.md shows
+`python -m tests.oracles.corpus.matrix` prints the table docs/how-to/oracles.md shows
 (tests/oracles/test_oracle_docs.py checks the two agree)."""
 
 from __future__ import annotations
@@ -293,7 +293,7 @@ def cases(*, kafka_only: bool = False) -> list[Case]:
 
 
 def table() -> str:
-    """The catch matrix as the Markdown table docs/oracles.md shows."""
+    """The catch matrix as the Markdown table docs/how-to/oracles.md shows."""
     lines = [
         "| job shape | bug | split | restart | redelivery | state |",
         "| --- | --- | --- | --- | --- | --- |",
