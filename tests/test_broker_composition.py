@@ -40,7 +40,7 @@ def test_a_broker_is_what_seeding_and_sinks_ask_for() -> None:
 
 
 def test_the_emulator_state_holds_its_writer_and_log_maintenance() -> None:
-    from kafkatest.emulator.state import EmulatorState
+    from kafkatest.emulator import EmulatorState
     from kafkatest.emulator.state.log_maintenance import LogMaintenance
     from kafkatest.emulator.state.partition_writes import PartitionWrites
 

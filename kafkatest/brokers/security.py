@@ -27,7 +27,7 @@ from kafkatest.security import (
 )
 
 if TYPE_CHECKING:
-    from kafkatest.emulator.server.security import ListenerSecurity
+    from kafkatest.emulator import ListenerSecurity
     from kafkatest.security.tls import CertificateAuthority, ClientCertificate, ServerCertificate
 
 
@@ -157,7 +157,7 @@ class BrokerSecurity:
 
     def listener_security(self) -> ListenerSecurity:
         """The emulator listener's side of these settings."""
-        from kafkatest.emulator.server.security import ListenerSecurity
+        from kafkatest.emulator import ListenerSecurity
         from kafkatest.security.tls import server_ssl_context
 
         context = None

@@ -24,7 +24,7 @@ from typing import Any
 
 from kafkatest.brokers.base import Broker
 from kafkatest.brokers.capabilities import Capability
-from kafkatest.emulator.state.errors import StateError
+from kafkatest.emulator import StateError
 from kafkatest.errors import BrokerError
 from kafkatest.faults import cluster
 from kafkatest.faults import transactions as open_transactions

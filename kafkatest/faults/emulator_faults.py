@@ -13,7 +13,7 @@ from typing import Any
 
 from kafkatest.brokers.base import Broker
 from kafkatest.brokers.capabilities import Capability
-from kafkatest.emulator.control.rules import Rule
+from kafkatest.emulator import Rule
 from kafkatest.errors import UnsupportedOperation
 from kafkatest.faults import validation as check
 from kafkatest.faults.registry import NEEDS_A_PROXY, fault
@@ -50,10 +50,8 @@ class EmulatorFaults:
         **details: Any,
     ) -> int:
         """Check that the rule can fire on this broker, then install it; its id."""
-        from kafkatest.emulator.server.handlers import load_handlers
-
         control = self._require_emulator(action)
-        key = check.api(action, api, served=load_handlers())
+        key = check.served_api(action, api)
         check.rule_scope(action, key, topic, partition)
         count = check.times(action, times)
         check.target(self.broker, action, topic, partition)

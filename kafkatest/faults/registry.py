@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from kafkatest.brokers.capabilities import Capability
-from kafkatest.emulator.control.errors import InvalidFault
+from kafkatest.emulator import InvalidFault
 from kafkatest.errors import UnsupportedOperation
 from kafkatest.limits import MAX_CLOCK_STEP_MS, MAX_INT, MAX_LONG
 

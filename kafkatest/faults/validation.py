@@ -35,22 +35,23 @@ from collections.abc import Iterable
 from kafkatest.brokers.base import Broker
 from kafkatest.brokers.capabilities import Capability
 from kafkatest.brokers.lookup import topic_partitions
-from kafkatest.emulator.control.checks import (
-    MAX_LATENCY_MS,
-    PARTITION_LIMIT,
-    api,
-    at_most,
-    count,
-    error,
-    finite,
-    latency_ms,
-    non_negative,
-    partition_total,
-    rule_scope,
-    times,
-    whole_number,
-)
-from kafkatest.emulator.control.errors import InvalidFault
+from kafkatest.emulator import InvalidFault, checks
+
+# The emulator's checks, which hold on every backend (`checks`' docstring).
+MAX_LATENCY_MS = checks.MAX_LATENCY_MS
+PARTITION_LIMIT = checks.PARTITION_LIMIT
+api = checks.api
+at_most = checks.at_most
+count = checks.count
+error = checks.error
+finite = checks.finite
+latency_ms = checks.latency_ms
+non_negative = checks.non_negative
+partition_total = checks.partition_total
+rule_scope = checks.rule_scope
+served_api = checks.served_api
+times = checks.times
+whole_number = checks.whole_number
 
 __all__ = [
     "MAX_LATENCY_MS",
@@ -68,6 +69,7 @@ __all__ = [
     "non_negative",
     "partition_total",
     "rule_scope",
+    "served_api",
     "target",
     "times",
 ]

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from typing import Any
 
-from kafkatest.emulator.protocol.primitives import encode_uvarint
+from kafkatest.emulator.protocol import encode_uvarint
 
 _SIZE = struct.Struct(">i")
 
@@ -292,7 +292,7 @@ def _cluster_wide_config_requests(bootstrap: str) -> None:
     from kio.serial import entity_writer
     from kio.static.primitive import i8
 
-    from kafkatest.emulator.protocol.framing import frame
+    from kafkatest.emulator.protocol import frame
 
     broker, logger = i8(4), i8(8)
     requests: list[tuple[int, int, Any]] = [

@@ -1,0 +1,66 @@
+"""The emulator's front door: `kafkatest.emulator` and `kafkatest.emulator.protocol`
+export what the harness uses (the import contract `emulator-door` lets nothing outside
+import past them), each name loaded only when first used, and the `Emulator` object
+holds its state, listeners, request hooks (whose handles say whether they fired) and
+request log."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from confluent_kafka.admin import AdminClient
+
+import kafkatest.emulator as door
+import kafkatest.emulator.protocol as protocol
+from kafkatest.emulator import Emulator, RequestLog
+
+
+@pytest.mark.parametrize("face", [door, protocol], ids=lambda f: f.__name__)
+def test_every_name_of_a_face_is_the_object_its_module_defines(face: Any) -> None:
+    assert sorted(face.__all__) == sorted(n for names in face._FACE.values() for n in names)
+    for module, defined in face._FACE.items():
+        for name in defined:
+            value = getattr(face, name)
+            origin = importlib.import_module(module)
+            assert value is getattr(origin, name, None) or value.__name__ == f"{module}.{name}"
+    with pytest.raises(AttributeError, match="no attribute 'runner_thread'"):
+        face.runner_thread  # noqa: B018
+
+
+def test_importing_the_faces_loads_nothing_behind_them() -> None:
+    """A module that needs one constant of the emulator does not load the emulator."""
+    code = (
+        "import sys, kafkatest.emulator, kafkatest.emulator.protocol\n"
+        "loaded = [m for m in ('kafkatest.emulator.runner', 'kafkatest.emulator.server',"
+        " 'kafkatest.emulator.protocol.messages') if m in sys.modules]\n"
+        "from kafkatest.emulator import SETTINGS\n"
+        "loaded += [m for m in ('kafkatest.emulator.runner',) if m in sys.modules]\n"
+        "print(loaded)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_emulator_holds_its_hooks_and_request_log_and_a_hook_says_it_fired() -> None:
+    emulator = Emulator()
+    emulator.start()
+    try:
+        hook = emulator.on_request("Metadata", lambda request: None)
+        untouched = emulator.on_request("DeleteTopics", lambda request: None)
+        emulator.request_log = RequestLog(100)
+        assert not hook.fired
+        admin = AdminClient({"bootstrap.servers": emulator.bootstrap_servers})
+        admin.list_topics(timeout=30)
+        assert hook.fired and hook.calls >= 1
+        assert not untouched.fired
+        log = emulator.request_log
+        assert log is not None and emulator.call(lambda: log.entries("Metadata"))
+        hook.remove()
+        assert hook._owner is None  # removed: it sees no more requests
+        assert emulator.hooks is emulator.faults  # installed once, then the same
+    finally:
+        emulator.close()
