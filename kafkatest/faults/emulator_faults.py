@@ -25,11 +25,12 @@ OWN_CLOCK = "runs on the machine's clock and its own retention checks"
 
 
 class EmulatorFaults:
-    """The emulator-only half of `Faults` (api.py), which sets these attributes."""
+    """The emulator-only faults `Faults` (api.py) holds and offers as its own methods."""
 
-    broker: Broker
-    #: The emulator's `EmulatorControl`; None on every other backend.
-    _emulator: Any
+    def __init__(self, broker: Broker, emulator: Any) -> None:
+        self.broker = broker
+        #: The emulator's `EmulatorControl`; None on every other backend.
+        self._emulator = emulator
 
     def _require_emulator(self, what: str) -> Any:
         if self._emulator is None:

@@ -36,14 +36,21 @@ NO_CLEANER_VIEW = (
 
 
 class TopicFaults:
-    """The topic half of `Faults` (api.py), which sets these attributes."""
+    """The topic faults `Faults` (api.py) holds and offers as its own methods."""
 
-    broker: Broker
-    _control: BackendControl
-    #: (topic, partition) -> the leader before the first move.
-    _moved: dict[tuple[str, int], tuple[int, int]]
-    #: Poison pills written so far: their ids continue ``poison-<n>-...``.
-    _poisoned: int
+    def __init__(
+        self,
+        broker: Broker,
+        control: BackendControl,
+        moved: dict[tuple[str, int], tuple[int, int]],
+    ) -> None:
+        self.broker = broker
+        self._control = control
+        #: `Faults`' leader moves, (topic, partition) -> (original, now): a deleted
+        #: topic's are forgotten here.
+        self._moved = moved
+        #: Poison pills written so far: their ids continue ``poison-<n>-...``.
+        self._poisoned = 0
 
     @fault()
     def delete_topic(self, topic: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
