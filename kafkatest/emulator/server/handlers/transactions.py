@@ -30,7 +30,7 @@ from kafkatest.emulator.server.responses import (
 from kafkatest.emulator.state.errors import StateError
 from kafkatest.emulator.state.groups.consumer.checks import CommitCheck
 from kafkatest.emulator.state.groups.offsets import CommittedOffset
-from kafkatest.emulator.state.transactions import TopicPartition
+from kafkatest.emulator.state.transaction_model import TopicPartition
 
 log = logging.getLogger("kafkatest.emulator")
 
