@@ -65,10 +65,6 @@ class TransactionCoordinator:
     def get(self, transactional_id: str) -> TransactionMetadata | None:
         return self._transactions.get(transactional_id)
 
-    @property
-    def any_ongoing(self) -> bool:
-        return any(m.state == ONGOING for m in self._transactions.values())
-
     def _now(self) -> int:
         return self._state.clock.now_ms()
 
@@ -126,7 +122,8 @@ class TransactionCoordinator:
 
     # -- adding partitions -----------------------------------------------------------
 
-    def _checked(self, transactional_id: str, producer_id: int, epoch: int) -> TransactionMetadata:
+    def _mapped(self, transactional_id: str, producer_id: int) -> TransactionMetadata:
+        """The id's transaction, if `producer_id` is its producer."""
         _require_id(transactional_id)
         meta = self._transactions.get(transactional_id)
         if meta is None or meta.producer_id != producer_id:
@@ -134,6 +131,10 @@ class TransactionCoordinator:
                 f"producer {producer_id} is not the producer of transactional id "
                 f"{transactional_id!r}"
             )
+        return meta
+
+    def _checked(self, transactional_id: str, producer_id: int, epoch: int) -> TransactionMetadata:
+        meta = self._mapped(transactional_id, producer_id)
         if epoch != meta.epoch:
             raise ProducerFenced(
                 f"producer {producer_id} epoch {epoch} is fenced (current epoch {meta.epoch})"
@@ -213,13 +214,7 @@ class TransactionCoordinator:
         self, transactional_id: str, producer_id: int, epoch: int, commit: bool, tv2: bool
     ) -> tuple[int, int]:
         """EndTxn; the (producer id, epoch) the client continues with."""
-        _require_id(transactional_id)
-        meta = self._transactions.get(transactional_id)
-        if meta is None or meta.producer_id != producer_id:
-            raise InvalidProducerIdMapping(
-                f"producer {producer_id} is not the producer of transactional id "
-                f"{transactional_id!r}"
-            )
+        meta = self._mapped(transactional_id, producer_id)
         what = "commit" if commit else "abort"
         completed = COMPLETE_COMMIT if commit else COMPLETE_ABORT
         retry = tv2 and epoch == meta.last_epoch and epoch != meta.epoch
