@@ -25,7 +25,7 @@ from typing import Any
 
 from kafkatest.brokers.base import Broker
 from kafkatest.brokers.capabilities import Capability
-from kafkatest.emulator import StateError
+from kafkatest.emulator import StateError, checks
 from kafkatest.errors import BrokerError
 from kafkatest.faults import cluster
 from kafkatest.faults import transactions as open_transactions
@@ -191,17 +191,17 @@ class Faults:
         timeout_ms: int,
         crash: bool,
     ) -> str:
-        count = check.count(action, "records", records)
-        check.at_most(
+        count = checks.count(action, "records", records)
+        checks.at_most(
             action, "records", count, open_transactions.MAX_RECORDS, "a few records show the stall"
         )
-        timeout = check.count(
+        timeout = checks.count(
             action,
             "transaction_timeout_ms",
             timeout_ms,
             open_transactions.MIN_TRANSACTION_TIMEOUT_MS,
         )
-        check.at_most(
+        checks.at_most(
             action,
             "transaction_timeout_ms",
             timeout,
