@@ -128,11 +128,11 @@ class EmulatorBroker(Broker):
 
     @property
     def faults(self) -> FaultHook:
-        return self.emulator.faults
+        return self.emulator.server.faults
 
     @faults.setter
     def faults(self, hook: FaultHook) -> None:
-        self.emulator.faults = hook
+        self.emulator.server.faults = hook
 
     def expect_requests(self, versions: Iterable[tuple[int, int]]) -> None:
         """Load these (API key, version) pairs' schemas while the emulator idles, so that
@@ -166,19 +166,19 @@ class EmulatorBroker(Broker):
 
     def record_requests(self, limit: int = 10_000) -> None:
         """Start (or restart, empty) the request log: the latest `limit` requests."""
-        self.emulator.request_log = RequestLog(limit)
+        self.emulator.server.request_log = RequestLog(limit)
 
     def stop_recording_requests(self) -> None:
         """Turn the request log off (and forget it): the request path is as without it."""
-        self.emulator.request_log = None
+        self.emulator.server.request_log = None
 
     @property
     def request_log(self) -> RequestLog | None:
         """The request log while it is on (a failed test's report summarises it)."""
-        return self.emulator.request_log
+        return self.emulator.server.request_log
 
     def requests(self, api: str | None = None, client_id: str | None = None) -> list[RequestEntry]:
-        log = self.emulator.request_log
+        log = self.emulator.server.request_log
         if log is None:
             raise BrokerError(
                 "the request log is off: call kafka_broker.record_requests() before the "

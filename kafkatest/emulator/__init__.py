@@ -10,9 +10,7 @@ thread. The emulator imports nothing of kafkatest but the codec (`kafkatest.kio_
 fuzzer sit above it and import only this module and `kafkatest.emulator.protocol`
 (ARCHITECTURE.md, enforced by the import contracts in pyproject.toml).
 
-This module is the emulator's front door. Each name is imported from its module when
-first used, so importing the door (and any module inside, which runs it first) loads
-nothing more.
+This module is the door; each name is imported from its module when first used.
 """
 
 from __future__ import annotations

@@ -21,7 +21,6 @@ from kafkatest.emulator.protocol.messages import load_schemas
 from kafkatest.emulator.server import EmulatorServer
 from kafkatest.emulator.server.faults import FaultHook, NoFaults
 from kafkatest.emulator.server.handlers import load_handlers
-from kafkatest.emulator.server.request_log import RequestLog
 from kafkatest.emulator.server.security import ListenerSecurity
 from kafkatest.emulator.server.server import HarnessListener
 from kafkatest.emulator.server.timings import RequestTimings
@@ -53,7 +52,8 @@ OWN_THREAD = (
 
 class Emulator:
     """An emulated cluster whose server runs on a background event loop: its `state`,
-    its `server` (one listener per broker id), and what a test does to its requests."""
+    its `server` (one listener per broker id, its `request_log` and `faults` hook), and
+    what a test does to its requests (`hooks`)."""
 
     def __init__(
         self,
@@ -84,23 +84,14 @@ class Emulator:
         return self.server.running
 
     @property
-    def faults(self) -> FaultHook:
-        """What dispatch asks about every request (`NoFaults` until a hook is added)."""
-        return self.server.faults
-
-    @faults.setter
-    def faults(self, hook: FaultHook) -> None:
-        self.server.faults = hook
-
-    @property
     def hooks(self) -> InjectedFaults:
         """The request hooks, fault rules, pause gate and round-trip time, installed
-        (in front of any other `faults` hook) when first asked for."""
-        current = self.faults
+        (in front of any other `server.faults` hook) when first asked for."""
+        current = self.server.faults
         if isinstance(current, InjectedFaults):
             return current
         injected = InjectedFaults(None if isinstance(current, NoFaults) else current)
-        self.faults = injected
+        self.server.faults = injected
         return injected
 
     def on_request(
@@ -118,16 +109,6 @@ class Emulator:
         fault fixture's teardown removes it too."""
         hook = RequestHook(api, fn, topic=topic, client_id=client_id, times=times)
         return self.hooks.add_hook(hook)
-
-    @property
-    def request_log(self) -> RequestLog | None:
-        """The latest requests while the log is on (None: off, the request path as
-        without it); set a `RequestLog(limit)` to start it, None to stop it."""
-        return self.server.request_log
-
-    @request_log.setter
-    def request_log(self, log: RequestLog | None) -> None:
-        self.server.request_log = log
 
     def record_timings(self) -> RequestTimings:
         """Time every request from connections opened from now on: queued, handled,

@@ -50,16 +50,16 @@ def test_the_emulator_holds_its_hooks_and_request_log_and_a_hook_says_it_fired()
     try:
         hook = emulator.on_request("Metadata", lambda request: None)
         untouched = emulator.on_request("DeleteTopics", lambda request: None)
-        emulator.request_log = RequestLog(100)
+        emulator.server.request_log = RequestLog(100)
         assert not hook.fired
         admin = AdminClient({"bootstrap.servers": emulator.bootstrap_servers})
         admin.list_topics(timeout=30)
         assert hook.fired and hook.calls >= 1
         assert not untouched.fired
-        log = emulator.request_log
+        log = emulator.server.request_log
         assert log is not None and emulator.call(lambda: log.entries("Metadata"))
         hook.remove()
         assert hook._owner is None  # removed: it sees no more requests
-        assert emulator.hooks is emulator.faults  # installed once, then the same
+        assert emulator.hooks is emulator.server.faults  # installed once, then the same
     finally:
         emulator.close()
