@@ -25,7 +25,7 @@ from kafkatest.lean_imports import imported_on_use
 #: Where each name of the door is defined.
 _FACE: dict[str, tuple[str, ...]] = {
     # the emulator, its state and its settings
-    "kafkatest.emulator.runner": ("Emulator", "EmulatorRunner", "OWN_THREAD"),
+    "kafkatest.emulator.runner": ("Emulator", "OWN_THREAD"),
     "kafkatest.emulator.state.broker_state": ("EmulatorState",),
     "kafkatest.emulator.state.broker_settings": ("BrokerSettings", "SETTINGS", "KAFKA_BACKEND"),
     "kafkatest.emulator.state.broker_config_rules": ("check_requirements", "check_value"),
@@ -65,7 +65,6 @@ if TYPE_CHECKING:  # the names as mypy sees them (re-exported)
     from kafkatest.emulator.control.rules import Rule as Rule
     from kafkatest.emulator.runner import OWN_THREAD as OWN_THREAD
     from kafkatest.emulator.runner import Emulator as Emulator
-    from kafkatest.emulator.runner import EmulatorRunner as EmulatorRunner
     from kafkatest.emulator.server.faults import FaultHook as FaultHook
     from kafkatest.emulator.server.handlers import load_handlers as load_handlers
     from kafkatest.emulator.server.request_log import RequestEntry as RequestEntry

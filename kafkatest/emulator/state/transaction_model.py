@@ -56,12 +56,6 @@ STATES = (
     PREPARE_EPOCH_FENCE,
 )
 
-#: Epoch at which Kafka moves a transactional id to a new producer id.
-EXHAUSTED_EPOCH = 32766
-#: The coordinator epoch of the single node's transaction log partition.
-COORDINATOR_EPOCH = 0
-#: kafkatest runs real Kafka with one partition of __consumer_offsets.
-OFFSETS_PARTITIONS = 1
 
 TopicPartition = tuple[str, int]
 

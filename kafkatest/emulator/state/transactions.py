@@ -35,11 +35,8 @@ from kafkatest.emulator.state.internal_topics import OFFSETS_TOPIC, partition_fo
 from kafkatest.emulator.state.transaction_model import (
     COMPLETE_ABORT,
     COMPLETE_COMMIT,
-    COORDINATOR_EPOCH,
     DEAD,
     EMPTY,
-    EXHAUSTED_EPOCH,
-    OFFSETS_PARTITIONS,
     ONGOING,
     PREPARE_ABORT,
     PREPARE_COMMIT,
@@ -48,6 +45,13 @@ from kafkatest.emulator.state.transaction_model import (
     TransactionHost,
     TransactionMetadata,
 )
+
+#: Epoch at which Kafka moves a transactional id to a new producer id.
+EXHAUSTED_EPOCH = 32766
+#: The coordinator epoch of the single node's transaction log partition.
+COORDINATOR_EPOCH = 0
+#: kafkatest runs real Kafka with one partition of __consumer_offsets.
+OFFSETS_PARTITIONS = 1
 
 
 class TransactionCoordinator:
