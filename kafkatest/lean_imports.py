@@ -26,7 +26,7 @@ import importlib.abc
 import importlib.machinery
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
 
 
@@ -118,3 +118,27 @@ def import_schema_registry_client() -> None:
 
     with warnings.catch_warnings(record=True):
         import confluent_kafka.schema_registry  # noqa: F401
+
+
+def imported_on_use(package: str, names: dict[str, tuple[str, ...]]) -> Callable[[str], object]:
+    """The `__getattr__` of a package face (`kafkatest.emulator`) that imports each of
+    its names (`names`: defining module -> names; a name may be that module's
+    submodule) from where it is defined when first asked for, and keeps it there.
+
+    The face then costs nothing to import: code that needs one constant of it does not
+    load the whole emulator (0.4 s), nor does a module inside it (each runs the face's
+    `__init__` first) load its siblings."""
+    where = {name: module for module, defined in names.items() for name in defined}
+
+    def attribute(name: str) -> object:
+        module = where.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        defining = importlib.import_module(module)
+        value = getattr(defining, name, None)
+        if value is None:  # a submodule
+            value = importlib.import_module(f"{module}.{name}")
+        setattr(sys.modules[package], name, value)
+        return value
+
+    return attribute

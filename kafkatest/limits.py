@@ -37,6 +37,9 @@ MAX_OFFSET = MAX_LONG - 1
 
 # -- records a test writes ---------------------------------------------------------------
 
+#: The most partitions one topic may have: Kafka's controller refuses a CreateTopics
+#: asking for more in all (ReplicationControlManager.MAX_PARTITIONS_PER_BATCH).
+MAX_PARTITIONS = 10_000
 #: Records one seed (a scenario's seed step, a capture replayed) may write.
 MAX_SEED_RECORDS = 1_000_000
 

@@ -14,7 +14,7 @@ from email.message import Message
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 
-from kafkatest.emulator.exposure import is_loopback, is_wildcard
+from kafkatest.exposure import is_loopback, is_wildcard
 
 
 def host_allowed(host_header: str, listen_host: str, port: int) -> bool:

@@ -15,14 +15,14 @@ from tests.fresh_interpreter import output_lines
 
 _IDLE_LOADING = """
 import sys, time
-from kafkatest.emulator.runner import EmulatorRunner
+from kafkatest.emulator import Emulator
 
 def loaded():
     return [name in sys.modules for name in (
         "kio.schema.init_producer_id.v5.request", "kio.schema.init_producer_id.v5.response",
         "kio.schema.produce.v11.response")]
 
-runner = EmulatorRunner()
+runner = Emulator()
 runner.start()
 print(loaded())
 runner.load_schemas_when_idle([(22, 5), (0, 11), (0, 999)])  # 999: no such version

@@ -17,8 +17,8 @@ import warnings
 from collections.abc import Callable, Iterable, Sequence
 
 from kafkatest.brokers.emulator import EmulatorBroker
-from kafkatest.emulator.exposure import ExposedEmulatorWarning, exposure_warning
 from kafkatest.errors import BrokerError
+from kafkatest.exposure import ExposedEmulatorWarning, exposure_warning
 from kafkatest.security import ADMIN_USER, MECHANISMS, PROTOCOLS, Security
 from kafkatest.security.tls import TRUSTSTORE_PASSWORD
 

@@ -21,8 +21,8 @@ from kafkatest.brokers.capabilities import Capability
 from kafkatest.brokers.client import RecordClient
 from kafkatest.brokers.client_connections import ClientConnections
 from kafkatest.brokers.topic_client import TopicClient, parse_topic_config
-from kafkatest.emulator.held import held
 from kafkatest.errors import UnsupportedOperation
+from kafkatest.held import held
 
 if TYPE_CHECKING:
     from kafkatest.brokers.broker_clock import BrokerClock

@@ -39,7 +39,8 @@ class BrokerClock:
     `kafkatest.clocks.MovableClock`, as `spark_clock` is)."""
 
     def __init__(self, broker: Any) -> None:
-        #: An EmulatorBroker (duck-typed: `call` runs on its thread, `state` is its state).
+        #: An EmulatorBroker (duck-typed: `call` runs on its thread, `state` is its state,
+        #: `emulator` moves its time).
         self._broker = broker
 
     def now_ms(self) -> int:
@@ -68,10 +69,7 @@ class BrokerClock:
         """Put the broker back on real time (frozen there if `frozen`), undoing what was
         frozen and advanced. The pytest plugin does this after each test, so a test
         that moves a shared broker's clock cannot age the next test's records."""
-        from kafkatest.emulator.state.time_passes import back_to_real_time
-
-        state = self._broker.state
-        return int(self._broker.call(lambda: back_to_real_time(state, frozen)))
+        return int(self._broker.emulator.back_to_real_time(frozen))
 
     def advance(
         self, seconds: float = 0, minutes: float = 0, hours: float = 0, days: float = 0
@@ -79,16 +77,13 @@ class BrokerClock:
         """Move the broker's time forward and run what fell due (retention deletes,
         timed-out transactions aborted with their markers, expired members removed)
         before returning. Returns `now_ms()`."""
-        from kafkatest.emulator.state.time_passes import pass_time
-
         step = duration_ms(seconds, minutes, hours, days)
         if step > MAX_CLOCK_STEP_MS:
             raise ValueError(
                 f"advance: {step} ms is more than {MAX_CLOCK_STEP_MS} ms (100 years); "
                 "check the units"
             )
-        state = self._broker.state
-        return int(self._broker.call(lambda: pass_time(state, step)))
+        return int(self._broker.emulator.pass_time(step))
 
 
 def broker_now_ms(broker: object) -> int:

@@ -14,15 +14,15 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from kafkatest.emulator.state.broker_settings import SETTINGS
-from kafkatest.emulator.state.broker_settings import BrokerSettings as _Fields
+from kafkatest.emulator import SETTINGS
+from kafkatest.emulator import BrokerSettings as _Fields
 from kafkatest.errors import BrokerError
 
 #: More brokers than this is a typo, not a test cluster (each is a JVM).
 MAX_KAFKA_BROKERS = 9
 
 if TYPE_CHECKING:
-    from kafkatest.emulator.state import BrokerSettings
+    from kafkatest.emulator import BrokerSettings
 
 
 def _boolean(name: str, value: object) -> bool:
@@ -100,7 +100,7 @@ KAFKA_MANAGED = frozenset(
 
 def emulator_settings(config: Mapping[str, object] | None) -> BrokerSettings:
     """`config` as the emulator's settings; a property it does not implement is refused."""
-    from kafkatest.emulator.state import BrokerSettings
+    from kafkatest.emulator import BrokerSettings
 
     settings = BrokerSettings()
     if not config:
@@ -126,8 +126,7 @@ def emulator_settings(config: Mapping[str, object] | None) -> BrokerSettings:
 
 def _topic_defaults(config: Mapping[str, object]) -> tuple[tuple[str, str], ...]:
     """Topic-default settings, each checked as Kafka checks its type and bounds."""
-    from kafkatest.emulator.state.broker_config_rules import check_requirements, check_value
-    from kafkatest.emulator.state.errors import StateError
+    from kafkatest.emulator import StateError, check_requirements, check_value
 
     given = {
         name: str(value).lower() if isinstance(value, bool) else str(value).strip()

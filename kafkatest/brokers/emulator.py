@@ -17,17 +17,20 @@ from kafkatest.brokers.base import Broker, Options, Settings
 from kafkatest.brokers.capabilities import RUN_BY_KAFKATEST, Capability
 from kafkatest.brokers.config import emulator_settings
 from kafkatest.brokers.security import BrokerSecurity, tls_hosts
-from kafkatest.emulator.control.hook import InjectedFaults
-from kafkatest.emulator.control.request_hooks import RequestHook
-from kafkatest.emulator.exposure import ExposedEmulatorWarning, exposure_warning
-from kafkatest.emulator.runner import OWN_THREAD, EmulatorRunner
-from kafkatest.emulator.server.faults import FaultHook, NoFaults
-from kafkatest.emulator.server.request_log import RequestEntry, RequestLog
-from kafkatest.emulator.server.server import HarnessListener
-from kafkatest.emulator.server.timings import RequestTimings
-from kafkatest.emulator.state import BrokerSettings, EmulatorState
-from kafkatest.emulator.state.acls import Authorizer
+from kafkatest.emulator import (
+    OWN_THREAD,
+    Authorizer,
+    BrokerSettings,
+    Emulator,
+    EmulatorState,
+    FaultHook,
+    HarnessListener,
+    RequestEntry,
+    RequestLog,
+)
 from kafkatest.errors import BrokerError
+from kafkatest.exposure import ExposedEmulatorWarning, exposure_warning
+from kafkatest.held import held
 from kafkatest.security import DelegationToken, Security
 
 T = TypeVar("T")
@@ -76,7 +79,9 @@ class EmulatorBroker(Broker):
         self._harness: HarnessListener | None = None
         if acls:
             self._harness = HarnessListener(ADMIN_LOGIN, secrets.token_urlsafe(24))
-        self._runner = EmulatorRunner(
+        #: The emulator itself (`kafkatest.emulator.Emulator`): its state, listeners,
+        #: request hooks and request log.
+        self.emulator = Emulator(
             brokers, host, port, settings, security=listener, harness=self._harness
         )
         if security is not None and security.sasl:
@@ -103,7 +108,7 @@ class EmulatorBroker(Broker):
         config = super().client_config(user, mechanism, token=token)
         if user is None and self._harness is not None:
             config = harness_listener_config(
-                self._runner.server.harness_bootstrap_servers, self._harness.password, config
+                self.emulator.server.harness_bootstrap_servers, self._harness.password, config
             )
         return config
 
@@ -119,53 +124,34 @@ class EmulatorBroker(Broker):
 
     @property
     def state(self) -> EmulatorState:
-        return self._runner.state
+        return self.emulator.state
 
     @property
     def faults(self) -> FaultHook:
-        return self._runner.server.faults
+        return self.emulator.server.faults
 
     @faults.setter
     def faults(self, hook: FaultHook) -> None:
-        self._runner.server.faults = hook
+        self.emulator.server.faults = hook
 
     def expect_requests(self, versions: Iterable[tuple[int, int]]) -> None:
         """Load these (API key, version) pairs' schemas while the emulator idles, so that
         the first such request is not answered only after its schema has loaded."""
-        self._runner.load_schemas_when_idle(versions)
+        self.emulator.load_schemas_when_idle(versions)
 
-    def record_timings(self) -> RequestTimings:
-        """Time every request from connections opened from now on: queued, handled,
-        written, and the client's idle time before it (see `RequestTimings`)."""
-        timings = RequestTimings()
-        self._runner.server.timings = timings
-        return timings
-
-    def on_request(
-        self,
-        api: str | int,
-        fn: Callable[[Any], Any],
-        *,
-        topic: str | None = None,
-        client_id: str | None = None,
-        times: int | None = None,
-    ) -> RequestHook:
-        """Let `fn(request)` decide how matching requests are treated (see
-        `kafkatest.emulator.control.request_hooks`); returns the hook (`remove()`, or
-        use it as a context manager). The fault fixture's teardown removes it too."""
-        hook = RequestHook(api, fn, topic=topic, client_id=client_id, times=times)
-        return self._injected_faults().add_hook(hook)
+    record_timings = held("emulator", Emulator.record_timings)
+    on_request = held("emulator", Emulator.on_request)
 
     def release_held(self) -> None:
         """Let every request a hook answered HOLD go on."""
-        self._injected_faults().release_held()
+        self.emulator.hooks.release_held()
 
     @property
     def rtt_ms(self) -> float:
         """The round-trip time every answer takes, in ms (0: none); set it to delay
         every answer of every node. The plugin resets it after each test."""
-        current = self.faults
-        return current.rtt_ms() if isinstance(current, InjectedFaults) else 0.0
+        rtt_ms = getattr(self.faults, "rtt_ms", None)  # no hooks yet: none
+        return float(rtt_ms()) if rtt_ms is not None else 0.0
 
     @rtt_ms.setter
     def rtt_ms(self, ms: float) -> None:
@@ -176,31 +162,23 @@ class EmulatorBroker(Broker):
         handler runs after it, so no answer leaves sooner; 0 removes it."""
         if broker_id is not None and broker_id not in self.broker_ids:
             raise BrokerError(f"no emulated broker {broker_id}: the nodes are {self.broker_ids}")
-        self._injected_faults().set_rtt(ms, broker_id)
-
-    def _injected_faults(self) -> InjectedFaults:
-        current = self.faults
-        if isinstance(current, InjectedFaults):
-            return current
-        injected = InjectedFaults(None if isinstance(current, NoFaults) else current)
-        self.faults = injected
-        return injected
+        self.emulator.hooks.set_rtt(ms, broker_id)
 
     def record_requests(self, limit: int = 10_000) -> None:
         """Start (or restart, empty) the request log: the latest `limit` requests."""
-        self._runner.server.request_log = RequestLog(limit)
+        self.emulator.server.request_log = RequestLog(limit)
 
     def stop_recording_requests(self) -> None:
         """Turn the request log off (and forget it): the request path is as without it."""
-        self._runner.server.request_log = None
+        self.emulator.server.request_log = None
 
     @property
     def request_log(self) -> RequestLog | None:
         """The request log while it is on (a failed test's report summarises it)."""
-        return self._runner.server.request_log
+        return self.emulator.server.request_log
 
     def requests(self, api: str | None = None, client_id: str | None = None) -> list[RequestEntry]:
-        log = self._runner.server.request_log
+        log = self.emulator.server.request_log
         if log is None:
             raise BrokerError(
                 "the request log is off: call kafka_broker.record_requests() before the "
@@ -210,17 +188,17 @@ class EmulatorBroker(Broker):
 
     @property
     def bootstrap_servers(self) -> str:
-        if not self._runner.running:
+        if not self.emulator.running:
             raise BrokerError("the emulator is not running: call start() first")
-        return self._runner.bootstrap_servers
+        return self.emulator.bootstrap_servers
 
     @property
     def running(self) -> bool:
-        return self._runner.running
+        return self.emulator.running
 
     def start(self) -> None:
         try:
-            self._runner.start()
+            self.emulator.start()
         except OSError as exc:
             raise BrokerError(f"the emulator could not listen: {exc}") from exc
 
@@ -230,8 +208,8 @@ class EmulatorBroker(Broker):
         As on a one-node Kafka, every partition comes back two leader epochs later
         (leaderless at shutdown, led again at start-up).
         """
-        if self._runner.running:
-            self._runner.stop()
+        if self.emulator.running:
+            self.emulator.stop()
             self.call(self.state.reelect_leaders)
 
     @property
@@ -240,35 +218,32 @@ class EmulatorBroker(Broker):
 
     def stop_node(self, broker_id: int) -> None:
         """Stop one emulated broker (as `KafkaClusterBroker.stop_node` stops one JVM)."""
-        self._runner.stop_broker(broker_id)
+        self.emulator.stop_broker(broker_id)
 
     def start_node(self, broker_id: int) -> None:
-        self._runner.start_broker(broker_id)
+        self.emulator.start_broker(broker_id)
 
     def close(self) -> None:
-        if self._runner.running:
+        if self.emulator.running:
             self.close_clients()
-        self._runner.close()
+        self.emulator.close()
         if self.security_runtime is not None:
             self.security_runtime.close()
 
     def check_caller(self) -> None:
         """Refuse a Kafka client on the emulator's own thread (in a request hook): it
         would wait for answers from the loop that is running the hook."""
-        if self._runner.on_loop_thread():
+        if self.emulator.on_loop_thread():
             raise RuntimeError(f"kafkatest's Kafka clients cannot be used here: {OWN_THREAD}")
 
     def call(self, function: Callable[[], T]) -> T:
         """Run `function` on the emulator's thread (the safe way to touch `state`)."""
-        return self._runner.call(function)
+        return self.emulator.call(function)
 
     def advance_clock(self, ms: int) -> None:
         """Move the broker's clock forward and run what fell due (retention, the
         cleaner, transaction aborts, group sessions): see `clock` for the test's API."""
-
-        from kafkatest.emulator.state.time_passes import pass_time
-
-        self.call(lambda: pass_time(self.state, ms))
+        self.emulator.pass_time(ms)
 
     def enforce_retention(self) -> None:
         """Apply retention.ms / retention.bytes now, as Kafka's periodic check would."""
@@ -280,11 +255,11 @@ class EmulatorBroker(Broker):
         return self.call(lambda: self.state.compact_now(topic, roll))
 
     def diagnostics(self, topics: Sequence[str] = ()) -> str:
-        if not self._runner.running:
+        if not self.emulator.running:
             return "emulator stopped"
         if not topics:
             listed = self.call(lambda: [(t.name, len(t.partitions)) for t in self.state.topics])
-            return f"emulator at {self._runner.bootstrap_servers}; topics: {listed}"
+            return f"emulator at {self.emulator.bootstrap_servers}; topics: {listed}"
         wanted = set(topics)
 
         def offsets() -> list[str]:
@@ -297,4 +272,4 @@ class EmulatorBroker(Broker):
             ]
 
         lines = "\n".join(self.call(offsets)) or "(none of them exists now)"
-        return f"emulator at {self._runner.bootstrap_servers}; this test's topics:\n{lines}"
+        return f"emulator at {self.emulator.bootstrap_servers}; this test's topics:\n{lines}"

@@ -17,7 +17,7 @@ from typing import Any
 
 from kafkatest.brokers.acl_client import ADMIN_PRINCIPAL, harness_listener_config
 from kafkatest.brokers.security import BrokerSecurity
-from kafkatest.emulator.state.broker_settings import KAFKA_BACKEND
+from kafkatest.emulator import KAFKA_BACKEND
 from kafkatest.jars.coordinates import release_tuple
 from kafkatest.security import ADMIN_USER, jaas_config
 

@@ -42,7 +42,7 @@ class _Connection:
         """The decoded response to `request`."""
         from kio.serial import entity_reader
 
-        from kafkatest.emulator.protocol.messages import response_schema
+        from kafkatest.emulator.protocol import response_schema
 
         reply, offset = self._exchange(api_key, version, request)
         schema = response_schema(api_key, version)
@@ -84,7 +84,7 @@ class _Connection:
 
 def _flexible(api_key: int, version: int) -> bool:
     """Whether this request and its response have flexible (tagged) headers."""
-    from kafkatest.emulator.protocol.messages import is_flexible_request
+    from kafkatest.emulator.protocol import is_flexible_request
 
     return is_flexible_request(api_key, version)
 

@@ -1,4 +1,5 @@
-"""Run an emulator server on its own event loop thread.
+"""The emulator as one object: its server on its own event loop thread, its state,
+listeners, request hooks, request log and clock (`kafkatest.emulator.Emulator`).
 
 Tests and the pytest plugin are synchronous; the broker is asyncio. A daemon
 thread owns the loop, and `call` runs a function on it, so state can be read or
@@ -14,13 +15,17 @@ from collections.abc import Callable, Coroutine, Iterable
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
+from kafkatest.emulator.control.hook import InjectedFaults
+from kafkatest.emulator.control.request_hooks import RequestHook
 from kafkatest.emulator.protocol.messages import load_schemas
 from kafkatest.emulator.server import EmulatorServer
-from kafkatest.emulator.server.faults import FaultHook
+from kafkatest.emulator.server.faults import FaultHook, NoFaults
 from kafkatest.emulator.server.handlers import load_handlers
 from kafkatest.emulator.server.security import ListenerSecurity
 from kafkatest.emulator.server.server import HarnessListener
+from kafkatest.emulator.server.timings import RequestTimings
 from kafkatest.emulator.state import BrokerSettings, EmulatorState
+from kafkatest.emulator.state.time_passes import back_to_real_time, pass_time
 
 T = TypeVar("T")
 
@@ -45,8 +50,10 @@ OWN_THREAD = (
 )
 
 
-class EmulatorRunner:
-    """An emulated cluster whose server runs on a background event loop."""
+class Emulator:
+    """An emulated cluster whose server runs on a background event loop: its `state`,
+    its `server` (one listener per broker id, its `request_log` and `faults` hook), and
+    what a test does to its requests (`hooks`)."""
 
     def __init__(
         self,
@@ -75,6 +82,48 @@ class EmulatorRunner:
     @property
     def running(self) -> bool:
         return self.server.running
+
+    @property
+    def hooks(self) -> InjectedFaults:
+        """The request hooks, fault rules, pause gate and round-trip time, installed
+        (in front of any other `server.faults` hook) when first asked for."""
+        current = self.server.faults
+        if isinstance(current, InjectedFaults):
+            return current
+        injected = InjectedFaults(None if isinstance(current, NoFaults) else current)
+        self.server.faults = injected
+        return injected
+
+    def on_request(
+        self,
+        api: str | int,
+        fn: Callable[[Any], Any],
+        *,
+        topic: str | None = None,
+        client_id: str | None = None,
+        times: int | None = None,
+    ) -> RequestHook:
+        """Let `fn(request)` decide how matching requests are treated (see
+        `kafkatest.emulator.control.request_hooks`); returns the hook (`remove()`, or
+        use it as a context manager; `fired` says whether it has seen a request). The
+        fault fixture's teardown removes it too."""
+        hook = RequestHook(api, fn, topic=topic, client_id=client_id, times=times)
+        return self.hooks.add_hook(hook)
+
+    def record_timings(self) -> RequestTimings:
+        """Time every request from connections opened from now on: queued, handled,
+        written, and the client's idle time before it (see `RequestTimings`)."""
+        timings = RequestTimings()
+        self.server.timings = timings
+        return timings
+
+    def pass_time(self, ms: int) -> int:
+        """Move the clock forward and run what fell due, on the loop; the new time."""
+        return self.call(lambda: pass_time(self.state, ms))
+
+    def back_to_real_time(self, frozen: bool = False) -> int:
+        """Put the clock back on the wall clock (frozen there if `frozen`); the time."""
+        return self.call(lambda: back_to_real_time(self.state, frozen))
 
     def start(self) -> None:
         self._ensure_loop()
@@ -212,3 +261,7 @@ class EmulatorRunner:
             raise RuntimeError(OWN_THREAD)
         future: Future[T] = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
         return future.result(timeout_s)
+
+
+#: The name this type had before `kafkatest.emulator` exported it as `Emulator`.
+EmulatorRunner = Emulator

@@ -8,11 +8,12 @@ Ongoing faults (pause, a stopped broker, rules, moved leaders, transactions left
 open) are listed by `active()` and undone by `clear()`, which the `kafka_faults`
 fixture calls after every test so one test's fault never leaks into the next.
 
-`Faults` is assembled here from its parts: topic faults (topics.py),
+`Faults` holds its parts, as a `Broker` holds its clients: topic faults (topics.py),
 emulator-only ones (emulator_faults.py) and a stopped query's checkpoint damaged
-(checkpoint_faults.py); this module holds the broker's own
-faults (stop, pause, a cluster's brokers and leaders), open transactions, and the
-bookkeeping that lists and clears them all.
+(checkpoint_faults.py), each public method of a part offered as a method of `Faults`
+(`kafkatest.held`); this module holds the broker's own faults (stop, pause, a
+cluster's brokers and leaders), open transactions, and the bookkeeping that lists and
+clears them all.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 
 from kafkatest.brokers.base import Broker
 from kafkatest.brokers.capabilities import Capability
-from kafkatest.emulator.state.errors import StateError
+from kafkatest.emulator import StateError, checks
 from kafkatest.errors import BrokerError
 from kafkatest.faults import cluster
 from kafkatest.faults import transactions as open_transactions
@@ -34,6 +35,7 @@ from kafkatest.faults.checkpoint_faults import CheckpointFaults
 from kafkatest.faults.emulator_faults import EmulatorFaults
 from kafkatest.faults.registry import fault
 from kafkatest.faults.topics import TopicFaults
+from kafkatest.held import held
 from kafkatest.limits import MAX_CLOCK_STEP_MS
 
 __all__ = ["MAX_CLOCK_STEP_MS", "Faults", "faults_for"]
@@ -59,7 +61,7 @@ def faults_for(broker: Broker) -> Faults:
         return faults
 
 
-class Faults(TopicFaults, EmulatorFaults, CheckpointFaults):
+class Faults:
     """Inject faults into `broker`; see the module docstring for the contract."""
 
     def __init__(self, broker: Broker) -> None:
@@ -83,8 +85,28 @@ class Faults(TopicFaults, EmulatorFaults, CheckpointFaults):
         self._moved: dict[tuple[str, int], tuple[int, int]] = {}
         #: Brokers of a cluster that `stop_broker` took down, started again by `clear`.
         self._stopped_brokers: set[int] = set()
-        #: Poison pills written so far: their ids continue ``poison-<n>-...``.
-        self._poisoned = 0
+        self.topic_faults = TopicFaults(broker, self._control, self._moved)
+        self.emulator_faults = EmulatorFaults(broker, self._emulator)
+        self.checkpoint_faults = CheckpointFaults(broker)
+
+    # -- the parts' faults, as methods of `Faults` ------------------------------------------
+
+    delete_topic = held("topic_faults", TopicFaults.delete_topic)
+    recreate_topic = held("topic_faults", TopicFaults.recreate_topic)
+    topic_id = held("topic_faults", TopicFaults.topic_id)
+    delete_records = held("topic_faults", TopicFaults.delete_records)
+    poison = held("topic_faults", TopicFaults.poison)
+    age_out_records = held("topic_faults", TopicFaults.age_out_records)
+    add_partitions = held("topic_faults", TopicFaults.add_partitions)
+    compact_now = held("topic_faults", TopicFaults.compact_now)
+    add_latency = held("emulator_faults", EmulatorFaults.add_latency)
+    slow_fetch = held("emulator_faults", EmulatorFaults.slow_fetch)
+    drop_connections = held("emulator_faults", EmulatorFaults.drop_connections)
+    inject_error = held("emulator_faults", EmulatorFaults.inject_error)
+    lose_produce_acks = held("emulator_faults", EmulatorFaults.lose_produce_acks)
+    advance_clock = held("emulator_faults", EmulatorFaults.advance_clock)
+    enforce_retention = held("emulator_faults", EmulatorFaults.enforce_retention)
+    damage_checkpoint = held("checkpoint_faults", CheckpointFaults.damage_checkpoint)
 
     @property
     def backend(self) -> str:
@@ -169,17 +191,17 @@ class Faults(TopicFaults, EmulatorFaults, CheckpointFaults):
         timeout_ms: int,
         crash: bool,
     ) -> str:
-        count = check.count(action, "records", records)
-        check.at_most(
+        count = checks.count(action, "records", records)
+        checks.at_most(
             action, "records", count, open_transactions.MAX_RECORDS, "a few records show the stall"
         )
-        timeout = check.count(
+        timeout = checks.count(
             action,
             "transaction_timeout_ms",
             timeout_ms,
             open_transactions.MIN_TRANSACTION_TIMEOUT_MS,
         )
-        check.at_most(
+        checks.at_most(
             action,
             "transaction_timeout_ms",
             timeout,

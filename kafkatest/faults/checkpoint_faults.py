@@ -27,7 +27,11 @@ LOCAL_ONLY = (
 
 
 class CheckpointFaults:
-    """The `Faults` methods that damage a stopped query's checkpoint."""
+    """The checkpoint faults `Faults` (api.py) holds and offers as its own methods."""
+
+    def __init__(self, broker: object) -> None:
+        #: Asked by `@fault` for what it can do (every backend can damage a checkpoint).
+        self.broker = broker
 
     @fault(
         local_only=LOCAL_ONLY,

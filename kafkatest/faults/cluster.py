@@ -24,8 +24,7 @@ from kio.serial import entity_reader, entity_writer
 from kio.static.primitive import i32, i32Timedelta
 
 from kafkatest.brokers.base import Broker
-from kafkatest.emulator.protocol.framing import frame
-from kafkatest.emulator.protocol.messages import response_schema
+from kafkatest.emulator.protocol import frame, response_schema
 from kafkatest.errors import BrokerError, UnsupportedOperation
 from kafkatest.faults.validation import InvalidFault
 

@@ -18,7 +18,7 @@ from typing import Protocol
 
 from kafkatest.brokers.base import Broker
 from kafkatest.brokers.client import wait_until
-from kafkatest.emulator.state.cleaner import COMPACT_NOW_KEY
+from kafkatest.emulator import COMPACT_NOW_KEY
 from kafkatest.errors import BrokerError
 from kafkatest.records import Record
 

@@ -13,10 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kafkatest.brokers.emulator import EmulatorBroker
-from kafkatest.emulator.control.errors import InvalidFault
-from kafkatest.emulator.control.hook import InjectedFaults
-from kafkatest.emulator.server.faults import NoFaults
-from kafkatest.emulator.state.errors import StateError
+from kafkatest.emulator import InvalidFault, StateError
 from kafkatest.errors import BrokerError
 from kafkatest.faults.compaction import check_compacted, targets
 
@@ -24,12 +21,7 @@ from kafkatest.faults.compaction import check_compacted, targets
 class EmulatorControl:
     def __init__(self, broker: EmulatorBroker) -> None:
         self.broker = broker
-        current = broker.faults
-        if isinstance(current, InjectedFaults):
-            self.hook = current
-        else:
-            self.hook = InjectedFaults(None if isinstance(current, NoFaults) else current)
-            broker.faults = self.hook
+        self.hook = broker.emulator.hooks
 
     def pause(self) -> None:
         """Requests wait in the hook; connections stay open and new ones are accepted."""

@@ -13,7 +13,7 @@ from typing import Any
 
 from kafkatest.brokers.base import Broker
 from kafkatest.brokers.capabilities import Capability
-from kafkatest.emulator.control.rules import Rule
+from kafkatest.emulator import Rule, checks
 from kafkatest.errors import UnsupportedOperation
 from kafkatest.faults import validation as check
 from kafkatest.faults.registry import NEEDS_A_PROXY, fault
@@ -25,11 +25,12 @@ OWN_CLOCK = "runs on the machine's clock and its own retention checks"
 
 
 class EmulatorFaults:
-    """The emulator-only half of `Faults` (api.py), which sets these attributes."""
+    """The emulator-only faults `Faults` (api.py) holds and offers as its own methods."""
 
-    broker: Broker
-    #: The emulator's `EmulatorControl`; None on every other backend.
-    _emulator: Any
+    def __init__(self, broker: Broker, emulator: Any) -> None:
+        self.broker = broker
+        #: The emulator's `EmulatorControl`; None on every other backend.
+        self._emulator = emulator
 
     def _require_emulator(self, what: str) -> Any:
         if self._emulator is None:
@@ -50,12 +51,10 @@ class EmulatorFaults:
         **details: Any,
     ) -> int:
         """Check that the rule can fire on this broker, then install it; its id."""
-        from kafkatest.emulator.server.handlers import load_handlers
-
         control = self._require_emulator(action)
-        key = check.api(action, api, served=load_handlers())
-        check.rule_scope(action, key, topic, partition)
-        count = check.times(action, times)
+        key = checks.served_api(action, api)
+        checks.rule_scope(action, key, topic, partition)
+        count = checks.times(action, times)
         check.target(self.broker, action, topic, partition)
         rule = Rule(kind, key, count, topic, partition, **details)
         return int(control.hook.add(rule).id)
@@ -70,7 +69,7 @@ class EmulatorFaults:
         partition: int | None = None,
     ) -> int:
         """Delay requests of `api` by `delay_ms` (all, or the next `times`); the fault id."""
-        delay = check.latency_ms("add_latency", delay_ms)
+        delay = checks.latency_ms("add_latency", delay_ms)
         return self._add("add_latency", "latency", api, times, topic, partition, delay_ms=delay)
 
     @fault(needs=Capability.REQUEST_HOOKS, why=NEEDS_A_PROXY)
@@ -83,7 +82,7 @@ class EmulatorFaults:
     ) -> int:
         """Answer Fetch requests `delay_ms` late (all, or the next `times`): a slow
         broker as consumers see it, while producers are served at once; the fault id."""
-        delay = check.latency_ms("slow_fetch", delay_ms)
+        delay = checks.latency_ms("slow_fetch", delay_ms)
         return self._add("slow_fetch", "latency", "Fetch", times, topic, partition, delay_ms=delay)
 
     @fault(needs=Capability.REQUEST_HOOKS, why=NEEDS_A_PROXY)
@@ -107,7 +106,7 @@ class EmulatorFaults:
         Only the targeted topic or partition gets the error (and is not served);
         the rest of the same request is served normally.
         """
-        code = check.error("inject_error", error)
+        code = checks.error("inject_error", error)
         return self._add("inject_error", "error", api, times, topic, partition, error=code)
 
     @fault(needs=Capability.REQUEST_HOOKS, why=NEEDS_A_PROXY)
@@ -121,7 +120,7 @@ class EmulatorFaults:
     def advance_clock(self, ms: int) -> None:
         """Move the emulator's clock forward (retention, LogAppendTime, session expiry)."""
         control = self._require_emulator("moving the broker clock")
-        step = check.non_negative("advance_clock", "ms", ms)  # at most: registry.MAXIMA
+        step = checks.non_negative("advance_clock", "ms", ms)  # at most: registry.MAXIMA
         try:
             control.broker.advance_clock(step)
         except ValueError as exc:  # it would pass the clock's last instant

@@ -13,9 +13,9 @@ every fault) or from the declaration's `params`. The backends that can do it are
 not listed: they are those whose `Broker` class declares the capability the fault
 `needs` (`kafkatest.brokers.capabilities`), so a new backend gets every fault it
 is able to do by declaring what it can do. From these entries are made:
-the `Faults` methods (the decorated functions are those methods; a function
-declared in another module is called as ``FAULTS[name].run(faults, ...)``), the HTTP control
-actions (`control_actions.ACTIONS`), the options of `kafkatest fault`
+the `Faults` methods (the decorated functions are those methods, of `Faults` or of a
+part it holds, and ``FAULTS[name].run(faults, ...)`` calls the one of that name), the
+HTTP control actions (`control_actions.ACTIONS`), the options of `kafkatest fault`
 (`cli.py`) and the scenario actions (`scenarios/actions.py`). A call on a backend
 the declaration does not list is refused before the function runs.
 
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from kafkatest.brokers.capabilities import Capability
-from kafkatest.emulator.control.errors import InvalidFault
+from kafkatest.emulator import InvalidFault
 from kafkatest.errors import UnsupportedOperation
 from kafkatest.limits import MAX_CLOCK_STEP_MS, MAX_INT, MAX_LONG
 
@@ -111,7 +111,7 @@ class FaultSpec:
     #: What the broker must be able to do; none: every backend can.
     needs: frozenset[Capability]
     params: tuple[Param, ...]
-    #: Called as ``run(faults, **params)``.
+    #: Called as ``run(faults, **params)``: the `Faults` method of this name.
     run: Callable[..., Any]
     #: Whether a scenario file may use it (faults that only report, like topic_id, not).
     scenario: bool = True
@@ -167,7 +167,7 @@ def fault(
             (inspect.getdoc(function) or name).split("\n")[0],
             needed,
             _params_of(function, params or {}),
-            run,
+            lambda faults, *args, **kwargs: getattr(faults, name)(*args, **kwargs),
             scenario,
             local_only,
         )

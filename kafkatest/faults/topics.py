@@ -23,6 +23,7 @@ from confluent_kafka import KafkaException, TopicCollection
 from kafkatest.brokers.base import Broker
 from kafkatest.brokers.capabilities import Capability
 from kafkatest.brokers.client import DEFAULT_TIMEOUT_S, wait_until
+from kafkatest.emulator import checks
 from kafkatest.errors import BrokerError
 from kafkatest.faults import validation as check
 from kafkatest.faults.backends import BackendControl
@@ -36,14 +37,21 @@ NO_CLEANER_VIEW = (
 
 
 class TopicFaults:
-    """The topic half of `Faults` (api.py), which sets these attributes."""
+    """The topic faults `Faults` (api.py) holds and offers as its own methods."""
 
-    broker: Broker
-    _control: BackendControl
-    #: (topic, partition) -> the leader before the first move.
-    _moved: dict[tuple[str, int], tuple[int, int]]
-    #: Poison pills written so far: their ids continue ``poison-<n>-...``.
-    _poisoned: int
+    def __init__(
+        self,
+        broker: Broker,
+        control: BackendControl,
+        moved: dict[tuple[str, int], tuple[int, int]],
+    ) -> None:
+        self.broker = broker
+        self._control = control
+        #: `Faults`' leader moves, (topic, partition) -> (original, now): a deleted
+        #: topic's are forgotten here.
+        self._moved = moved
+        #: Poison pills written so far: their ids continue ``poison-<n>-...``.
+        self._poisoned = 0
 
     @fault()
     def delete_topic(self, topic: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
@@ -62,7 +70,7 @@ class TopicFaults:
     ) -> str:
         """Delete and create `topic` again (same partition count unless given); the new id."""
         if partitions is not None:
-            check.partition_total("recreate_topic", "partitions", partitions)
+            checks.partition_total("recreate_topic", "partitions", partitions)
         check.existing_topic(self.broker, "recreate_topic", topic)
         new_id = _recreate(self.broker, topic, partitions, config, timeout_s)
         self._forget_moves(topic)
@@ -85,7 +93,7 @@ class TopicFaults:
         """Delete records below `before` (all partitions, or per partition; -1 = all)."""
         offsets = [before] if isinstance(before, int) else list(before.values())
         for offset in offsets:
-            check.count("delete_records", "before (-1: up to the high watermark)", offset, -1)
+            checks.count("delete_records", "before (-1: up to the high watermark)", offset, -1)
         if isinstance(before, Mapping):
             if not before:
                 raise check.InvalidFault("delete_records: before names no partition")
@@ -131,7 +139,7 @@ class TopicFaults:
         self, topic: str, retention_ms: int = 1, timeout_s: float = DEFAULT_TIMEOUT_S
     ) -> dict[int, int]:
         """Retention deletes everything written so far; the topic's retention is restored after."""
-        check.count("age_out_records", "retention_ms", retention_ms)  # at most: MAXIMA
+        checks.count("age_out_records", "retention_ms", retention_ms)  # at most: MAXIMA
         check.existing_topic(self.broker, "age_out_records", topic)
         first = [True]
 
@@ -144,7 +152,7 @@ class TopicFaults:
     @fault()
     def add_partitions(self, topic: str, total: int, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
         """Grow `topic` to `total` partitions; returns once all have leaders."""
-        check.partition_total("add_partitions", "total", total)
+        checks.partition_total("add_partitions", "total", total)
         current = check.existing_topic(self.broker, "add_partitions", topic)
         if total <= current:
             raise check.InvalidFault(
@@ -188,11 +196,11 @@ class TopicFaults:
             )
         if isinstance(until, Mapping):
             for offset in until.values():
-                check.non_negative("compact_now", "until", offset)
+                checks.non_negative("compact_now", "until", offset)
             check.existing_partitions(self.broker, "compact_now", topic, until)
         else:
             if until is not None:
-                check.non_negative("compact_now", "until", until)
+                checks.non_negative("compact_now", "until", until)
             check.existing_topic(self.broker, "compact_now", topic)
         return self._control.compact(topic, until, roll, timeout_s)
 

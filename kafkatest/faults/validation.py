@@ -18,8 +18,8 @@ Adding a fault action (``compact_now``, ``hung_transaction``, ...):
 
    `target` / `existing_topic` (here) look the topic up on every backend
    (emulator state, or Kafka's metadata through the admin client, never
-   auto-creating); `count`, `non_negative`, `at_most` check numbers, `api` and
-   `error` names (`kafkatest.emulator.control.checks`, re-exported here).
+   auto-creating); `checks.count`, `non_negative`, `at_most` check numbers, `api`
+   and `error` names (`kafkatest.emulator.checks`, which hold on every backend).
    Raise `InvalidFault` yourself for anything specific to the action.
 2. List it in `control_actions.ACTIONS` with its parameter types, so
    ``POST /faults/compact_now`` and ``kafkatest fault compact_now`` accept it.
@@ -35,41 +35,17 @@ from collections.abc import Iterable
 from kafkatest.brokers.base import Broker
 from kafkatest.brokers.capabilities import Capability
 from kafkatest.brokers.lookup import topic_partitions
-from kafkatest.emulator.control.checks import (
-    MAX_LATENCY_MS,
-    PARTITION_LIMIT,
-    api,
-    at_most,
-    count,
-    error,
-    finite,
-    latency_ms,
-    non_negative,
-    partition_total,
-    rule_scope,
-    times,
-    whole_number,
-)
-from kafkatest.emulator.control.errors import InvalidFault
+from kafkatest.emulator import InvalidFault, checks
+
+MAX_LATENCY_MS = checks.MAX_LATENCY_MS
 
 __all__ = [
     "MAX_LATENCY_MS",
-    "PARTITION_LIMIT",
     "InvalidFault",
-    "api",
-    "at_most",
-    "count",
-    "error",
     "existing_partitions",
     "existing_topic",
-    "finite",
-    "latency_ms",
     "missing_topic",
-    "non_negative",
-    "partition_total",
-    "rule_scope",
     "target",
-    "times",
 ]
 
 #: How many existing names an error message lists.
@@ -134,7 +110,7 @@ def target(broker: Broker, action: str, topic: object, partition: object = None)
     partitions = existing_topic(broker, action, topic)
     if partition is None:
         return
-    index = whole_number(action, "partition", partition)
+    index = checks.whole_number(action, "partition", partition)
     if not 0 <= index < partitions:
         raise InvalidFault(
             f"{action}: partition {index} does not exist: {_partition_range(str(topic), partitions)}"
@@ -143,7 +119,7 @@ def target(broker: Broker, action: str, topic: object, partition: object = None)
 
 def existing_partitions(broker: Broker, action: str, topic: str, wanted: Iterable[int]) -> int:
     """Refuse partitions outside the topic (naming them and which exist); the count."""
-    indexes = [whole_number(action, "partition", p) for p in wanted]
+    indexes = [checks.whole_number(action, "partition", p) for p in wanted]
     partitions = existing_topic(broker, action, topic)
     missing = sorted(p for p in indexes if not 0 <= p < partitions)
     if missing:

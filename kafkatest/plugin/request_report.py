@@ -68,7 +68,7 @@ def end_test(item: pytest.Item) -> None:
 def failed_test_requests(item: pytest.Item) -> tuple[str, list[dict[str, Any]]] | None:
     """The section text and the timeline data for a failed test, or None when its
     broker logged nothing (a test that did not ask stays as before)."""
-    from kafkatest.emulator.server.request_log import summary_lines, timeline
+    from kafkatest.emulator import summary_lines, timeline
 
     broker = _broker(item)
     if broker is None:

@@ -189,7 +189,7 @@ def _action_problems(where: str, action: object, topics: dict[str, int]) -> list
 def _range_problem(action: str, args: dict[str, Any]) -> str | None:
     """A fault argument over its bound (`faults.registry.MAXIMA`, checked again when
     the fault runs), found when the file is loaded."""
-    from kafkatest.emulator.control.errors import InvalidFault
+    from kafkatest.emulator import InvalidFault
     from kafkatest.faults.registry import all_faults, check_ranges
 
     if action not in all_faults():

@@ -17,8 +17,7 @@ from typing import Any
 import yaml
 
 from kafkatest import bounded_json, bounded_yaml
-from kafkatest.emulator.state.topics import MAX_PARTITIONS
-from kafkatest.limits import MAX_SCENARIO_BYTES
+from kafkatest.limits import MAX_PARTITIONS, MAX_SCENARIO_BYTES
 from kafkatest.scenarios.checks import (
     DELIVERIES,
     OUTCOMES,

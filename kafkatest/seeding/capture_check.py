@@ -19,8 +19,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
-from kafkatest.emulator.state.topics import MAX_PARTITIONS
-from kafkatest.limits import MAX_CLOCK_MS, MAX_INT, MAX_OFFSET
+from kafkatest.limits import MAX_CLOCK_MS, MAX_INT, MAX_OFFSET, MAX_PARTITIONS
 from kafkatest.seeding.capture_file import (
     TIMESTAMP_TYPES,
     CaptureFormatError,

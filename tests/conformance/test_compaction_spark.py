@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from kafkatest.brokers.base import Broker
-from kafkatest.emulator.state.cleaner import COMPACT_NOW_KEY
+from kafkatest.emulator import COMPACT_NOW_KEY
 from kafkatest.faults import Faults
 from kafkatest.records import Record
 from kafkatest.spark import wait_for_query

@@ -164,13 +164,13 @@ def _answer(reply: Any, schema: type) -> Any:
 def test_a_topic_named_many_times_is_described_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Kafka answers the set of topics named (KafkaApis: `topics.asScala.toSet`)."""
     described: list[str] = []
-    original = metadata_module._describe
+    original = metadata_module.describe_topic
 
     def counting(types: Any, topic: Any, *args: Any) -> Any:
         described.append(topic.name)
         return original(types, topic, *args)
 
-    monkeypatch.setattr(metadata_module, "_describe", counting)
+    monkeypatch.setattr(metadata_module, "describe_topic", counting)
     request = MetadataRequest(
         topics=(MetadataRequestTopic(topic_id=None, name=NAME),) * NAMINGS,
         allow_auto_topic_creation=False,

@@ -27,7 +27,7 @@ from kio.serial import entity_reader
 
 from kafkatest.brokers.base import Broker
 from kafkatest.brokers.client import wait_until
-from kafkatest.emulator.state.cleaner import COMPACT_NOW_KEY
+from kafkatest.emulator import COMPACT_NOW_KEY
 from kafkatest.errors import BrokerError
 from kafkatest.faults import Faults
 from kafkatest.records import Record

@@ -12,12 +12,11 @@ from kio.index import load_payload_module
 from kio.schema.errors import ErrorCode
 from kio.static.constants import EntityType
 
+from kafkatest.emulator import EmulatorState, load_handlers
 from kafkatest.emulator.protocol.error_responses import error_response
 from kafkatest.emulator.protocol.messages import encode_response
 from kafkatest.emulator.protocol.request_scope import entity_tuples
 from kafkatest.emulator.server.context import RequestContext
-from kafkatest.emulator.server.handlers import load_handlers
-from kafkatest.emulator.state import EmulatorState
 
 ADVERTISED = [
     (spec.api_key, version)

@@ -14,7 +14,7 @@ from kio.static.constants import EntityType
 
 from kafkatest import Broker
 from kafkatest.brokers.token_client import request_entity
-from kafkatest.emulator.protocol.framing import frame
+from kafkatest.emulator.protocol import frame
 from kafkatest.emulator.protocol.messages import request_schema
 
 

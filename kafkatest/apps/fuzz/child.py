@@ -25,7 +25,7 @@ from kio.static.constants import EntityType
 from kafkatest.apps.fuzz.long_log import LONG_TOPIC, prepare_long_log
 from kafkatest.apps.standalone import add_emulator_arguments, run_from_args
 from kafkatest.brokers.emulator import EmulatorBroker
-from kafkatest.emulator.server.handlers import load_handlers
+from kafkatest.emulator import load_handlers
 
 #: The principal of the corpus's PLAINTEXT clients.
 _ANONYMOUS = "User:ANONYMOUS"

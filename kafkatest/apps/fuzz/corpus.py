@@ -289,7 +289,7 @@ def _cluster_wide_config_requests(bootstrap: str) -> None:
     from kio.serial import entity_writer
     from kio.static.primitive import i8
 
-    from kafkatest.emulator.protocol.framing import frame
+    from kafkatest.emulator.protocol import frame
 
     broker, logger = i8(4), i8(8)
     requests: list[tuple[int, int, Any]] = [

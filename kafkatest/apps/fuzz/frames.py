@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import struct
 
-from kafkatest.emulator.protocol.primitives import encode_uvarint
+from kafkatest.emulator.protocol import encode_uvarint
 from kafkatest.security_names import MECHANISMS as SASL_MECHANISMS
 
 _SIZE = struct.Struct(">i")

@@ -22,9 +22,7 @@ from kio.schema.types import BrokerId, TopicName
 from kio.serial import entity_writer
 from kio.static.primitive import i8, i32, i64
 
-from kafkatest.emulator.protocol.batches import split_batches
-from kafkatest.emulator.protocol.framing import frame
-from kafkatest.emulator.protocol.record_rewrite import single_record_batch
+from kafkatest.emulator.protocol import frame, single_record_batch, split_batches
 
 LONG_TOPIC = "fuzz-long"
 LONG_LOG_BATCHES = 20_000

@@ -29,14 +29,13 @@ from kafkatest.emulator.protocol.request_scope import (
     TOPIC_FIELDS,
 )
 from kafkatest.emulator.server.handlers import load_handlers
-from kafkatest.emulator.state.topics import MAX_PARTITIONS
 
 #: Longer than any test waits (`kafkatest.limits.MAX_LATENCY_MS`): a request that must
 #: never be answered is `drop_connections` or `pause`, not a latency.
-MAX_LATENCY_MS = limits.MAX_LATENCY_MS
+MAX_LATENCY_MS: int = limits.MAX_LATENCY_MS
 #: The emulator's per-topic partition limit, applied on every backend: more
 #: partitions than this is a mistake in a test, not a fault.
-PARTITION_LIMIT = MAX_PARTITIONS
+PARTITION_LIMIT: int = limits.MAX_PARTITIONS
 
 
 # -- numbers --------------------------------------------------------------------------
@@ -123,6 +122,11 @@ def api(action: str, value: object, served: Iterable[int] | None = None) -> int:
                 f"client sends it and the rule would never fire; served: {names}"
             )
     return key
+
+
+def served_api(action: str, value: object) -> int:
+    """An API name or key -> the key, refused if the emulator does not serve it."""
+    return api(action, value, served=load_handlers())
 
 
 def error(action: str, value: object) -> Any:

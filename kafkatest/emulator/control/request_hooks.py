@@ -122,6 +122,11 @@ class RequestHook:
             raise InvalidFault(f"times must be a positive number of requests, not {self.times!r}")
 
     @property
+    def fired(self) -> bool:
+        """Whether it has seen a request (as a kfake fault handle says it ran)."""
+        return self.calls > 0
+
+    @property
     def spent(self) -> bool:
         return self.times is not None and self.calls >= self.times
 

@@ -91,10 +91,6 @@ class Rule:
         if self.partition is not None and self.topic is None:
             raise InvalidFault("a partition needs its topic")
 
-    @property
-    def exhausted(self) -> bool:
-        return self.times is not None and self.hits >= self.times
-
     def describe(self) -> dict[str, Any]:
         """JSON-ready summary, as listed by `Faults.active()` and the control interface."""
         out: dict[str, Any] = {

@@ -153,11 +153,6 @@ def encode_reply(header: bytes, response: Any) -> Reply:
     return parts
 
 
-def reply_of(frame: bytes) -> Reply:
-    """An already framed reply (bytes) as a `Reply`."""
-    return [frame]
-
-
 def reply_bytes(reply: Reply) -> bytes:
     """The reply as one byte string (tests, and the rare caller that needs it)."""
     return b"".join(reply)

@@ -70,6 +70,14 @@ async def serve_connection(
     decoder = FrameDecoder(max_frame_bytes)
     inbox = ClientInbox(reader, decoder)
     principal = ANONYMOUS
+
+    async def serve(frames: list[bytes]) -> None:
+        for index, request_frame in enumerate(frames):
+            inbox.queued_frames = len(frames) - index - 1
+            response = await dispatcher.handle(request_frame, peer, connection_id, principal, inbox)
+            if response is not None:
+                await send_reply(writer, response)
+
     try:
         if security is not None:
             authenticated = await _authenticate(
@@ -78,13 +86,7 @@ async def serve_connection(
             if authenticated is None:
                 return
             principal, early = authenticated
-            for index, request_frame in enumerate(early):
-                inbox.queued_frames = len(early) - index - 1
-                response = await dispatcher.handle(
-                    request_frame, peer, connection_id, principal, inbox
-                )
-                if response is not None:
-                    await send_reply(writer, response)
+            await serve(early)
         if timings is not None:
             await _serve_timed(
                 reader, writer, dispatcher, connection_id, principal, peer, inbox, timings
@@ -95,14 +97,7 @@ async def serve_connection(
             if not data:
                 _log_disconnect(peer, decoder)
                 return
-            frames = decoder.feed(data)
-            for index, request_frame in enumerate(frames):
-                inbox.queued_frames = len(frames) - index - 1
-                response = await dispatcher.handle(
-                    request_frame, peer, connection_id, principal, inbox
-                )
-                if response is not None:
-                    await send_reply(writer, response)
+            await serve(decoder.feed(data))
     except AuthenticationFailed as exc:
         log.info("authentication of %s failed: %s", peer, exc)
     except FrameError as exc:

@@ -85,6 +85,27 @@ async def answer_topics(
     )
 
 
+async def each_partition(
+    topics: Iterable[T],
+    partitions_of: Callable[[T], Iterable[P]],
+    answer: Callable[[T, P], Any],
+    topic_answer: Callable[[T, EncodedItems], Any],
+    pacer: Pacer,
+) -> EncodedItems:
+    """The common shape answered naming by naming (a partition named twice is answered
+    twice, unlike `answer_topics`): each partition's `answer(topic, partition)` and
+    each topic's `topic_answer(topic, its partitions' answers)` encoded as made
+    (`Encoded`), the loop given back after each partition."""
+    answered = Encoded()
+    for topic in topics:
+        partitions = Encoded()
+        for partition in partitions_of(topic):
+            partitions.add(answer(topic, partition))
+            await pacer.breathe()
+        answered.add(topic_answer(topic, partitions.items()))
+    return answered.items()
+
+
 class Encoded:
     """A response array whose entities are encoded as the handler makes them.
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kafkatest.emulator.held import held
 from kafkatest.emulator.state import replicas
 from kafkatest.emulator.state.acls import Authorizer
 from kafkatest.emulator.state.broker_configs import (
@@ -64,6 +63,7 @@ from kafkatest.emulator.state.topic_configs import (
 )
 from kafkatest.emulator.state.topics import Topic, TopicRegistry
 from kafkatest.emulator.state.transactions import TransactionCoordinator
+from kafkatest.held import held
 
 __all__ = ["AppendResult", "BrokerSettings", "EmulatorState", "TransactionalProduce"]
 
@@ -93,9 +93,9 @@ class EmulatorState:
         self.clock = Clock()
         self.appends = AppendSignal()
         #: PLAIN users and SCRAM credentials (used only by SASL listeners).
-        self.credentials = CredentialStore()
+        self.credentials: CredentialStore = CredentialStore()
         #: Delegation tokens, off until a secret is set; SCRAM logins read them.
-        self.delegation_tokens = DelegationTokens(self.clock.now_ms)
+        self.delegation_tokens: DelegationTokens = DelegationTokens(self.clock.now_ms)
         self.credentials.tokens = self.delegation_tokens
         self.transactions = TransactionCoordinator(self)
         #: Every write to a partition's log (append, markers, DeleteRecords).

@@ -86,10 +86,6 @@ class RecordsRejected(InvalidRecord):
         self.log_start_offset = log_start_offset
 
 
-class InvalidTimestamp(StateError):
-    error_name = "invalid_timestamp"
-
-
 class TimestampsRejected(RecordsRejected):
     """Records refused for their timestamps: INVALID_TIMESTAMP, with record errors."""
 

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from kafkatest import limits
 from kafkatest.emulator.state.cleaner import CleanerConfig
 from kafkatest.emulator.state.errors import (
     BatchTooLarge,
@@ -34,14 +35,12 @@ from kafkatest.emulator.state.topic_configs import (
 _LEGAL_NAME = re.compile(r"[a-zA-Z0-9._-]+")
 MAX_NAME_LENGTH = 249
 #: Kafka's controller refuses a CreateTopics whose topics ask for more partitions than
-#: this in all (ReplicationControlManager.MAX_PARTITIONS_PER_BATCH)...
-MAX_PARTITIONS_PER_REQUEST = 10_000
+#: this in all...
+MAX_PARTITIONS_PER_REQUEST = limits.MAX_PARTITIONS
 #: ...and any admin request that would write more metadata records than this
 #: (QuorumController.MAX_RECORDS_PER_USER_OP): one per topic, one per new partition,
 #: one per config set. Both are checked before anything is allocated.
 MAX_RECORDS_PER_REQUEST = 10_000
-#: The most partitions one topic creation can ask for.
-MAX_PARTITIONS = MAX_PARTITIONS_PER_REQUEST
 #: Kafka's answers (POLICY_VIOLATION) when a request passes those limits.
 TOO_MANY_PARTITIONS = "Excessively large number of partitions per request."
 TOO_MANY_RECORDS = "Unable to perform excessively large batch operation."

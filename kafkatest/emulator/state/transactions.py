@@ -11,17 +11,14 @@ Two client generations meet here (the transaction version, TV): TV1 clients add
 partitions with AddPartitionsToTxn and keep their epoch across transactions; TV2
 clients (Kafka 4 Java, KIP-890 part 2) let the partition leader add partitions on
 their first Produce v12 and get a bumped epoch from every EndTxn v5. The caller
-says which applies, by the request version, as Kafka's broker does.
+says which applies, by the request version, as Kafka's broker does. Its states and
+metadata are `transaction_model`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Protocol
 
-from kafkatest.emulator.state.broker_settings import BrokerSettings
-from kafkatest.emulator.state.clock import Clock
 from kafkatest.emulator.state.errors import (
     ConcurrentTransactions,
     InvalidProducerIdMapping,
@@ -33,80 +30,28 @@ from kafkatest.emulator.state.errors import (
     TransactionalIdNotFound,
 )
 from kafkatest.emulator.state.groups.consumer.regex import compile_linear
-from kafkatest.emulator.state.groups.offsets import CommittedOffset, OffsetStore
-from kafkatest.emulator.state.producers import ProducerRegistry
-
-
-class TransactionHost(Protocol):
-    """What the coordinator needs of the broker state (`EmulatorState` is one): its
-    clock, settings, producer ids and offsets, and writing a marker to a partition."""
-
-    @property
-    def clock(self) -> Clock: ...
-    @property
-    def settings(self) -> BrokerSettings: ...
-    @property
-    def producers(self) -> ProducerRegistry: ...
-    @property
-    def offsets(self) -> OffsetStore: ...
-
-    def write_marker(
-        self,
-        topic: str,
-        partition: int,
-        producer_id: int,
-        producer_epoch: int,
-        commit: bool,
-        coordinator_epoch: int,
-    ) -> None: ...
-
-
-EMPTY = "Empty"
-ONGOING = "Ongoing"
-PREPARE_COMMIT = "PrepareCommit"
-PREPARE_ABORT = "PrepareAbort"
-COMPLETE_COMMIT = "CompleteCommit"
-COMPLETE_ABORT = "CompleteAbort"
-DEAD = "Dead"
-PREPARE_EPOCH_FENCE = "PrepareEpochFence"
-STATES = (
+from kafkatest.emulator.state.groups.offsets import CommittedOffset
+from kafkatest.emulator.state.internal_topics import OFFSETS_TOPIC, partition_for
+from kafkatest.emulator.state.transaction_model import (
+    COMPLETE_ABORT,
+    COMPLETE_COMMIT,
+    DEAD,
     EMPTY,
     ONGOING,
-    PREPARE_COMMIT,
     PREPARE_ABORT,
-    COMPLETE_COMMIT,
-    COMPLETE_ABORT,
-    DEAD,
+    PREPARE_COMMIT,
     PREPARE_EPOCH_FENCE,
+    TopicPartition,
+    TransactionHost,
+    TransactionMetadata,
 )
 
 #: Epoch at which Kafka moves a transactional id to a new producer id.
 EXHAUSTED_EPOCH = 32766
 #: The coordinator epoch of the single node's transaction log partition.
 COORDINATOR_EPOCH = 0
-OFFSETS_TOPIC = "__consumer_offsets"
 #: kafkatest runs real Kafka with one partition of __consumer_offsets.
 OFFSETS_PARTITIONS = 1
-
-TopicPartition = tuple[str, int]
-
-
-@dataclass(slots=True)
-class TransactionMetadata:
-    transactional_id: str
-    producer_id: int
-    epoch: int
-    timeout_ms: int
-    state: str = EMPTY
-    #: The epoch before the last bump (TV2 EndTxn retries, InitProducerId retries).
-    last_epoch: int = -1
-    partitions: set[TopicPartition] = field(default_factory=set)
-    #: When the last transaction added its first partition (kept after it ends, as
-    #: Kafka keeps it); -1 before the first.
-    start_ms: int = -1
-    last_update_ms: int = -1
-    #: group -> offsets a TxnOffsetCommit made pending until the transaction ends.
-    pending_offsets: dict[str, dict[TopicPartition, CommittedOffset]] = field(default_factory=dict)
 
 
 class TransactionCoordinator:
@@ -123,10 +68,6 @@ class TransactionCoordinator:
 
     def get(self, transactional_id: str) -> TransactionMetadata | None:
         return self._transactions.get(transactional_id)
-
-    @property
-    def any_ongoing(self) -> bool:
-        return any(m.state == ONGOING for m in self._transactions.values())
 
     def _now(self) -> int:
         return self._state.clock.now_ms()
@@ -185,7 +126,8 @@ class TransactionCoordinator:
 
     # -- adding partitions -----------------------------------------------------------
 
-    def _checked(self, transactional_id: str, producer_id: int, epoch: int) -> TransactionMetadata:
+    def _mapped(self, transactional_id: str, producer_id: int) -> TransactionMetadata:
+        """The id's transaction, if `producer_id` is its producer."""
         _require_id(transactional_id)
         meta = self._transactions.get(transactional_id)
         if meta is None or meta.producer_id != producer_id:
@@ -193,6 +135,10 @@ class TransactionCoordinator:
                 f"producer {producer_id} is not the producer of transactional id "
                 f"{transactional_id!r}"
             )
+        return meta
+
+    def _checked(self, transactional_id: str, producer_id: int, epoch: int) -> TransactionMetadata:
+        meta = self._mapped(transactional_id, producer_id)
         if epoch != meta.epoch:
             raise ProducerFenced(
                 f"producer {producer_id} epoch {epoch} is fenced (current epoch {meta.epoch})"
@@ -272,13 +218,7 @@ class TransactionCoordinator:
         self, transactional_id: str, producer_id: int, epoch: int, commit: bool, tv2: bool
     ) -> tuple[int, int]:
         """EndTxn; the (producer id, epoch) the client continues with."""
-        _require_id(transactional_id)
-        meta = self._transactions.get(transactional_id)
-        if meta is None or meta.producer_id != producer_id:
-            raise InvalidProducerIdMapping(
-                f"producer {producer_id} is not the producer of transactional id "
-                f"{transactional_id!r}"
-            )
+        meta = self._mapped(transactional_id, producer_id)
         what = "commit" if commit else "abort"
         completed = COMPLETE_COMMIT if commit else COMPLETE_ABORT
         retry = tv2 and epoch == meta.last_epoch and epoch != meta.epoch
@@ -408,11 +348,7 @@ class TransactionCoordinator:
 
 def offsets_partition(group: str) -> TopicPartition:
     """The __consumer_offsets partition holding `group`'s offsets."""
-    value = 0
-    for char in group:
-        value = (31 * value + ord(char)) & 0xFFFFFFFF
-    signed = value - (1 << 32) if value & 0x80000000 else value
-    return OFFSETS_TOPIC, abs(signed) % OFFSETS_PARTITIONS
+    return OFFSETS_TOPIC, partition_for(group, OFFSETS_PARTITIONS)
 
 
 def _require_id(transactional_id: str) -> None:

@@ -19,7 +19,7 @@ from kio.schema.errors import ErrorCode
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.pacing import Pacer
-from kafkatest.emulator.server.repeats import Encoded
+from kafkatest.emulator.server.repeats import each_partition
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state.broker_configs import LOG_DIR
 
@@ -85,24 +85,18 @@ async def alter_replica_log_dirs(ctx: RequestContext, request: Any) -> Any:
             for index in topic.partitions:
                 errors[topic.name][index] = _move_error(ctx, wanted.path, topic.name, index)
                 await pacer.breathe()
-    results = Encoded()
-    for name, by_index in errors.items():
-        partitions = Encoded()
-        for i, e in by_index.items():
-            partitions.add(
-                make(types.AlterReplicaLogDirPartitionResult, partition_index=i, error_code=e)
-            )
-            await pacer.breathe()
-        results.add(
-            make(
-                types.AlterReplicaLogDirTopicResult,
-                topic_name=name,
-                partitions=partitions.items(),
-            )
-        )
-    return make(
-        types.AlterReplicaLogDirsResponse, throttle_time=NO_THROTTLE, results=results.items()
+    results = await each_partition(
+        errors.items(),
+        lambda entry: entry[1].items(),
+        lambda _, result: make(
+            types.AlterReplicaLogDirPartitionResult, partition_index=result[0], error_code=result[1]
+        ),
+        lambda entry, partitions: make(
+            types.AlterReplicaLogDirTopicResult, topic_name=entry[0], partitions=partitions
+        ),
+        pacer,
     )
+    return make(types.AlterReplicaLogDirsResponse, throttle_time=NO_THROTTLE, results=results)
 
 
 def _move_error(ctx: RequestContext, path: str, topic_name: str, index: int) -> ErrorCode:

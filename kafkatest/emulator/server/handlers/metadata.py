@@ -8,7 +8,7 @@ KRaft broker, the answer that causes the creation still says the topic is unknow
 from __future__ import annotations
 
 import logging
-from collections.abc import Set
+from collections.abc import Iterable, Set
 from typing import Any
 
 from kio.schema.errors import ErrorCode
@@ -47,7 +47,7 @@ async def metadata(ctx: RequestContext, request: Any) -> Any:
     pacer = Pacer()
     if request.topics is None or (version == 0 and not request.topics):
         for t in sorted(state.topics, key=lambda t: t.name):
-            topics.add(_describe(types, t, state.cluster.stopped, operations))
+            topics.add(describe_topic(types, t, state.cluster.stopped, operations))
             await pacer.breathe()
     else:
         # Kafka answers the set of topics named (`topics.asScala.toSet`): a topic
@@ -90,12 +90,14 @@ def _lookup(
     topic_id = getattr(wanted, "topic_id", None)
     if name is None and topic_id is not None:
         try:
-            return _describe(types, state.topics.by_id(topic_id), state.cluster.stopped, operations)
+            return describe_topic(
+                types, state.topics.by_id(topic_id), state.cluster.stopped, operations
+            )
         except StateError as exc:
             return _topic_error(types, error_code_of(exc), None, topic_id, OPERATIONS_OMITTED)
     topic = state.topics.find(name)
     if topic is not None:
-        return _describe(types, topic, state.cluster.stopped, operations)
+        return describe_topic(types, topic, state.cluster.stopped, operations)
     error = missing_topic_error(name)
     if error is ErrorCode.unknown_topic_or_partition and allow_create:
         _auto_create(state, name)
@@ -155,13 +157,28 @@ def partition_fields(partition: Partition, stopped: Set[int] = frozenset()) -> d
     }
 
 
-def _describe(types: Any, topic: Topic, stopped: Set[int], operations: int) -> Any:
+def describe_topic(
+    types: Any,
+    topic: Topic,
+    stopped: Set[int],
+    operations: int,
+    indexes: Iterable[int] | None = None,
+) -> Any:
+    """A topic as Metadata describes it (every partition), or as DescribeTopicPartitions
+    does with its partitions at `indexes`."""
+    if indexes is None:
+        kinds = types.MetadataResponseTopic, types.MetadataResponsePartition
+        indexes = range(len(topic.partitions))
+    else:
+        kinds = (
+            types.DescribeTopicPartitionsResponseTopic,
+            types.DescribeTopicPartitionsResponsePartition,
+        )
     partitions = tuple(
-        make(types.MetadataResponsePartition, **partition_fields(p, stopped))
-        for p in topic.partitions
+        make(kinds[1], **partition_fields(topic.partitions[i], stopped)) for i in indexes
     )
     return make(
-        types.MetadataResponseTopic,
+        kinds[0],
         error_code=ErrorCode.none,
         name=topic.name,
         topic_id=topic.topic_id,

@@ -18,7 +18,7 @@ from kio.schema.errors import ErrorCode
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.pacing import Pacer
-from kafkatest.emulator.server.repeats import Encoded
+from kafkatest.emulator.server.repeats import Encoded, each_partition
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
 from kafkatest.emulator.state import EmulatorState, replicas
 from kafkatest.emulator.state.errors import StateError
@@ -102,31 +102,32 @@ def _elect(
 @handles(45, 0, 1)
 async def alter_partition_reassignments(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
-    responses = Encoded()
-    pacer = Pacer()
-    for wanted in request.topics:
-        partitions = Encoded()
-        for p in wanted.partitions:
-            await pacer.breathe()
-            code, message = _reassign(ctx.state, wanted.name, p.partition_index, p.replicas)
-            partitions.add(
-                make(
-                    types.ReassignablePartitionResponse,
-                    partition_index=p.partition_index,
-                    error_code=code,
-                    error_message=message,
-                )
-            )
-        responses.add(
-            make(types.ReassignableTopicResponse, name=wanted.name, partitions=partitions.items())
+
+    def answer(wanted: Any, p: Any) -> Any:
+        code, message = _reassign(ctx.state, wanted.name, p.partition_index, p.replicas)
+        return make(
+            types.ReassignablePartitionResponse,
+            partition_index=p.partition_index,
+            error_code=code,
+            error_message=message,
         )
+
+    responses = await each_partition(
+        request.topics,
+        lambda wanted: wanted.partitions,
+        answer,
+        lambda wanted, partitions: make(
+            types.ReassignableTopicResponse, name=wanted.name, partitions=partitions
+        ),
+        Pacer(),
+    )
     return make(
         types.AlterPartitionReassignmentsResponse,
         throttle_time=NO_THROTTLE,
         allow_replication_factor_change=getattr(request, "allow_replication_factor_change", True),
         error_code=ErrorCode.none,
         error_message="",  # Kafka's default where it succeeded
-        responses=responses.items(),
+        responses=responses,
     )
 
 

@@ -8,20 +8,19 @@ first topic and partition the next request should start at.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Set
 from typing import Any
 
 from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
-from kafkatest.emulator.server.handlers.metadata import missing_topic_error, partition_fields
+from kafkatest.emulator.server.handlers.metadata import describe_topic, missing_topic_error
 from kafkatest.emulator.server.operations_field import OPERATIONS_OMITTED, unrestricted_operations
 from kafkatest.emulator.server.pacing import Pacer
 from kafkatest.emulator.server.repeats import Answers, Encoded
 from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
 from kafkatest.emulator.state.acls import ResourceType
-from kafkatest.emulator.state.topics import Topic, is_internal_name
+from kafkatest.emulator.state.topics import is_internal_name
 
 #: Kafka's max.request.partition.size.limit default: the cap on any requested page size.
 MAX_PARTITIONS_PER_RESPONSE = 2000
@@ -66,7 +65,11 @@ async def describe_topic_partitions(ctx: RequestContext, request: Any) -> Any:
             continue
         first = cursor.partition_index if cursor is not None and name == cursor_topic else 0
         end = min(len(topic.partitions), first + budget)
-        topics.add(_describe(types, topic, range(first, end), ctx.state.cluster.stopped))
+        topics.add(
+            describe_topic(
+                types, topic, ctx.state.cluster.stopped, _TOPIC_OPERATIONS, range(first, end)
+            )
+        )
         if end < len(topic.partitions):
             next_cursor = make(types.Cursor, topic_name=name, partition_index=end)
             break
@@ -88,23 +91,4 @@ def _topic_error(types: Any, name: str, error: ErrorCode, operations: int) -> An
         is_internal=is_internal_name(name),
         partitions=(),
         topic_authorized_operations=operations,
-    )
-
-
-def _describe(types: Any, topic: Topic, indexes: Iterable[int], stopped: Set[int]) -> Any:
-    partitions = tuple(
-        make(
-            types.DescribeTopicPartitionsResponsePartition,
-            **partition_fields(topic.partitions[i], stopped),
-        )
-        for i in indexes
-    )
-    return make(
-        types.DescribeTopicPartitionsResponseTopic,
-        error_code=ErrorCode.none,
-        name=topic.name,
-        topic_id=topic.topic_id,
-        is_internal=topic.is_internal,
-        partitions=partitions,
-        topic_authorized_operations=_TOPIC_OPERATIONS,
     )

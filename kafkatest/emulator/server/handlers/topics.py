@@ -6,6 +6,7 @@ clients that send admin requests to the controller or to any node both work.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from typing import Any
 
@@ -14,7 +15,7 @@ from kio.schema.errors import ErrorCode
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.pacing import Pacer
-from kafkatest.emulator.server.repeats import Encoded
+from kafkatest.emulator.server.repeats import Encoded, each_partition
 from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
 from kafkatest.emulator.state.broker_configs import broker_configs
 from kafkatest.emulator.state.errors import (
@@ -280,34 +281,31 @@ async def create_partitions(ctx: RequestContext, request: Any) -> Any:
 @handles(21, 0, 2)
 async def delete_records(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
-    topics = Encoded()
-    pacer = Pacer()
-    for topic_request in request.topics:
-        partitions = Encoded()
-        for wanted in topic_request.partitions:
-            await pacer.breathe()
-            try:
-                topic = ctx.state.topics.get(topic_request.name)
-                if topic.partition(wanted.partition_index).leader_id != ctx.broker_id:
-                    code, low = ErrorCode.not_leader_or_follower, -1
-                else:
-                    low = ctx.state.delete_records(topic, wanted.partition_index, wanted.offset)
-                    code = ErrorCode.none
-            except StateError as exc:
-                code, low = error_code_of(exc), -1
-            partitions.add(
-                make(
-                    types.DeleteRecordsPartitionResult,
-                    partition_index=wanted.partition_index,
-                    low_watermark=low,
-                    error_code=code,
-                )
-            )
-        topics.add(
-            make(
-                types.DeleteRecordsTopicResult,
-                name=topic_request.name,
-                partitions=partitions.items(),
-            )
-        )
-    return make(types.DeleteRecordsResponse, throttle_time=NO_THROTTLE, topics=topics.items())
+    topics = await each_partition(
+        request.topics,
+        lambda topic: topic.partitions,
+        functools.partial(_delete_records, ctx, types),
+        lambda topic, partitions: make(
+            types.DeleteRecordsTopicResult, name=topic.name, partitions=partitions
+        ),
+        Pacer(),
+    )
+    return make(types.DeleteRecordsResponse, throttle_time=NO_THROTTLE, topics=topics)
+
+
+def _delete_records(ctx: RequestContext, types: Any, wanted_topic: Any, wanted: Any) -> Any:
+    try:
+        topic = ctx.state.topics.get(wanted_topic.name)
+        if topic.partition(wanted.partition_index).leader_id != ctx.broker_id:
+            code, low = ErrorCode.not_leader_or_follower, -1
+        else:
+            low = ctx.state.delete_records(topic, wanted.partition_index, wanted.offset)
+            code = ErrorCode.none
+    except StateError as exc:
+        code, low = error_code_of(exc), -1
+    return make(
+        types.DeleteRecordsPartitionResult,
+        partition_index=wanted.partition_index,
+        low_watermark=low,
+        error_code=code,
+    )

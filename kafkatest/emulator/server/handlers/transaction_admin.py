@@ -20,7 +20,7 @@ from kafkatest.emulator.server.responses import (
 )
 from kafkatest.emulator.state.errors import StateError
 from kafkatest.emulator.state.groups.consumer.regex import compile_linear
-from kafkatest.emulator.state.transactions import STATES
+from kafkatest.emulator.state.transaction_model import STATES
 
 
 def _timeout(ms: int) -> datetime.timedelta:

@@ -9,6 +9,7 @@ PRODUCER_FENCED becomes INVALID_PRODUCER_EPOCH for clients that predate it
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Iterable
 from typing import Any
@@ -20,7 +21,7 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordinator, namespace_of
 from kafkatest.emulator.server.pacing import Pacer
-from kafkatest.emulator.server.repeats import Encoded, answer_topics
+from kafkatest.emulator.server.repeats import Encoded, answer_topics, each_partition
 from kafkatest.emulator.server.responses import (
     NO_THROTTLE,
     error_code_of,
@@ -30,7 +31,7 @@ from kafkatest.emulator.server.responses import (
 from kafkatest.emulator.state.errors import StateError
 from kafkatest.emulator.state.groups.consumer.checks import CommitCheck
 from kafkatest.emulator.state.groups.offsets import CommittedOffset
-from kafkatest.emulator.state.transactions import TopicPartition
+from kafkatest.emulator.state.transaction_model import TopicPartition
 
 log = logging.getLogger("kafkatest.emulator")
 
@@ -175,26 +176,19 @@ async def _topic_results(
     by_topic: dict[str, list[tuple[int, ErrorCode]]] = {}
     for (topic, partition), code in results.items():
         by_topic.setdefault(topic, []).append((partition, code))
-    topics = Encoded()
-    for topic, partitions in by_topic.items():
-        answers = Encoded()
-        for partition, code in partitions:
-            answers.add(
-                make(
-                    types.AddPartitionsToTxnPartitionResult,
-                    partition_index=partition,
-                    partition_error_code=code,
-                )
-            )
-            await pacer.breathe()
-        topics.add(
-            make(
-                types.AddPartitionsToTxnTopicResult,
-                name=topic,
-                results_by_partition=answers.items(),
-            )
-        )
-    return topics.items()
+    return await each_partition(
+        by_topic.items(),
+        lambda entry: entry[1],
+        lambda _, result: make(
+            types.AddPartitionsToTxnPartitionResult,
+            partition_index=result[0],
+            partition_error_code=result[1],
+        ),
+        lambda entry, answers: make(
+            types.AddPartitionsToTxnTopicResult, name=entry[0], results_by_partition=answers
+        ),
+        pacer,
+    )
 
 
 # -- AddOffsetsToTxn, TxnOffsetCommit ------------------------------------------------------
@@ -339,34 +333,24 @@ async def write_txn_markers(ctx: RequestContext, request: Any) -> Any:
     results = Encoded()
     pacer = Pacer()  # a marker is written per naming, the loop given back between them
     for marker in request.markers:
-        topics = Encoded()
-        for topic in marker.topics:
-            partitions = Encoded()
-            for index in topic.partition_indexes:
-                code = _write_marker(ctx, marker, topic.name, index)
-                partitions.add(
-                    make(
-                        types.WritableTxnMarkerPartitionResult,
-                        partition_index=index,
-                        error_code=code,
-                    )
-                )
-                await pacer.breathe()
-            topics.add(
-                make(
-                    types.WritableTxnMarkerTopicResult,
-                    name=topic.name,
-                    partitions=partitions.items(),
-                )
-            )
+        topics = await each_partition(
+            marker.topics,
+            lambda topic: topic.partition_indexes,
+            functools.partial(_marker_result, ctx, types, marker),
+            lambda topic, partitions: make(
+                types.WritableTxnMarkerTopicResult, name=topic.name, partitions=partitions
+            ),
+            pacer,
+        )
         results.add(
-            make(
-                types.WritableTxnMarkerResult,
-                producer_id=marker.producer_id,
-                topics=topics.items(),
-            )
+            make(types.WritableTxnMarkerResult, producer_id=marker.producer_id, topics=topics)
         )
     return make(types.WriteTxnMarkersResponse, markers=results.items())
+
+
+def _marker_result(ctx: RequestContext, types: Any, marker: Any, topic: Any, index: int) -> Any:
+    code = _write_marker(ctx, marker, topic.name, index)
+    return make(types.WritableTxnMarkerPartitionResult, partition_index=index, error_code=code)
 
 
 def _write_marker(ctx: RequestContext, marker: Any, topic_name: str, index: int) -> ErrorCode:

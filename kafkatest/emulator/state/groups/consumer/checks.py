@@ -1,11 +1,12 @@
 """What a ConsumerGroupHeartbeat, an OffsetCommit or an OffsetFetch must satisfy before
 a consumer group acts on it: Kafka's request validation in GroupCoordinatorService and
-the member-epoch checks of ConsumerGroup and GroupMetadataManager."""
+the member-epoch checks of ConsumerGroup and GroupMetadataManager, and which member a
+heartbeat is about (`member_to_update`)."""
 
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kio.schema.errors import ErrorCode
 
@@ -154,3 +155,55 @@ def fetch_error(group: ConsumerGroup, member_id: str | None, epoch: int) -> Erro
             return ErrorCode.illegal_generation
         return ErrorCode.stale_member_epoch
     return None
+
+
+def member_to_update(
+    group: ConsumerGroup, request: HeartbeatRequest, member_id: str, joining: bool
+) -> tuple[ConsumerMember | None, ConsumerMember]:
+    """(the member as it was, the member to update): Kafka's getOrMaybeSubscribe*Member."""
+    instance_id = request.instance_id
+    if instance_id is None:
+        existing = group.members.get(member_id)
+        if existing is None:
+            if not joining:
+                raise HeartbeatError(
+                    ErrorCode.unknown_member_id,
+                    f"Member {member_id} is not a member of group {group.group_id}.",
+                )
+            return None, ConsumerMember(member_id)
+        check_epoch(existing, request)
+        return copy_member(existing), existing
+    static_id = group.static_members.get(instance_id)
+    static = group.members.get(static_id) if static_id is not None else None
+    if joining:
+        if static is None:
+            existing = group.members.get(member_id)
+            if existing is not None:
+                check_epoch(existing, request)
+                return copy_member(existing), existing
+            return None, ConsumerMember(member_id)
+        if static.member_epoch != STATIC_LEAVE_EPOCH:
+            raise HeartbeatError(
+                ErrorCode.unreleased_instance_id,
+                f"Static member {member_id} with instance id {instance_id} cannot join the "
+                f"group because the instance id is owned by {static.member_id} member.",
+            )
+        # The returning instance takes over the old member's assignment under its new id.
+        return copy_member(static), group.replace_static(static, member_id)
+    if static is None:
+        raise HeartbeatError(ErrorCode.unknown_member_id, f"Instance id {instance_id} is unknown.")
+    if static.member_id != member_id:
+        raise HeartbeatError(
+            ErrorCode.fenced_instance_id,
+            f"Static member {member_id} with instance id {instance_id} was fenced by member "
+            f"{static.member_id}.",
+        )
+    check_epoch(static, request)
+    return copy_member(static), static
+
+
+def copy_member(member: ConsumerMember) -> ConsumerMember:
+    """A detached copy: no timers of its own yet."""
+    return replace(
+        member, rebalance_timer=None, join_timer=None, sync_timer=None, session_deadline_ms=0
+    )

@@ -34,10 +34,8 @@ from kafkatest.emulator.state.groups.classic.model import (
     SyncResult,
 )
 from kafkatest.emulator.state.groups.clock import TimerHandle
-from kafkatest.emulator.state.groups.consumer.coordinator import (
-    ConsumerGroupCoordinator,
-    copy_member,
-)
+from kafkatest.emulator.state.groups.consumer.checks import copy_member
+from kafkatest.emulator.state.groups.consumer.coordinator import ConsumerGroupCoordinator
 from kafkatest.emulator.state.groups.consumer.model import (
     ClassicMembership,
     ConsumerGroup,

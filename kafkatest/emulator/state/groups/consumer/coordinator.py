@@ -8,30 +8,27 @@ changed) its assignment. Regular expressions are resolved against the topics aft
 the answer, as Kafka's asynchronous refresh does. Sessions and revocation deadlines
 are timers on the broker clock. Which group ids are consumer groups rather than
 classic ones is decided by `state.group_namespace`, which calls in here. Request
-validation and epoch checks are in `consumer_group_checks`, regex compilation in
-`consumer_group_regex`, the broker's and each group's intervals in
-`consumer_group_settings`.
+validation, epoch checks and which member a heartbeat is about are in `checks`, regex
+compilation in `regex`, the broker's and each group's intervals in `settings`.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 
 from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.state.groups.classic.membership import NoCandidateProtocol
 from kafkatest.emulator.state.groups.clock import Clock
 from kafkatest.emulator.state.groups.consumer.assignors import AssignorMember, assign
-from kafkatest.emulator.state.groups.consumer.checks import check_epoch
+from kafkatest.emulator.state.groups.consumer.checks import member_to_update
 from kafkatest.emulator.state.groups.consumer.model import (
     JOIN_EPOCH,
     LEAVE_EPOCH,
     STATIC_LEAVE_EPOCH,
     ConsumerGroup,
     ConsumerMember,
-    HeartbeatError,
     HeartbeatRequest,
     HeartbeatResult,
     MemberState,
@@ -78,7 +75,7 @@ class ConsumerGroupCoordinator:
         if regex and not group.regex_subscribers(regex):
             validate_regex(regex)
         member_id = request.member_id or str(uuid.uuid4())
-        old, member = self._member(group, request, member_id, joining)
+        old, member = member_to_update(group, request, member_id, joining)
         self.groups[group.group_id] = group
         group.release(member)
         self._update(member, request)
@@ -142,52 +139,6 @@ class ConsumerGroupCoordinator:
         if after != before or old is None:
             self._watch_revocation(group, member)
         self.watch_session(group, member)
-
-    def _member(
-        self, group: ConsumerGroup, request: HeartbeatRequest, member_id: str, joining: bool
-    ) -> tuple[ConsumerMember | None, ConsumerMember]:
-        """(the member as it was, the member to update): Kafka's getOrMaybeSubscribe*Member."""
-        instance_id = request.instance_id
-        if instance_id is None:
-            existing = group.members.get(member_id)
-            if existing is None:
-                if not joining:
-                    raise HeartbeatError(
-                        ErrorCode.unknown_member_id,
-                        f"Member {member_id} is not a member of group {group.group_id}.",
-                    )
-                return None, ConsumerMember(member_id)
-            check_epoch(existing, request)
-            return copy_member(existing), existing
-        static_id = group.static_members.get(instance_id)
-        static = group.members.get(static_id) if static_id is not None else None
-        if joining:
-            if static is None:
-                existing = group.members.get(member_id)
-                if existing is not None:
-                    check_epoch(existing, request)
-                    return copy_member(existing), existing
-                return None, ConsumerMember(member_id)
-            if static.member_epoch != STATIC_LEAVE_EPOCH:
-                raise HeartbeatError(
-                    ErrorCode.unreleased_instance_id,
-                    f"Static member {member_id} with instance id {instance_id} cannot join the "
-                    f"group because the instance id is owned by {static.member_id} member.",
-                )
-            # The returning instance takes over the old member's assignment under its new id.
-            return copy_member(static), group.replace_static(static, member_id)
-        if static is None:
-            raise HeartbeatError(
-                ErrorCode.unknown_member_id, f"Instance id {instance_id} is unknown."
-            )
-        if static.member_id != member_id:
-            raise HeartbeatError(
-                ErrorCode.fenced_instance_id,
-                f"Static member {member_id} with instance id {instance_id} was fenced by member "
-                f"{static.member_id}.",
-            )
-        check_epoch(static, request)
-        return copy_member(static), static
 
     def _update(self, member: ConsumerMember, request: HeartbeatRequest) -> None:
         if request.instance_id is not None:
@@ -272,10 +223,7 @@ class ConsumerGroupCoordinator:
 
     def subscription_metadata(self, group: ConsumerGroup) -> tuple[tuple[str, uuid.UUID, int], ...]:
         """What Kafka's metadata hash covers: the subscribed topics that exist, and their size."""
-        names: set[str] = set()
-        for member in group.members.values():
-            names |= self._subscribed_names(group, member)
-        found = [(name, self._topics.find(name)) for name in sorted(names)]
+        found = [(name, self._topics.find(name)) for name in sorted(self.subscribed_topics(group))]
         return tuple((n, t.topic_id, len(t.partitions)) for n, t in found if t is not None)
 
     def _assign(self, group: ConsumerGroup) -> None:
@@ -410,10 +358,3 @@ class ConsumerGroupCoordinator:
         for group in self.groups.values():
             for member in group.members.values():
                 member.cancel_timers()
-
-
-def copy_member(member: ConsumerMember) -> ConsumerMember:
-    """A detached copy: no timers of its own yet."""
-    return replace(
-        member, rebalance_timer=None, join_timer=None, sync_timer=None, session_deadline_ms=0
-    )
