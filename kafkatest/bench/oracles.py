@@ -51,7 +51,7 @@ PAYMENTS = [
 
 def payments_job() -> Callable[..., Any]:
     from kafkatest.demo import find_job
-    from kafkatest.scenarios.loading import load_job
+    from kafkatest.jobs import load_job
 
     path = find_job(None).parent / JOB.name
     return load_job(f"{path}:start_stream")

@@ -108,16 +108,7 @@ def assert_state_bounded(
         )
     inputs = [_listed(batch_records(index)) for index in range(batches)]
     _check_alike([len(batch) for batch in inputs if isinstance(batch, list)])
-    runner = Runner(
-        job,
-        spark=settings.spark,
-        broker=settings.broker,
-        partitions=settings.source_partitions,
-        sink=settings.sink,
-        process=False,
-        timeout_s=settings.timeout_s,
-        job_options=settings.job_options,
-    )
+    runner = Runner(job, settings)
     report = StateReport(_job_name(job), batches, warm, partitions=settings.source_partitions)
     try:
         checkpoint = _run(runner, settings, inputs, report)

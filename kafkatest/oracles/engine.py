@@ -57,17 +57,7 @@ class Oracle:
         self.report = OracleReport(name, _job_name(job), 0, self.partitions)
 
     def _runner(self) -> Runner:
-        o = self.options
-        return Runner(
-            self.job,
-            spark=o.spark,
-            broker=o.broker,
-            partitions=self.partitions,
-            sink=o.sink,
-            process=o.process,
-            timeout_s=o.timeout_s,
-            job_options=o.job_options,
-        )
+        return Runner(self.job, self.options)
 
     def __enter__(self) -> Oracle:
         return self

@@ -6,8 +6,8 @@ what reached the sink; ``kafkatest repro FILE`` runs a saved scenario.
 """
 
 from kafkatest.checkpoints.logs import planned_offsets, uncommitted_batch
+from kafkatest.jobs import JobOutcome, JobProcess, kill_all_jobs
 from kafkatest.scenarios.events import BatchEvent
-from kafkatest.scenarios.process import JobOutcome, JobProcess, kill_all_jobs
 from kafkatest.scenarios.result import JobRun, ScenarioResult
 from kafkatest.scenarios.runner import run_scenario
 from kafkatest.scenarios.spec import (

@@ -10,9 +10,8 @@ import contextlib
 import time
 from typing import TYPE_CHECKING, Any, cast
 
-from kafkatest.brokers.base import Broker
+from kafkatest.jobs import load_job, start_job
 from kafkatest.scenarios.actions import RunContext
-from kafkatest.scenarios.loading import load_job
 from kafkatest.scenarios.naming import resolved_options
 from kafkatest.scenarios.result import JobRun
 from kafkatest.scenarios.spec import Scenario
@@ -61,18 +60,12 @@ def run_stream(
 ) -> tuple[JobRun, list[Trigger]]:
     job = load_job(scenario.job)
 
-    def start_job() -> StreamingQuery:
-        return job(
-            spark,
-            ctx.broker.bootstrap_servers,
-            ctx.topic(scenario.source),
-            ctx.topic(scenario.sink),
-            checkpoint,
-            options=resolved_options(scenario, ctx.names),
-            **_job_security(ctx.broker),
-        )
+    def start() -> StreamingQuery:
+        return start_job(job, spark, ctx.broker, source, sink, checkpoint, options)
 
-    control = _QueryControl(start_job)
+    source, sink = ctx.topic(scenario.source), ctx.topic(scenario.sink)
+    options = resolved_options(scenario, ctx.names)
+    control = _QueryControl(start)
     ctx.job = control
     feed = ProgressFeed(spark)
     triggers = [build_trigger(s, ctx) for s in scenario.steps]
@@ -143,26 +136,16 @@ def run_batch(
         if not isinstance(trigger, BeforeStart):
             raise ValueError("a batch job can only have before_start faults")
         trigger.maybe_fire(None, time.monotonic())
-    job = load_job(scenario.job)
     try:
-        job(
+        start_job(
+            scenario.job,
             spark,
-            ctx.broker.bootstrap_servers,
+            ctx.broker,
             ctx.topic(scenario.source),
             ctx.topic(scenario.sink),
-            options=resolved_options(scenario, ctx.names),
-            **_job_security(ctx.broker),
+            None,
+            resolved_options(scenario, ctx.names),
         )
     except Exception as exc:
         return _failed(exc), triggers
     return JobRun("finished"), triggers
-
-
-def _job_security(broker: Broker) -> dict[str, dict[str, str]]:
-    """A secured broker's options for the job (its admin login), as ``kafka_options``;
-    nothing on PLAINTEXT, so jobs without that parameter keep working."""
-    if broker.security_runtime is None:
-        return {}
-    options = broker.spark_options()
-    options.pop("kafka.bootstrap.servers")
-    return {"kafka_options": options}

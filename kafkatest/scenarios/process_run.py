@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import time
 
+from kafkatest.jobs import JobOutcome, JobProcess
 from kafkatest.scenarios.actions import RunContext
 from kafkatest.scenarios.naming import resolved_options
-from kafkatest.scenarios.process import JobOutcome, JobProcess
 from kafkatest.scenarios.result import JobRun
 from kafkatest.scenarios.spec import Scenario
 from kafkatest.scenarios.steps import build_trigger

@@ -1,4 +1,4 @@
-"""Entry point of a job run in its own process: ``python -m kafkatest.scenarios.child``.
+"""Entry point of a job run in its own process: ``python -m kafkatest.jobs.child``.
 
 The job gets its own SparkSession (same connector jars as the tests) so that the
 harness can SIGKILL the whole driver at a chosen moment, as a crashed or
@@ -17,7 +17,7 @@ import time
 import traceback
 from pathlib import Path
 
-from kafkatest.scenarios.loading import load_job
+from kafkatest.jobs.contract import load_job
 from kafkatest.spark.errors import error_conditions
 
 
@@ -37,7 +37,7 @@ def _die_with(parent_pid: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kafkatest.scenarios.child")
+    parser = argparse.ArgumentParser(prog="kafkatest.jobs.child")
     parser.add_argument("--job", required=True, help="module:function or path.py:function")
     parser.add_argument("--bootstrap", required=True)
     parser.add_argument("--source", required=True)
