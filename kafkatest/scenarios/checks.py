@@ -3,7 +3,7 @@
 Each problem names its place (``steps[0].do[1]``) and the nearest known name, so
 a typo in a scenario file fails when it is loaded, before a broker or Spark
 starts, instead of minutes later in the middle of a run. Actions' arguments come
-from `kafkatest.scenarios.actions.ACTION_PARAMS`; add a new action there too.
+from their declarations (`kafkatest.scenarios.actions.ACTIONS`).
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ def _offsets_problems(where: str, arg: object, topics: dict[str, int]) -> list[s
 
 def _action_problems(where: str, action: object, topics: dict[str, int]) -> list[str]:
     from kafkatest.faults.registry import ALIASES
-    from kafkatest.scenarios.actions import ACTION_PARAMS, ACTIONS
+    from kafkatest.scenarios.actions import ACTIONS
 
     if not isinstance(action, dict) or len(action) != 1:
         return [f"{where}: an action is one {{name: {{arguments}}}} mapping, not {action!r}"]
@@ -157,17 +157,15 @@ def _action_problems(where: str, action: object, topics: dict[str, int]) -> list
         args = {}
     if not isinstance(args, dict):
         return [f"{where}.{name}: arguments must be a mapping, not {args!r}"]
-    params = ACTION_PARAMS.get(name)
+    required, optional = ACTIONS[name].required, ACTIONS[name].optional
     problems = []
-    if params is not None:
-        required, optional = params
-        missing = [p for p in required if p not in args]
-        unknown = sorted(set(args) - set(required) - set(optional))
-        if missing:
-            problems.append(f"{where}.{name}: missing argument(s) {missing}")
-        if unknown:
-            allowed = ", ".join((*required, *optional)) or "none"
-            problems.append(f"{where}.{name}: unknown argument(s) {unknown}; arguments: {allowed}")
+    missing = [p for p in required if p not in args]
+    unknown = sorted(set(args) - set(required) - set(optional))
+    if missing:
+        problems.append(f"{where}.{name}: missing argument(s) {missing}")
+    if unknown:
+        allowed = ", ".join((*required, *optional)) or "none"
+        problems.append(f"{where}.{name}: unknown argument(s) {unknown}; arguments: {allowed}")
     for arg, value in args.items():
         if name == "seed" and arg in ("count", "partition"):
             continue  # seed_number_problems, below

@@ -11,10 +11,9 @@ import time
 from typing import TYPE_CHECKING, Any, cast
 
 from kafkatest.jobs import load_job, start_job
-from kafkatest.scenarios.actions import RunContext
-from kafkatest.scenarios.naming import resolved_options
+from kafkatest.scenarios.context import RunContext
+from kafkatest.scenarios.plan import Plan
 from kafkatest.scenarios.result import JobRun
-from kafkatest.scenarios.spec import Scenario
 from kafkatest.scenarios.steps import build_trigger, until_trigger
 from kafkatest.scenarios.triggers import BeforeStart, Trigger
 from kafkatest.scenarios.watch import ProgressFeed, TriggerWatch
@@ -56,20 +55,18 @@ class _QueryControl:
 
 
 def run_stream(
-    scenario: Scenario, ctx: RunContext, spark: SparkSession, checkpoint: str
+    plan: Plan, ctx: RunContext, spark: SparkSession, checkpoint: str
 ) -> tuple[JobRun, list[Trigger]]:
-    job = load_job(scenario.job)
+    job = load_job(plan.scenario.job)
 
     def start() -> StreamingQuery:
-        return start_job(job, spark, ctx.broker, source, sink, checkpoint, options)
+        return start_job(job, spark, ctx.broker, plan.source, plan.sink, checkpoint, plan.options)
 
-    source, sink = ctx.topic(scenario.source), ctx.topic(scenario.sink)
-    options = resolved_options(scenario, ctx.names)
     control = _QueryControl(start)
     ctx.job = control
     feed = ProgressFeed(spark)
-    triggers = [build_trigger(s, ctx) for s in scenario.steps]
-    until = until_trigger(scenario, ctx, control.stop)
+    triggers = [build_trigger(step, ctx) for step in plan.steps]
+    until = until_trigger(plan, control.stop)
     watched = [t for t in triggers if not isinstance(t, BeforeStart)] + ([until] if until else [])
     watch: TriggerWatch | None = None
     interrupted = False
@@ -81,7 +78,7 @@ def run_stream(
         assert control.query is not None
         feed.query_id = str(control.query.id)
         watch = TriggerWatch(watched, feed.latest).start()
-        run = _await_query(scenario.timeout_s, control, watch)
+        run = _await_query(plan.scenario.timeout_s, control, watch)
     except KeyboardInterrupt:
         # Ctrl-C: stop the query, and let no py4j error from cleaning up replace the
         # interrupt (pytest must end the run as interrupted, not as a failed test).
@@ -128,24 +125,14 @@ def _failed(exc: BaseException) -> JobRun:
     return JobRun("failed", type(exc).__name__, str(exc), tuple(error_conditions(exc)))
 
 
-def run_batch(
-    scenario: Scenario, ctx: RunContext, spark: SparkSession
-) -> tuple[JobRun, list[Trigger]]:
-    triggers = [build_trigger(s, ctx) for s in scenario.steps]
+def run_batch(plan: Plan, ctx: RunContext, spark: SparkSession) -> tuple[JobRun, list[Trigger]]:
+    triggers = [build_trigger(step, ctx) for step in plan.steps]
     for trigger in triggers:
         if not isinstance(trigger, BeforeStart):
             raise ValueError("a batch job can only have before_start faults")
         trigger.maybe_fire(None, time.monotonic())
     try:
-        start_job(
-            scenario.job,
-            spark,
-            ctx.broker,
-            ctx.topic(scenario.source),
-            ctx.topic(scenario.sink),
-            None,
-            resolved_options(scenario, ctx.names),
-        )
+        start_job(plan.scenario.job, spark, ctx.broker, plan.source, plan.sink, None, plan.options)
     except Exception as exc:
         return _failed(exc), triggers
     return JobRun("finished"), triggers

@@ -19,7 +19,7 @@ from kafkatest.assertions import (
 )
 from kafkatest.assertions.report import DeliveryReport
 from kafkatest.records import Record
-from kafkatest.scenarios.actions import RunContext
+from kafkatest.scenarios.context import RunContext
 from kafkatest.scenarios.result import ScenarioResult
 from kafkatest.scenarios.spec import RecordSet
 from kafkatest.sinks import topic_rows
@@ -72,7 +72,7 @@ def judge(result: ScenarioResult, ctx: RunContext) -> None:
         result.problems.append(f"expected: the job {expect.outcome}; instead {result.run.line()}")
     if result.run.status == "failed":
         _judge_error(result)
-    sink = ctx.topic(result.scenario.sink)
+    sink = result.topics[result.scenario.sink]
     expected = expected_records(ctx, sink)
     rows = topic_rows(ctx.broker, sink)
     result.expected, result.sink_rows = expected, rows

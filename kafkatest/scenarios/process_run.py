@@ -6,10 +6,9 @@ from __future__ import annotations
 import time
 
 from kafkatest.jobs import JobOutcome, JobProcess
-from kafkatest.scenarios.actions import RunContext
-from kafkatest.scenarios.naming import resolved_options
+from kafkatest.scenarios.context import RunContext
+from kafkatest.scenarios.plan import Plan
 from kafkatest.scenarios.result import JobRun
-from kafkatest.scenarios.spec import Scenario
 from kafkatest.scenarios.steps import build_trigger
 from kafkatest.scenarios.triggers import BeforeStart, Trigger
 from kafkatest.scenarios.watch import CheckpointFeed, TriggerWatch
@@ -38,29 +37,22 @@ class _ProcessControl:
         self.process.kill()
 
 
-def run_process(
-    scenario: Scenario, ctx: RunContext, checkpoint: str
-) -> tuple[JobRun, list[Trigger]]:
+def run_process(plan: Plan, ctx: RunContext, checkpoint: str) -> tuple[JobRun, list[Trigger]]:
     if ctx.broker.security_runtime is not None:
         raise ValueError(
             "a job in its own process (mode: process) cannot be given a secured broker's "
             "options yet: run the scenario on a PLAINTEXT broker, or in-process"
         )
-    sink = ctx.topic(scenario.sink)
+    timeout_s = plan.scenario.timeout_s
+    bootstrap = ctx.broker.bootstrap_servers
     process = JobProcess(
-        scenario.job,
-        ctx.broker.bootstrap_servers,
-        ctx.topic(scenario.source),
-        sink,
-        checkpoint,
-        resolved_options(scenario, ctx.names),
-        timeout_s=scenario.timeout_s,
+        plan.scenario.job, bootstrap, plan.source, plan.sink, checkpoint, plan.options, timeout_s
     )
     control = _ProcessControl(process, ctx.process_groups)
     ctx.job = control
     feed = CheckpointFeed(checkpoint)
-    baseline = sum(ctx.broker.latest_offsets(sink).values())
-    triggers = [build_trigger(s, ctx, feed, baseline, scenario.sink) for s in scenario.steps]
+    baseline = sum(ctx.broker.latest_offsets(plan.sink).values())
+    triggers = [build_trigger(step, ctx, feed, baseline) for step in plan.steps]
     watch: TriggerWatch | None = None
     with process:
         for trigger in triggers:
@@ -69,7 +61,7 @@ def run_process(
         control.start()
         watch = TriggerWatch([t for t in triggers if not isinstance(t, BeforeStart)], feed.latest)
         watch.start()
-        deadline = time.monotonic() + scenario.timeout_s * 2
+        deadline = time.monotonic() + timeout_s * 2
         try:
             while time.monotonic() < deadline:
                 if watch.error is not None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from kafkatest.errors import BrokerError
-from kafkatest.scenarios.actions import RunContext, make_action
+from kafkatest.scenarios.context import RunContext
 from kafkatest.scenarios.events import BatchEvent
-from kafkatest.scenarios.spec import Scenario, Step
+from kafkatest.scenarios.plan import BoundStep, Plan
 from kafkatest.scenarios.triggers import (
     AfterBatch,
     AfterDelay,
@@ -19,11 +20,9 @@ from kafkatest.scenarios.triggers import (
 from kafkatest.scenarios.watch import CheckpointFeed
 
 
-def build_trigger(
-    step: Step, ctx: RunContext, feed: Any = None, baseline: int = 0, sink: str = ""
-) -> Trigger:
+def build_trigger(step: BoundStep, ctx: RunContext, feed: Any = None, baseline: int = 0) -> Trigger:
     """The trigger a step's ``when`` names, with the step's actions attached."""
-    actions = [make_action(ctx, a) for a in step.do]
+    actions = [functools.partial(bound, ctx) for bound in step.actions]
     when = step.when
     if when == "before_start":
         return BeforeStart(actions)
@@ -35,20 +34,15 @@ def build_trigger(
     if kind == "after_seconds":
         return AfterDelay(actions, seconds=float(arg))
     if kind == "at_offsets":
-        offsets = {
-            (ctx.topic(t), int(p)): int(o) for t, parts in arg.items() for p, o in parts.items()
-        }
-        return AtOffsets(actions, offsets=offsets)
+        return AtOffsets(actions, offsets=arg)
     if kind == "sink_written_uncommitted":
         if not isinstance(feed, CheckpointFeed):
             raise ValueError("sink_written_uncommitted needs a job in its own process")
-        options = arg if isinstance(arg, dict) else {}
-        records = int(options.get("records", 1))
-        watched_sink = ctx.topic(str(options.get("sink", sink)))
+        records = int(arg.get("records", 1))
         return WhenTrue(
             actions,
             label=f"sink got {records}+ records of an uncommitted batch",
-            condition=_uncommitted_write(ctx, feed, watched_sink, baseline, records),
+            condition=_uncommitted_write(ctx, feed, arg["sink"], baseline, records),
         )
     raise ValueError(f"unknown trigger {kind!r}")
 
@@ -69,12 +63,8 @@ def _uncommitted_write(
     return condition
 
 
-def until_trigger(scenario: Scenario, ctx: RunContext, stop: Any) -> Trigger | None:
-    if scenario.expect.outcome != "continues" or not scenario.expect.until:
+def until_trigger(plan: Plan, stop: Any) -> Trigger | None:
+    """Stops a query that goes on (``expect.outcome: continues``) at ``expect.until``."""
+    if plan.scenario.expect.outcome != "continues" or not plan.until:
         return None
-    offsets = {
-        (ctx.topic(t), int(p)): int(o)
-        for t, parts in scenario.expect.until.items()
-        for p, o in parts.items()
-    }
-    return AtOffsets([stop], label="reached `until`", offsets=offsets)
+    return AtOffsets([stop], label="reached `until`", offsets=plan.until)
