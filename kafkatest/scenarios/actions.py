@@ -8,6 +8,7 @@ reference page (docs/reference/scenario-files.md) is made from `ACTIONS`.
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -52,11 +53,15 @@ def action(*required: str, optional: tuple[str, ...] = ()) -> Callable[[F], F]:
     its docstring, `required` and `optional` its arguments."""
 
     def declare(run: F) -> F:
-        text = (run.__doc__ or "").strip().split("\n")[0]
-        ACTIONS[run.__name__] = Action(run.__name__, run, required, optional, text)
+        ACTIONS[run.__name__] = Action(run.__name__, run, required, optional, _summary(run))
         return run
 
     return declare
+
+
+def _summary(function: Callable[..., Any]) -> str:
+    """The first paragraph of `function`'s docstring, on one line."""
+    return " ".join((inspect.getdoc(function) or "").split("\n\n")[0].split())
 
 
 @dataclass(frozen=True)
@@ -282,7 +287,7 @@ for _spec in all_faults().values():
             _fault_action(_spec),
             tuple(p.name for p in _spec.params if p.required and p.name != RUN_SUPPLIED),
             tuple(p.name for p in _spec.params if not p.required and p.name != RUN_SUPPLIED),
-            _spec.help,
+            _summary(_spec.run) or _spec.help,
         )
 
 #: Arguments of each action (required, optional), as `ACTIONS` declares them.

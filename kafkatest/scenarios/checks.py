@@ -20,14 +20,18 @@ from kafkatest.scenarios.parts import (
     seed_source_problems,
 )
 
-#: Trigger kinds a step's ``when`` may name (besides the string ``before_start``).
-TRIGGERS = (
-    "before_start",
-    "after_batch",
-    "after_seconds",
-    "at_offsets",
-    "sink_written_uncommitted",
-)
+#: Triggers a step's ``when`` may name (``before_start`` alone; the others as
+#: ``{kind: argument}``), and what each waits for.
+TRIGGERS = {
+    "before_start": "before the job starts (the default)",
+    "after_batch": "batch N (0 or more), or a later one, has finished",
+    "after_seconds": f"N seconds (0 to {MAX_WAIT_S}) after the job started",
+    "at_offsets": "the job has consumed up to {topic: {partition: offset}}",
+    "sink_written_uncommitted": "the sink holds records ({records: N, default 1; sink: "
+    "topic}) of a batch not yet committed (mode: process)",
+}
+OUTCOMES = ("fails", "continues", "finishes")
+DELIVERIES = ("at_least_once", "exactly_once", "expected_loss", "none")
 #: Top-level fields: required ones, with what they hold, then the optional ones.
 REQUIRED_FIELDS = {
     "name": "the scenario's name",
@@ -36,16 +40,26 @@ REQUIRED_FIELDS = {
     "source": "the topic the job reads (one of topics)",
     "sink": "the topic the job writes (one of topics)",
 }
-OPTIONAL_FIELDS = ("mode", "options", "seed", "steps", "expect", "timeout_s")
-EXPECT_FIELDS = ("outcome", "error", "until", "delivery", "lost", "duplicated")
+OPTIONAL_FIELDS = {
+    "mode": "stream (the default: in this process), batch, or process (its own, killable)",
+    "options": "the job's options; {topic} in a value is that topic's real name",
+    "seed": "records to write before the job starts: a list of seeds (below)",
+    "steps": "a list of {when: trigger, do: [actions]}",
+    "expect": "what must happen (below)",
+    "timeout_s": f"how long the job may run, seconds (default 120, at most {MAX_WAIT_S})",
+}
+EXPECT_FIELDS = {
+    "outcome": f"one of {', '.join(OUTCOMES)} (default finishes)",
+    "error": "texts the job's error must name (a KAFKA_DATA_LOSS.<reason> as Spark names it)",
+    "until": "outcome continues: {topic: {partition: offset}} the query reads before it stops",
+    "delivery": f"one of {', '.join(DELIVERIES)} (default at_least_once)",
+    "lost": "expected_loss: exactly the records lost, [{seed, partition, from, to}]",
+    "duplicated": "exactly the records duplicated, [{seed, partition, from, to}] ([]: none)",
+}
 
 
 class ScenarioError(KafkaTestError, ValueError):
     """A scenario that cannot run: the message names the field and what it must hold."""
-
-
-OUTCOMES = ("fails", "continues", "finishes")
-DELIVERIES = ("at_least_once", "exactly_once", "expected_loss", "none")
 
 
 def _suggest(name: str, known: Any) -> str:
