@@ -80,30 +80,19 @@ class JobProcess:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         log = (self._workdir / f"run-{self.runs}.log").open("wb")
+        request = {
+            "job": self.job,
+            "bootstrap": self.bootstrap,
+            "source": self.source,
+            "sink": self.sink,
+            "checkpoint": self.checkpoint,
+            "options": self.options,
+            "result": str(self._result_path()),
+            "timeout_s": self.timeout_s,
+            "parent_pid": os.getpid(),
+        }
         self._proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "kafkatest.jobs.child",
-                "--job",
-                self.job,
-                "--bootstrap",
-                self.bootstrap,
-                "--source",
-                self.source,
-                "--sink",
-                self.sink,
-                "--checkpoint",
-                self.checkpoint,
-                "--options",
-                json.dumps(self.options),
-                "--result",
-                str(self._result_path()),
-                "--timeout",
-                str(self.timeout_s),
-                "--parent-pid",
-                str(os.getpid()),
-            ],
+            [sys.executable, "-m", "kafkatest.jobs.child", json.dumps(request)],
             stdout=log,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,

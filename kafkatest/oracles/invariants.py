@@ -4,9 +4,7 @@ Each runs one job several ways over the same input, every run on its own source
 topic, sink and checkpoint, and compares what the runs left in their sinks. None
 needs an expected value: the job is its own reference, which is what lets a test
 check an aggregation or a deduplication without working out its totals by hand.
-What they share is `OracleOptions` (`**options` below): spark, broker, partitions,
-sink, output_mode, read_sink, tolerance, allow_late, event_time, group_by, ignore,
-seed_options, process, timeout_s, job_options.
+What they share (`**options` below) is declared once, in `OracleOptions`.
 """
 
 from __future__ import annotations

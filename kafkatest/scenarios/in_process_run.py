@@ -14,7 +14,7 @@ from kafkatest.jobs import load_job, start_job
 from kafkatest.scenarios.context import RunContext
 from kafkatest.scenarios.plan import Plan
 from kafkatest.scenarios.result import JobRun
-from kafkatest.scenarios.steps import build_trigger, until_trigger
+from kafkatest.scenarios.steps import build_trigger, fire_before_start, until_trigger
 from kafkatest.scenarios.triggers import BeforeStart, Trigger
 from kafkatest.scenarios.watch import ProgressFeed, TriggerWatch
 from kafkatest.spark.errors import error_conditions
@@ -67,13 +67,10 @@ def run_stream(
     feed = ProgressFeed(spark)
     triggers = [build_trigger(step, ctx) for step in plan.steps]
     until = until_trigger(plan, control.stop)
-    watched = [t for t in triggers if not isinstance(t, BeforeStart)] + ([until] if until else [])
     watch: TriggerWatch | None = None
     interrupted = False
     try:
-        for trigger in triggers:
-            if isinstance(trigger, BeforeStart):
-                trigger.maybe_fire(None, time.monotonic())
+        watched = fire_before_start(triggers) + ([until] if until else [])
         control.start()
         assert control.query is not None
         feed.query_id = str(control.query.id)

@@ -9,8 +9,8 @@ from kafkatest.jobs import JobOutcome, JobProcess
 from kafkatest.scenarios.context import RunContext
 from kafkatest.scenarios.plan import Plan
 from kafkatest.scenarios.result import JobRun
-from kafkatest.scenarios.steps import build_trigger
-from kafkatest.scenarios.triggers import BeforeStart, Trigger
+from kafkatest.scenarios.steps import build_trigger, fire_before_start
+from kafkatest.scenarios.triggers import Trigger
 from kafkatest.scenarios.watch import CheckpointFeed, TriggerWatch
 
 
@@ -55,12 +55,9 @@ def run_process(plan: Plan, ctx: RunContext, checkpoint: str) -> tuple[JobRun, l
     triggers = [build_trigger(step, ctx, feed, baseline) for step in plan.steps]
     watch: TriggerWatch | None = None
     with process:
-        for trigger in triggers:
-            if isinstance(trigger, BeforeStart):
-                trigger.maybe_fire(None, time.monotonic())
+        watched = fire_before_start(triggers)
         control.start()
-        watch = TriggerWatch([t for t in triggers if not isinstance(t, BeforeStart)], feed.latest)
-        watch.start()
+        watch = TriggerWatch(watched, feed.latest).start()
         deadline = time.monotonic() + timeout_s * 2
         try:
             while time.monotonic() < deadline:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import time
 from typing import Any
 
 from kafkatest.errors import BrokerError
@@ -61,6 +62,14 @@ def _uncommitted_write(
         return planned if written >= records else None
 
     return condition
+
+
+def fire_before_start(triggers: list[Trigger]) -> list[Trigger]:
+    """Fire the ``before_start`` triggers now; the others, for a watch."""
+    for trigger in triggers:
+        if isinstance(trigger, BeforeStart):
+            trigger.maybe_fire(None, time.monotonic())
+    return [trigger for trigger in triggers if not isinstance(trigger, BeforeStart)]
 
 
 def until_trigger(plan: Plan, stop: Any) -> Trigger | None:
