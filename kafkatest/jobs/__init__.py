@@ -9,12 +9,13 @@ kafkatest.jobs.child``), which a test kills mid-batch and starts again on its ch
 Scenarios (`kafkatest.scenarios`) and oracles (`kafkatest.oracles`) run jobs through these.
 """
 
-from kafkatest.jobs.contract import job_security, job_spec, load_job, start_job
+from kafkatest.jobs.contract import job_name, job_security, job_spec, load_job, start_job
 from kafkatest.jobs.process import JobOutcome, JobProcess, kill_all_jobs, live_members
 
 __all__ = [
     "JobOutcome",
     "JobProcess",
+    "job_name",
     "job_security",
     "job_spec",
     "kill_all_jobs",

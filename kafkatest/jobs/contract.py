@@ -37,11 +37,17 @@ def load_job(spec: str) -> Callable[..., Any]:
     return job
 
 
+def job_name(job: Callable[..., Any] | str) -> str:
+    """A job's ``module:function``, as reports name it."""
+    if isinstance(job, str):
+        return job
+    return f"{getattr(job, '__module__', '?')}:{getattr(job, '__qualname__', repr(job))}"
+
+
 def job_spec(job: Callable[..., Any]) -> str:
     """``module:function`` for a job passed as a function, so its own process can load it."""
-    module = getattr(job, "__module__", None)
-    name = getattr(job, "__qualname__", "")
-    if not module or module == "__main__" or "." in name or "<" in name:
+    module, _, name = job_name(job).rpartition(":")
+    if module in ("", "?", "None", "__main__") or "." in name or "<" in name:
         raise ValueError(
             f"process=True runs the job in its own process, which must import it: pass "
             f"'module:function' or 'path/to/file.py:function', not {job!r}"

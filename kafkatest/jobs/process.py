@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from kafkatest.brokers.process import tail
 from kafkatest.tempdirs import owned_tempdir
 
 _LIVE: set[JobProcess] = set()
@@ -154,10 +155,7 @@ class JobProcess:
         )
 
     def log_tail(self, lines: int = 40) -> str:
-        path = self._workdir / f"run-{self.runs}.log"
-        with contextlib.suppress(OSError):
-            return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-        return ""
+        return tail(self._workdir / f"run-{self.runs}.log", lines)
 
     def close(self) -> None:
         self.kill()

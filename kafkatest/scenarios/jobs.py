@@ -12,7 +12,7 @@ copy records unchanged (key, value, headers), so the sink traces back to the see
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -32,18 +32,6 @@ def _source_options(source: str, options: Mapping[str, str]) -> dict[str, str]:
     out.setdefault("includeHeaders", "true")
     out.setdefault("startingOffsets", "earliest")
     return out
-
-
-def _read(
-    reader: Any,
-    bootstrap: str,
-    source: str,
-    options: Mapping[str, str],
-    kafka_options: Mapping[str, str] | None,
-) -> DataFrame:
-    reader = reader.format("kafka").option("kafka.bootstrap.servers", bootstrap)
-    reader = reader.options(**(kafka_options or {}))
-    return reader.options(**_source_options(source, options)).load()
 
 
 def _copy_columns(frame: DataFrame, options: Mapping[str, str]) -> DataFrame:
@@ -78,7 +66,9 @@ def copy_stream(
     `kafka_options` (security settings) reach both the source and the sink.
     """
     options = dict(options or {})
-    frame = _read(spark.readStream, bootstrap, source, options, kafka_options)
+    reader = spark.readStream.format("kafka").option("kafka.bootstrap.servers", bootstrap)
+    reader = reader.options(**(kafka_options or {}))
+    frame = reader.options(**_source_options(source, options)).load()
     writer = (
         _copy_columns(frame, options)
         .writeStream.format("kafka")
@@ -111,7 +101,9 @@ def copy_batch(
 ) -> None:
     """Copy `source` to `sink` once, as a batch query (honours endingOffsets)."""
     options = dict(options or {})
-    frame = _read(spark.read, bootstrap, source, options, kafka_options)
+    reader = spark.read.format("kafka").option("kafka.bootstrap.servers", bootstrap)
+    reader = reader.options(**(kafka_options or {}))
+    frame = reader.options(**_source_options(source, options)).load()
     _copy_columns(frame, options).write.format("kafka").option(
         "kafka.bootstrap.servers", bootstrap
     ).options(**(kafka_options or {})).option("topic", sink).save()

@@ -13,11 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from kafkatest.brokers.base import Broker
 from kafkatest.scenarios.context import RunContext
-from kafkatest.scenarios.in_process_run import run_batch, run_stream
-from kafkatest.scenarios.judge import judge
+from kafkatest.scenarios.modes import run_batch, run_process, run_stream
 from kafkatest.scenarios.plan import bind
-from kafkatest.scenarios.process_run import run_process
-from kafkatest.scenarios.result import ScenarioResult
+from kafkatest.scenarios.result import ScenarioResult, judge
 from kafkatest.scenarios.spec import Scenario
 from kafkatest.tempdirs import owned_tempdir, remove
 
