@@ -46,6 +46,7 @@ class Plan:
     options: dict[str, str]
     #: real topic -> (partitions, configs to create it with).
     topics: dict[str, tuple[int, dict[str, str] | None]]
+    #: The seed section, as ``seed`` actions.
     seeds: tuple[BoundAction, ...]
     steps: tuple[BoundStep, ...]
     #: ``expect.until``: where a query that goes on is stopped.

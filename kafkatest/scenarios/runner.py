@@ -44,7 +44,7 @@ def run_scenario(
     ctx.checkpoint = checkpoint
     try:
         for seed in plan.seeds:
-            seed(ctx)
+            seed.run(ctx)  # the seed section: not an action of the log
         if scenario.mode == "process":
             run, triggers = run_process(plan, ctx, checkpoint)
         elif scenario.mode == "batch":
