@@ -49,8 +49,8 @@ ACTIONS: dict[str, Action] = {}
 
 
 def action(*required: str, optional: tuple[str, ...] = ()) -> Callable[[F], F]:
-    """Declare a scenario action: its name is the function's, its help the first line of
-    its docstring, `required` and `optional` its arguments."""
+    """Declare a scenario action: its name is the function's, its help the first paragraph
+    of its docstring, `required` and `optional` its arguments."""
 
     def declare(run: F) -> F:
         ACTIONS[run.__name__] = Action(run.__name__, run, required, optional, _summary(run))
@@ -105,8 +105,11 @@ def make_action(ctx: RunContext, action: dict[str, Any]) -> Callable[[], object]
     return lambda: bound(ctx)
 
 
-def seed_records(ctx: RunContext, spec: SeedSpec) -> SeedResult:
-    """Seed `spec.count` records; identities ``<label>-<n>`` stay unique across seeds."""
+@action(*SEED_REQUIRED, optional=(*SEED_SOURCES, *SEED_OPTIONAL))
+def seed(ctx: RunContext, args: dict[str, Any]) -> SeedResult:
+    """Seed records to a topic: `count` generated ones (identities ``<label>-<n>``, unique
+    across seeds), or a `capture` file replayed."""
+    spec = SeedSpec.parse(args)
     if spec.label in ctx.seeds:
         raise ValueError(f"seed label {spec.label!r} is used twice")
     if spec.capture is not None:
@@ -135,12 +138,6 @@ def seed_records(ctx: RunContext, spec: SeedSpec) -> SeedResult:
         schema_registry=ctx.schema_registry,
     )
     return ctx.seeds[spec.label]
-
-
-@action(*SEED_REQUIRED, optional=(*SEED_SOURCES, *SEED_OPTIONAL))
-def seed(ctx: RunContext, args: dict[str, Any]) -> object:
-    """Seed records to a topic: `count` generated ones, or a `capture` file replayed."""
-    return seed_records(ctx, SeedSpec.parse(args))
 
 
 @action("topic", optional=("partitions",))
