@@ -1,9 +1,5 @@
-"""Run a `Scenario` against a broker: seed, start the job, fire faults, judge the outcome.
-
-A stream or batch scenario runs the job in this process, on the shared SparkSession
-(`in_process_run`); a process scenario runs it in its own process and watches its
-checkpoint, so it can be killed and restarted (`process_run`).
-"""
+"""Run a `Scenario` against a broker: bind it (`plan`), seed, start the job in its mode
+(`modes`), fire faults, judge the outcome (`result`)."""
 
 from __future__ import annotations
 
