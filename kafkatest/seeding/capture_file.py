@@ -46,7 +46,7 @@ SCHEMA_LINE = {
 RECORD_LINE = {
     "topic": "the header's topic",
     "partition": "its partition",
-    "offset": "its offset, rising within the partition and inside the header's range",
+    "offset": "its offset, rising within the partition (inside the header's range, if any)",
     "timestamp": "epoch milliseconds, or null",
     "timestamp_type": "create, log_append or null",
     "key": "null or one of the value forms",
