@@ -40,3 +40,9 @@ def test_a_job_function_is_named_for_its_own_process() -> None:
     assert jobs.job_name("m:f") == "m:f"
     with pytest.raises(ValueError, match="must import it"):
         jobs.job_spec(lambda: None)
+
+
+def test_the_old_loading_module_warns_and_gives_load_job() -> None:
+    with pytest.warns(DeprecationWarning, match="load_job moved: import it from kafkatest.jobs"):
+        from kafkatest.scenarios.loading import load_job
+    assert load_job is jobs.load_job
