@@ -10,8 +10,8 @@ import pytest
 from kafkatest import assert_at_least_once, assert_exactly_once, assert_latency, seed
 from kafkatest.assertions import DeliveryAssertionError
 from kafkatest.errors import SetupError
+from kafkatest.jobs import JobProcess
 from kafkatest.scenarios.jobs import copy_stream
-from kafkatest.scenarios.process import JobProcess
 from kafkatest.sinks import topic_rows
 from kafkatest.spark import check_real_time_slots, wait_for_rows
 from kafkatest.spark.real_time import supports_real_time

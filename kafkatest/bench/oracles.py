@@ -1,7 +1,7 @@
 """What the oracles cost: `assert_invariants` on the payments example against one
 uninterrupted run of the same job, side by side in one run.
 
-The job is docs/oracles.md's (fixtures/jobs/payments.py, found as the demo finds its
+The job is docs/how-to/oracles.md's (fixtures/jobs/payments.py, found as the demo finds its
 job: in the working tree or the checkout); one run is what a test of the job pays
 without an oracle: fresh topics, the records seeded, the query run to its end, its sink
 read back. The two alternate, so a busy moment of a shared machine falls on both, and
@@ -34,7 +34,7 @@ def _pay(pid: str, account: str, amount: float, minute: int, second: int) -> dic
     }
 
 
-#: docs/oracles.md's payments: six minutes, p3 and p7 sent twice by their clients.
+#: docs/how-to/oracles.md's payments: six minutes, p3 and p7 sent twice by their clients.
 PAYMENTS = [
     _pay("p1", "acme", 10.0, 0, 5),
     _pay("p2", "bolt", 20.5, 0, 20),
@@ -51,7 +51,7 @@ PAYMENTS = [
 
 def payments_job() -> Callable[..., Any]:
     from kafkatest.demo import find_job
-    from kafkatest.scenarios.loading import load_job
+    from kafkatest.jobs import load_job
 
     path = find_job(None).parent / JOB.name
     return load_job(f"{path}:start_stream")

@@ -1,5 +1,5 @@
 """Capture a sample of real topics into a file, personal data replaced, and replay it in a
-test (``kafkatest capture``, `replay_capture`, or `seed` given the file; docs/capture.md)."""
+test (``kafkatest capture``, `replay_capture`, or `seed` given the file; docs/how-to/capture.md)."""
 
 from kafkatest.capture.ranges import CaptureError
 from kafkatest.seeding.capture_file import CaptureFormatError, is_capture_file

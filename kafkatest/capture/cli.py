@@ -27,7 +27,7 @@ def add_capture_parser(commands: Any) -> None:
         "capture",
         help="read a sample of topics (read-only) into a file that seed() replays",
         description=(
-            "Read records from a cluster into a capture file (docs/capture.md): partitions "
+            "Read records from a cluster into a capture file (docs/how-to/capture.md): partitions "
             "are assigned, never joined, and no offset is committed. Ranges are half-open."
         ),
     )

@@ -4,7 +4,7 @@ A job's correctness lives in its checkpoint as much as in Kafka: a lost metadata
 gives the query a new id, an offsets log ahead of its commit log replays a batch, a
 checkpoint restored from a backup replays every batch since. These functions damage a
 stopped query's checkpoint the way those incidents do, so a test can restart the job
-and assert what Spark and the sink did (docs/checkpoint-faults.md)::
+and assert what Spark and the sink did (docs/how-to/checkpoint-faults.md)::
 
     from kafkatest.checkpoints import apply_checkpoint_fault
     apply_checkpoint_fault(checkpoint, "delete-metadata")

@@ -1,7 +1,7 @@
 """Damage one file of a stopped query's checkpoint: delete it, truncate it, or fill it
 with garbage.
 
-What a restarted query does next depends on which file and how (docs/checkpoint-faults.md).
+What a restarted query does next depends on which file and how (docs/how-to/checkpoint-faults.md).
 Hadoop's ``.crc`` file beside a damaged file is removed by default, because production
 checkpoints mostly live on object stores (S3, ABFS, GCS) that keep no such file: Spark
 then parses the damaged bytes. ``keep_checksum=True`` leaves it, as on a local disk or

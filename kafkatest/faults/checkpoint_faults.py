@@ -45,6 +45,6 @@ class CheckpointFaults:
 
         `fault` is a `CHECKPOINT_FAULTS` name or ``rewind-to-<n>``; an unknown one is
         refused with the list before any file is touched. What a restarted query does
-        after each is in docs/checkpoint-faults.md.
+        after each is in docs/how-to/checkpoint-faults.md.
         """
         return apply_checkpoint_fault(checkpoint, fault)

@@ -2,7 +2,7 @@
 input was cut into micro-batches, on a restart from the checkpoint, or on redelivery.
 
 Each oracle runs one job several ways over the same records and compares the sinks
-(see docs/oracles.md)::
+(see docs/how-to/oracles.md)::
 
     from kafkatest.oracles import (assert_split_invariant, assert_restart_invariant,
                                    assert_redelivery_invariant, assert_invariants)

@@ -39,7 +39,7 @@ from typing import Any
 
 from typing_extensions import Unpack
 
-from kafkatest.oracles.engine import _job_name
+from kafkatest.jobs import job_name
 from kafkatest.oracles.options import OracleKeywords, OracleOptions
 from kafkatest.oracles.runs import Job, OracleError, Runner, RunResult
 from kafkatest.oracles.state_report import (
@@ -108,17 +108,8 @@ def assert_state_bounded(
         )
     inputs = [_listed(batch_records(index)) for index in range(batches)]
     _check_alike([len(batch) for batch in inputs if isinstance(batch, list)])
-    runner = Runner(
-        job,
-        spark=settings.spark,
-        broker=settings.broker,
-        partitions=settings.source_partitions,
-        sink=settings.sink,
-        process=False,
-        timeout_s=settings.timeout_s,
-        job_options=settings.job_options,
-    )
-    report = StateReport(_job_name(job), batches, warm, partitions=settings.source_partitions)
+    runner = Runner(job, settings)
+    report = StateReport(job_name(job), batches, warm, partitions=settings.source_partitions)
     try:
         checkpoint = _run(runner, settings, inputs, report)
         if report.not_applicable or report.ok:

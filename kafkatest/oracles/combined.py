@@ -32,7 +32,7 @@ from kafkatest.oracles.invariants import (
     redelivery_applies,
     replay_policy,
 )
-from kafkatest.oracles.options import DUPLICATES, OracleKeywords, OracleOptions
+from kafkatest.oracles.options import OracleKeywords, OracleOptions, check_copies, check_duplicates
 from kafkatest.oracles.report import OracleAssertionError, OracleReport
 from kafkatest.oracles.runs import Job, RunResult
 from kafkatest.oracles.stops import StopPoint, check_order
@@ -119,12 +119,8 @@ def assert_invariants(
     settings = OracleOptions.of("assert_invariants", options)
     points = [StopPoint.parse(text) for text in stops]
     check_order(points)
-    if duplicates is not None and duplicates not in DUPLICATES:
-        raise ValueError(
-            f"duplicates must be one of {', '.join(DUPLICATES)} or None, not {duplicates!r}"
-        )
-    if isinstance(copies, bool) or not isinstance(copies, int) or not 2 <= copies <= 100:
-        raise ValueError(f"copies must be 2 to 100, not {copies!r}")
+    check_duplicates(duplicates)
+    check_copies(copies)
     with Oracle("invariants", job, records, settings) as oracle:
         limit = _cut(oracle, points, max_offsets_per_trigger)
         baseline, combined, copied = _shared_runs(oracle, points, limit, copies)

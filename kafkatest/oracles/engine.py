@@ -7,9 +7,10 @@ runs and comparisons on one `Oracle`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
+from kafkatest.jobs import job_name
 from kafkatest.oracles.batches import batch_ends, limit_for, most_batches
 from kafkatest.oracles.compare import (
     Tracer,
@@ -54,20 +55,10 @@ class Oracle:
         #: The output mode the sinks are read with: given, or read from the first run.
         self.output_mode = options.output_mode
         self.event_time = options.event_time
-        self.report = OracleReport(name, _job_name(job), 0, self.partitions)
+        self.report = OracleReport(name, job_name(job), 0, self.partitions)
 
     def _runner(self) -> Runner:
-        o = self.options
-        return Runner(
-            self.job,
-            spark=o.spark,
-            broker=o.broker,
-            partitions=self.partitions,
-            sink=o.sink,
-            process=o.process,
-            timeout_s=o.timeout_s,
-            job_options=o.job_options,
-        )
+        return Runner(self.job, self.options)
 
     def __enter__(self) -> Oracle:
         return self
@@ -320,9 +311,3 @@ def _without(row: dict[str, Any], ignore: Sequence[str]) -> dict[str, Any]:
         elif isinstance(out.get("value"), dict):
             out["value"] = _without(out["value"], [path])
     return out
-
-
-def _job_name(job: Job | Callable[..., Any]) -> str:
-    if isinstance(job, str):
-        return job
-    return f"{getattr(job, '__module__', '?')}:{getattr(job, '__qualname__', repr(job))}"

@@ -4,9 +4,7 @@ Each runs one job several ways over the same input, every run on its own source
 topic, sink and checkpoint, and compares what the runs left in their sinks. None
 needs an expected value: the job is its own reference, which is what lets a test
 check an aggregation or a deduplication without working out its totals by hand.
-What they share is `OracleOptions` (`**options` below): spark, broker, partitions,
-sink, output_mode, read_sink, tolerance, allow_late, event_time, group_by, ignore,
-seed_options, process, timeout_s, job_options.
+What they share (`**options` below) is declared once, in `OracleOptions`.
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ from kafkatest.brokers.capabilities import Capability
 from kafkatest.oracles.batches import needed_batches
 from kafkatest.oracles.engine import Oracle
 from kafkatest.oracles.inputs import Placement, read_placement
-from kafkatest.oracles.options import DUPLICATES, OracleKeywords, OracleOptions
+from kafkatest.oracles.options import OracleKeywords, OracleOptions, check_copies, check_duplicates
 from kafkatest.oracles.report import OracleReport
 from kafkatest.oracles.runs import Job, OracleError, RunResult
 from kafkatest.oracles.stops import StopPoint
@@ -95,10 +93,7 @@ def assert_restart_invariant(
     points = [StopPoint.parse(text) for text in stops]
     if not points:
         raise ValueError("stops: give at least one, e.g. ('after_batch:1',)")
-    if duplicates is not None and duplicates not in DUPLICATES:
-        raise ValueError(
-            f"duplicates must be one of {', '.join(DUPLICATES)} or None, not {duplicates!r}"
-        )
+    check_duplicates(duplicates)
     with Oracle("restart invariance", job, records, settings) as oracle:
         need = needed_batches([(p.kind, p.batch) for p in points])
         limit = oracle.limit_reaching(
@@ -141,8 +136,7 @@ def assert_redelivery_invariant(
     where deduplication kept only within a batch lets them through.
     """
     settings = OracleOptions.of("assert_redelivery_invariant", options)
-    if isinstance(copies, bool) or not isinstance(copies, int) or copies < 2 or copies > 100:
-        raise ValueError(f"copies must be 2 to 100, not {copies!r}")
+    check_copies(copies)
     with Oracle("redelivery invariance", job, records, settings) as oracle:
         once = oracle.source("once")
         limit = max_offsets_per_trigger or max(1, len(oracle.inputs))

@@ -140,3 +140,17 @@ class OracleOptions:
     def source_partitions(self) -> int:
         """Partitions of a run's source topic unless the stops ask for fewer."""
         return 3 if self.partitions is None else self.partitions
+
+
+def check_duplicates(duplicates: str | None) -> None:
+    """A restart oracle's `duplicates`: one of `DUPLICATES`, or None (chosen by the sink)."""
+    if duplicates is not None and duplicates not in DUPLICATES:
+        raise ValueError(
+            f"duplicates must be one of {', '.join(DUPLICATES)} or None, not {duplicates!r}"
+        )
+
+
+def check_copies(copies: int) -> None:
+    """A redelivery oracle's `copies`: each record read 2 to 100 times."""
+    if isinstance(copies, bool) or not isinstance(copies, int) or not 2 <= copies <= 100:
+        raise ValueError(f"copies must be 2 to 100, not {copies!r}")

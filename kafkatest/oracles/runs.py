@@ -20,15 +20,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kafkatest.brokers.base import Broker
 from kafkatest.checkpoints.explain import RecordedFault, RestartExplanation
 from kafkatest.checkpoints.logs import committed_batches, planned_batches, planned_offsets
+from kafkatest.jobs import JobProcess, job_spec, start_job
+from kafkatest.oracles.options import OracleOptions
 from kafkatest.oracles.stops import LOG_CONFLICT, Blocker, StopPoint, fault_at, stopped_text
 from kafkatest.spark.plans import QueryPlan
 from kafkatest.tempdirs import owned_tempdir, remove
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
     from pyspark.sql.streaming import StreamingQuery
 
 Job = Callable[..., Any] | str
@@ -136,28 +136,14 @@ def _watermark(checkpoint: Path, batch_id: int) -> int:
 class Runner:
     """Runs one job again and again, each run on its own topics, checkpoint and sink."""
 
-    def __init__(
-        self,
-        job: Job,
-        *,
-        spark: SparkSession | None,
-        broker: Broker,
-        partitions: int,
-        sink: str,
-        process: bool,
-        timeout_s: float,
-        job_options: Mapping[str, str] | None = None,
-    ) -> None:
-        if process and not isinstance(job, str):
-            job = job_spec(job)
-        self.job = job
-        self.spark = spark
-        self.broker = broker
-        self.partitions = partitions
-        self.sink = sink
-        self.process = process
-        self.timeout_s = timeout_s
-        self.job_options = dict(job_options or {})
+    def __init__(self, job: Job, options: OracleOptions) -> None:
+        self.process = options.process
+        self.job = job_spec(job) if self.process and not isinstance(job, str) else job
+        self.spark = options.spark
+        self.broker = options.broker
+        self.sink = options.sink
+        self.timeout_s = options.timeout_s
+        self.job_options = dict(options.job_options or {})
         self.tag = uuid.uuid4().hex[:8]
         self._topics: list[str] = []
         self._dirs: list[Path] = []
@@ -299,21 +285,13 @@ class Runner:
         (refused a log entry the oracle took)."""
         if self.process:
             return self._process_leg(source, sink, checkpoint, options)
-        from kafkatest.scenarios.in_process_run import _job_security
-        from kafkatest.scenarios.loading import load_job
         from kafkatest.spark import wait_for_query
         from kafkatest.spark.connect import api_of
 
-        job = load_job(self.job) if isinstance(self.job, str) else self.job
+        assert self.spark is not None  # OracleOptions: no spark, then process=True
         with api_of(self.spark):  # the job's columns for its session's kind
-            query = job(
-                self.spark,
-                self.broker.bootstrap_servers,
-                source,
-                sink,
-                str(checkpoint),
-                options=dict(options),
-                **_job_security(self.broker),
+            query = start_job(
+                self.job, self.spark, self.broker, source, sink, str(checkpoint), options
             )
         try:
             wait_for_query(query, timeout_s=self.timeout_s)
@@ -328,8 +306,6 @@ class Runner:
     def _process_leg(
         self, source: str, sink: str, checkpoint: Path, options: dict[str, str]
     ) -> str:
-        from kafkatest.scenarios.process import JobProcess
-
         assert isinstance(self.job, str)
         with JobProcess(
             self.job,
@@ -388,15 +364,3 @@ def _observe(query: StreamingQuery, result: RunResult) -> None:
                 result.event_time_max_ms = max(result.event_time_max_ms or latest, latest)
             mark = to_epoch_ms(event_time.get("watermark"))
             result.watermark_reported |= bool(mark and mark > 0)
-
-
-def job_spec(job: Callable[..., Any]) -> str:
-    """``module:function`` for a job passed as a function, so its own process can load it."""
-    module = getattr(job, "__module__", None)
-    name = getattr(job, "__qualname__", "")
-    if not module or module == "__main__" or "." in name or "<" in name:
-        raise ValueError(
-            f"process=True runs the job in its own process, which must import it: pass "
-            f"'module:function' or 'path/to/file.py:function', not {job!r}"
-        )
-    return f"{module}:{name}"

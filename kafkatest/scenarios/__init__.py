@@ -6,8 +6,7 @@ what reached the sink; ``kafkatest repro FILE`` runs a saved scenario.
 """
 
 from kafkatest.checkpoints.logs import planned_offsets, uncommitted_batch
-from kafkatest.scenarios.events import BatchEvent
-from kafkatest.scenarios.process import JobOutcome, JobProcess, kill_all_jobs
+from kafkatest.jobs import JobOutcome, JobProcess, kill_all_jobs
 from kafkatest.scenarios.result import JobRun, ScenarioResult
 from kafkatest.scenarios.runner import run_scenario
 from kafkatest.scenarios.spec import (
@@ -22,12 +21,15 @@ from kafkatest.scenarios.triggers import (
     AfterBatch,
     AfterDelay,
     AtOffsets,
+    BatchEvent,
     BeforeStart,
+    CheckpointFeed,
     Firing,
+    ProgressFeed,
     Trigger,
+    TriggerWatch,
     WhenTrue,
 )
-from kafkatest.scenarios.watch import CheckpointFeed, ProgressFeed, TriggerWatch
 
 __all__ = [
     "AfterBatch",

@@ -1,72 +1,122 @@
-"""Scenario actions by name: the faults (through `faults_for`), seeding, and the job itself.
+"""Every action a scenario step may name, declared once with `@action` (the faults are
+declared with `@fault`, `faults/registry.py`, and join them here), and an action bound to
+a run: its topic arguments named as the run names them, once, before the run starts.
 
-Every action a scenario file can name is here, so a repro file and a test mean
-the same thing by ``delete_records``; topic arguments are logical names.
+A repro file and a test mean the same thing by ``delete_records``; the scenario-file
+reference page (docs/reference/scenario-files.md) is made from `ACTIONS`.
 """
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
-from kafkatest.brokers.base import Broker
 from kafkatest.checkpoints import Damage, LogSnapshot, RecordedFault
-from kafkatest.faults import faults_for
+from kafkatest.faults import Faults, faults_for
 from kafkatest.faults.registry import FaultSpec, all_faults, canonical
+from kafkatest.scenarios.context import JobControl, RunContext
 from kafkatest.scenarios.parts import SEED_OPTIONAL, SEED_REQUIRED, SEED_SOURCES, SeedSpec
-from kafkatest.seeding import SeedResult, seed
+from kafkatest.seeding import SeedResult
+from kafkatest.seeding import seed as seed_topic
+
+__all__ = ["ACTIONS", "Action", "BoundAction", "RunContext", "bind_action", "make_action"]
+
+ActionFunction = Callable[[RunContext, dict[str, Any]], object]
+F = TypeVar("F", bound=ActionFunction)
+#: Arguments that name a topic: bound to the run's real name (`bind_action`).
+TOPIC_ARGUMENTS = ("topic", "leader_of")
+#: A fault parameter the run supplies (the job's checkpoint), never the scenario file.
+RUN_SUPPLIED = "checkpoint"
 
 
-class JobControl(Protocol):
-    """What actions may do to the job under test."""
+@dataclass(frozen=True)
+class Action:
+    """One action: what it does (``run(ctx, args)``), its arguments and its help."""
 
-    def kill(self) -> None: ...
-    def restart(self) -> None: ...
-    def stop(self) -> None: ...
-    def start(self) -> None: ...
-
-
-@dataclass
-class RunContext:
-    """The run's broker, real topic names, seeds so far and the job's handle."""
-
-    broker: Broker
-    names: dict[str, str]
-    seeds: dict[str, SeedResult] = field(default_factory=dict)
-    job: JobControl | None = None
-    log: list[str] = field(default_factory=list)
-    #: Process groups of job processes started in this run (all killed by its end).
-    process_groups: list[int] = field(default_factory=list)
-    #: The registry schema actions use (`run_scenario(..., schema_registry=)`).
-    schema_registry: Any = None
-    #: logical topic -> the Avro schema its producer writes with now (set by
-    #: register_schema / evolve_schema; seeds to that topic are then Avro).
-    schemas: dict[str, str] = field(default_factory=dict)
-    #: The job's checkpoint directory: the one checkpoint actions damage (a scenario
-    #: written in advance cannot know the path, so a file never names it).
-    checkpoint: str | None = None
-    #: Each checkpoint fault applied, with the checkpoint's logs before and after it, for
-    #: the delivery report to explain what the restart did.
-    checkpoint_faults: list[RecordedFault] = field(default_factory=list)
-
-    def topic(self, logical: str) -> str:
-        try:
-            return self.names[logical]
-        except KeyError:
-            raise ValueError(f"unknown topic {logical!r}; declared: {sorted(self.names)}") from None
+    name: str
+    run: ActionFunction
+    required: tuple[str, ...] = ()
+    optional: tuple[str, ...] = ()
+    help: str = ""
 
 
-def seed_records(ctx: RunContext, spec: SeedSpec) -> SeedResult:
-    """Seed `spec.count` records; identities ``<label>-<n>`` stay unique across seeds."""
+#: Every action a scenario step may name. Old names (``broker_stop``) are resolved by
+#: `canonical`; the arguments are checked when a scenario is loaded (`checks`).
+ACTIONS: dict[str, Action] = {}
+
+
+def action(*required: str, optional: tuple[str, ...] = ()) -> Callable[[F], F]:
+    """Declare a scenario action: its name is the function's, its help the first paragraph
+    of its docstring, `required` and `optional` its arguments."""
+
+    def declare(run: F) -> F:
+        ACTIONS[run.__name__] = Action(run.__name__, run, required, optional, _summary(run))
+        return run
+
+    return declare
+
+
+def _summary(function: Callable[..., Any]) -> str:
+    """The first paragraph of `function`'s docstring, on one line."""
+    return " ".join((inspect.getdoc(function) or "").split("\n\n")[0].split())
+
+
+@dataclass(frozen=True)
+class BoundAction:
+    """An action with its arguments, topics already named as the run names them."""
+
+    action: Action
+    args: dict[str, Any]
+    #: As the scenario wrote it, for the run's log.
+    text: str
+
+    def run(self, ctx: RunContext) -> object:
+        return self.action.run(ctx, dict(self.args))
+
+    def __call__(self, ctx: RunContext) -> object:
+        """Run it as a step does, written into the run's log."""
+        result = self.run(ctx)
+        ctx.log.append(self.text)
+        return result
+
+
+def bind_action(action: dict[str, Any], rename: Callable[[str], str]) -> BoundAction:
+    """``{name: {args}}`` bound to a run: `rename` gives a topic's real name."""
+    if len(action) != 1:
+        raise ValueError(f"an action is one {{name: args}} mapping, not {action!r}")
+    ((name, args),) = action.items()
+    name = canonical(name)
+    if name not in ACTIONS:
+        raise ValueError(f"unknown action {name!r}; known: {', '.join(sorted(ACTIONS))}")
+    bound = {
+        key: rename(value) if key in TOPIC_ARGUMENTS else value
+        for key, value in (args or {}).items()
+    }
+    return BoundAction(ACTIONS[name], bound, f"{name} {args or ''}".strip())
+
+
+def make_action(ctx: RunContext, action: dict[str, Any]) -> Callable[[], object]:
+    """A callable for ``{name: {args}}`` (topics as the scenario names them) that logs
+    what it did into the run's log."""
+    bound = bind_action(action, ctx.topic)
+    return lambda: bound(ctx)
+
+
+@action(*SEED_REQUIRED, optional=(*SEED_SOURCES, *SEED_OPTIONAL))
+def seed(ctx: RunContext, args: dict[str, Any]) -> SeedResult:
+    """Seed records to a topic: `count` generated ones (identities ``<label>-<n>``, unique
+    across seeds), or a `capture` file replayed."""
+    spec = SeedSpec.parse(args)
     if spec.label in ctx.seeds:
         raise ValueError(f"seed label {spec.label!r} is used twice")
     if spec.capture is not None:
         # Replayed as captured: partitions, timestamps, headers; Avro values registered
         # again in the run's registry (the records carry the ids it gives).
-        ctx.seeds[spec.label] = seed(
-            ctx.broker, ctx.topic(spec.topic), spec.capture, schema_registry=ctx.schema_registry
+        ctx.seeds[spec.label] = seed_topic(
+            ctx.broker, spec.topic, spec.capture, schema_registry=ctx.schema_registry
         )
         return ctx.seeds[spec.label]
     records = [
@@ -78,26 +128,45 @@ def seed_records(ctx: RunContext, spec: SeedSpec) -> SeedResult:
         for n in range(spec.count)
     ]
     schema = ctx.schemas.get(spec.topic)
-    result = seed(
+    ctx.seeds[spec.label] = seed_topic(
         ctx.broker,
-        ctx.topic(spec.topic),
+        spec.topic,
         records,
         id_prefix=f"{spec.label}-",
         value_format="json" if schema is None else "avro",
         schema=schema,
         schema_registry=ctx.schema_registry,
     )
-    ctx.seeds[spec.label] = result
-    return result
+    return ctx.seeds[spec.label]
 
 
-def register_schema(ctx: RunContext, args: dict[str, Any], evolve: bool = False) -> int:
-    """Register an Avro schema for the topic's values; later seeds write with it.
+@action("topic", optional=("partitions",))
+def create_topic(ctx: RunContext, args: dict[str, Any]) -> object:
+    """Create a topic (1 partition unless `partitions`)."""
+    return ctx.broker.create_topic(args["topic"], partitions=int(args.get("partitions", 1)))
 
-    ``evolve_schema`` is the same move for a topic that already has one: the producer
-    switches to a new version mid-stream, and the registry refuses (with its 409) a
-    version its compatibility level does not allow.
-    """
+
+@action("seconds")
+def wait(ctx: RunContext, args: dict[str, Any]) -> object:
+    """Hold the step's later actions back `seconds` (a pause: pause, wait, resume)."""
+    time.sleep(float(args["seconds"]))
+    return None
+
+
+@action("topic", "schema")
+def register_schema(ctx: RunContext, args: dict[str, Any]) -> int:
+    """Register an Avro schema for the topic's values; later seeds write with it."""
+    return _register(ctx, args, evolve=False)
+
+
+@action("topic", "schema")
+def evolve_schema(ctx: RunContext, args: dict[str, Any]) -> int:
+    """Move the topic's producer to a new schema version mid-stream; the registry refuses
+    (with its 409) a version its compatibility level does not allow."""
+    return _register(ctx, args, evolve=True)
+
+
+def _register(ctx: RunContext, args: dict[str, Any], evolve: bool) -> int:
     import json
 
     from kafkatest.lean_imports import import_schema_registry_client
@@ -116,9 +185,36 @@ def register_schema(ctx: RunContext, args: dict[str, Any], evolve: bool = False)
     raw = args["schema"]
     text = raw if isinstance(raw, str) else json.dumps(raw)
     client = SchemaRegistryClient({"url": registry_url(ctx.schema_registry)})
-    schema_id = client.register_schema(f"{ctx.topic(topic)}-value", Schema(text, "AVRO"))
+    schema_id = client.register_schema(f"{topic}-value", Schema(text, "AVRO"))
     ctx.schemas[topic] = text
     return schema_id
+
+
+@action(optional=("broker", "leader_of", "partition"))
+def stop_one_broker(ctx: RunContext, args: dict[str, Any]) -> object:
+    """Stop a broker: `broker: N`, or `leader_of: topic` (and `partition`, default 0), the
+    broker leading it now, which a scenario written in advance cannot know."""
+    if ("broker" in args) == ("leader_of" in args):
+        raise ValueError("stop_one_broker takes either broker: N or leader_of: topic")
+    if "broker" in args:
+        broker = int(args["broker"])
+    else:
+        topic, partition = args["leader_of"], int(args.get("partition", 0))
+        info = ctx.broker.admin().list_topics(topic=topic, timeout=10).topics[topic]
+        broker = int(info.partitions[partition].leader)
+    return faults_for(ctx.broker).stop_broker(broker)
+
+
+@action(optional=("broker",))
+def start_one_broker(ctx: RunContext, args: dict[str, Any]) -> object:
+    """Start a broker again: `broker: N`, or without it every broker a fault stopped."""
+    faults = faults_for(ctx.broker)
+    if "broker" in args:
+        return faults.start_broker(int(args["broker"]))
+    for fault in faults.active():
+        if fault["kind"] == "broker_stopped":
+            faults.start_broker(int(fault["broker"]))
+    return None
 
 
 def _job(ctx: RunContext) -> JobControl:
@@ -127,16 +223,36 @@ def _job(ctx: RunContext) -> JobControl:
     return ctx.job
 
 
+@action()
+def kill_job(ctx: RunContext, args: dict[str, Any]) -> None:
+    """SIGKILL the job's process (mode: process), as a crashed driver dies."""
+    _job(ctx).kill()
+
+
+@action()
+def restart_job(ctx: RunContext, args: dict[str, Any]) -> None:
+    """Kill the job (or stop its query) and start it again on its checkpoint."""
+    _job(ctx).restart()
+
+
+@action()
+def stop_query(ctx: RunContext, args: dict[str, Any]) -> None:
+    """Stop the job's query (or kill its process)."""
+    _job(ctx).stop()
+
+
+@action()
+def start_query(ctx: RunContext, args: dict[str, Any]) -> None:
+    """Start the job again on its checkpoint."""
+    _job(ctx).start()
+
+
 def _offsets(raw: Any) -> dict[int, int] | int:
     return int(raw) if isinstance(raw, (int, str)) else {int(p): int(o) for p, o in raw.items()}
 
 
-#: A fault parameter the run supplies (the job's checkpoint), never the scenario file.
-RUN_SUPPLIED = "checkpoint"
-
-
-def _fault_action(spec: FaultSpec) -> Callable[[RunContext, dict[str, Any]], object]:
-    """A scenario action for a declared fault: topics named as the scenario names them."""
+def _fault_action(spec: FaultSpec) -> ActionFunction:
+    """A scenario action for a declared fault (its topic already the run's real name)."""
 
     def run(ctx: RunContext, args: dict[str, Any]) -> object:
         params: dict[str, Any] = {}
@@ -145,14 +261,10 @@ def _fault_action(spec: FaultSpec) -> Callable[[RunContext, dict[str, Any]], obj
                 raise ValueError(f"{spec.name} needs the job's checkpoint: a streaming job")
             params[RUN_SUPPLIED] = ctx.checkpoint
         for param in spec.params:
-            if param.name == RUN_SUPPLIED:
-                continue
-            if args.get(param.name) is None:
+            if param.name == RUN_SUPPLIED or args.get(param.name) is None:
                 continue
             value = args[param.name]
-            if param.name == "topic":
-                value = ctx.topic(value)
-            elif set(param.types) == {int, dict}:
+            if set(param.types) == {int, dict}:
                 value = _offsets(value)
             elif param.types == (int,):
                 value = int(value)
@@ -169,92 +281,16 @@ def _fault_action(spec: FaultSpec) -> Callable[[RunContext, dict[str, Any]], obj
     return run
 
 
-#: What a scenario may do besides the faults: seed, wait, schemas, its job, its brokers.
-_SCENARIO_ACTIONS: dict[str, Callable[[RunContext, dict[str, Any]], object]] = {
-    "seed": lambda ctx, a: seed_records(ctx, SeedSpec.parse(a)),
-    "create_topic": lambda ctx, a: ctx.broker.create_topic(
-        ctx.topic(a["topic"]), partitions=int(a.get("partitions", 1))
-    ),
-    # Holds the step's later actions back (a pause of N seconds: pause, wait, resume).
-    "wait": lambda ctx, a: time.sleep(float(a["seconds"])),
-    "register_schema": lambda ctx, a: register_schema(ctx, a),
-    "evolve_schema": lambda ctx, a: register_schema(ctx, a, evolve=True),
-    # stop_broker by id or by what it leads (a scenario written in advance cannot know).
-    "stop_one_broker": lambda ctx, a: faults_for(ctx.broker).stop_broker(_one_broker(ctx, a)),
-    "start_one_broker": lambda ctx, a: _start_brokers(ctx, a),
-    "kill_job": lambda ctx, a: _job(ctx).kill(),
-    "restart_job": lambda ctx, a: _job(ctx).restart(),
-    "stop_query": lambda ctx, a: _job(ctx).stop(),
-    "start_query": lambda ctx, a: _job(ctx).start(),
-}
-_SCENARIO_PARAMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "seed": (SEED_REQUIRED, (*SEED_SOURCES, *SEED_OPTIONAL)),
-    "create_topic": (("topic",), ("partitions",)),
-    "wait": (("seconds",), ()),
-    "register_schema": (("topic", "schema"), ()),
-    "evolve_schema": (("topic", "schema"), ()),
-    "stop_one_broker": ((), ("broker", "leader_of", "partition")),
-    "start_one_broker": ((), ("broker",)),
-    **{name: ((), ()) for name in ("kill_job", "restart_job", "stop_query", "start_query")},
-}
-_FAULTS = {name: spec for name, spec in all_faults().items() if spec.scenario}
-
-#: Every action a scenario step may name: the declared faults (`faults/registry.py`)
-#: and the scenario's own. Old names (``broker_stop``) are resolved by `canonical`.
-ACTIONS: dict[str, Callable[[RunContext, dict[str, Any]], object]] = {
-    **{name: _fault_action(spec) for name, spec in _FAULTS.items()},
-    **_SCENARIO_ACTIONS,
-}
-
-#: Arguments of each action (required, optional), checked when a scenario is loaded.
-ACTION_PARAMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    **{
-        name: (
-            tuple(p.name for p in spec.params if p.required and p.name != RUN_SUPPLIED),
-            tuple(p.name for p in spec.params if not p.required and p.name != RUN_SUPPLIED),
+for _spec in all_faults().values():
+    if _spec.scenario:
+        ACTIONS[_spec.name] = Action(
+            _spec.name,
+            _fault_action(_spec),
+            tuple(p.name for p in _spec.params if p.required and p.name != RUN_SUPPLIED),
+            tuple(p.name for p in _spec.params if not p.required and p.name != RUN_SUPPLIED),
+            # The Faults method's docstring (the registry's `run` only calls it by name).
+            _summary(getattr(Faults, _spec.name, _spec.run)) or _spec.help,
         )
-        for name, spec in _FAULTS.items()
-    },
-    **_SCENARIO_PARAMS,
-}
 
-
-def _one_broker(ctx: RunContext, args: dict[str, Any]) -> int:
-    """`broker: N`, or `leader_of: topic` (with `partition`, default 0): the broker
-    leading it now, which a scenario written in advance cannot know."""
-    if ("broker" in args) == ("leader_of" in args):
-        raise ValueError("stop_one_broker takes either broker: N or leader_of: topic")
-    if "broker" in args:
-        return int(args["broker"])
-    topic, partition = ctx.topic(args["leader_of"]), int(args.get("partition", 0))
-    info = ctx.broker.admin().list_topics(topic=topic, timeout=10).topics[topic]
-    return int(info.partitions[partition].leader)
-
-
-def _start_brokers(ctx: RunContext, args: dict[str, Any]) -> None:
-    """`broker: N`, or without it every broker a fault stopped."""
-    faults = faults_for(ctx.broker)
-    if "broker" in args:
-        faults.start_broker(int(args["broker"]))
-        return
-    for fault in faults.active():
-        if fault["kind"] == "broker_stopped":
-            faults.start_broker(int(fault["broker"]))
-
-
-def make_action(ctx: RunContext, action: dict[str, Any]) -> Callable[[], object]:
-    """A callable for ``{name: {args}}`` that logs what it did into the run's log."""
-    if len(action) != 1:
-        raise ValueError(f"an action is one {{name: args}} mapping, not {action!r}")
-    ((name, args),) = action.items()
-    name = canonical(name)
-    if name not in ACTIONS:
-        raise ValueError(f"unknown action {name!r}; known: {', '.join(sorted(ACTIONS))}")
-    run = ACTIONS[name]
-
-    def act() -> object:
-        result = run(ctx, dict(args or {}))
-        ctx.log.append(f"{name} {args or ''}".strip())
-        return result
-
-    return act
+#: Arguments of each action (required, optional), as `ACTIONS` declares them.
+ACTION_PARAMS = {name: (a.required, a.optional) for name, a in ACTIONS.items()}

@@ -3,7 +3,7 @@
 Each problem names its place (``steps[0].do[1]``) and the nearest known name, so
 a typo in a scenario file fails when it is loaded, before a broker or Spark
 starts, instead of minutes later in the middle of a run. Actions' arguments come
-from `kafkatest.scenarios.actions.ACTION_PARAMS`; add a new action there too.
+from their declarations (`kafkatest.scenarios.actions.ACTIONS`).
 """
 
 from __future__ import annotations
@@ -20,14 +20,18 @@ from kafkatest.scenarios.parts import (
     seed_source_problems,
 )
 
-#: Trigger kinds a step's ``when`` may name (besides the string ``before_start``).
-TRIGGERS = (
-    "before_start",
-    "after_batch",
-    "after_seconds",
-    "at_offsets",
-    "sink_written_uncommitted",
-)
+#: Triggers a step's ``when`` may name (``before_start`` alone; the others as
+#: ``{kind: argument}``), and what each waits for.
+TRIGGERS = {
+    "before_start": "before the job starts (the default)",
+    "after_batch": "batch N (0 or more), or a later one, has finished",
+    "after_seconds": f"N seconds (0 to {MAX_WAIT_S}) after the job started",
+    "at_offsets": "the job has consumed up to {topic: {partition: offset}}",
+    "sink_written_uncommitted": "the sink holds records ({records: N, default 1; sink: "
+    "topic}) of a batch not yet committed (mode: process)",
+}
+OUTCOMES = ("fails", "continues", "finishes")
+DELIVERIES = ("at_least_once", "exactly_once", "expected_loss", "none")
 #: Top-level fields: required ones, with what they hold, then the optional ones.
 REQUIRED_FIELDS = {
     "name": "the scenario's name",
@@ -36,16 +40,26 @@ REQUIRED_FIELDS = {
     "source": "the topic the job reads (one of topics)",
     "sink": "the topic the job writes (one of topics)",
 }
-OPTIONAL_FIELDS = ("mode", "options", "seed", "steps", "expect", "timeout_s")
-EXPECT_FIELDS = ("outcome", "error", "until", "delivery", "lost", "duplicated")
+OPTIONAL_FIELDS = {
+    "mode": "stream (the default: in this process), batch, or process (its own, killable)",
+    "options": "the job's options; {topic} in a value is that topic's real name",
+    "seed": "records to write before the job starts: a list of seeds (below)",
+    "steps": "a list of {when: trigger, do: [actions]}",
+    "expect": "what must happen (below)",
+    "timeout_s": f"how long the job may run, seconds (default 120, at most {MAX_WAIT_S})",
+}
+EXPECT_FIELDS = {
+    "outcome": f"one of {', '.join(OUTCOMES)} (default finishes)",
+    "error": "texts the job's error must name (a KAFKA_DATA_LOSS.<reason> as Spark names it)",
+    "until": "outcome continues: {topic: {partition: offset}} the query reads before it stops",
+    "delivery": f"one of {', '.join(DELIVERIES)} (default at_least_once)",
+    "lost": "expected_loss: exactly the records lost, [{seed, partition, from, to}]",
+    "duplicated": "exactly the records duplicated, [{seed, partition, from, to}] ([]: none)",
+}
 
 
 class ScenarioError(KafkaTestError, ValueError):
     """A scenario that cannot run: the message names the field and what it must hold."""
-
-
-OUTCOMES = ("fails", "continues", "finishes")
-DELIVERIES = ("at_least_once", "exactly_once", "expected_loss", "none")
 
 
 def _suggest(name: str, known: Any) -> str:
@@ -142,7 +156,7 @@ def _offsets_problems(where: str, arg: object, topics: dict[str, int]) -> list[s
 
 def _action_problems(where: str, action: object, topics: dict[str, int]) -> list[str]:
     from kafkatest.faults.registry import ALIASES
-    from kafkatest.scenarios.actions import ACTION_PARAMS, ACTIONS
+    from kafkatest.scenarios.actions import ACTIONS
 
     if not isinstance(action, dict) or len(action) != 1:
         return [f"{where}: an action is one {{name: {{arguments}}}} mapping, not {action!r}"]
@@ -157,17 +171,15 @@ def _action_problems(where: str, action: object, topics: dict[str, int]) -> list
         args = {}
     if not isinstance(args, dict):
         return [f"{where}.{name}: arguments must be a mapping, not {args!r}"]
-    params = ACTION_PARAMS.get(name)
+    required, optional = ACTIONS[name].required, ACTIONS[name].optional
     problems = []
-    if params is not None:
-        required, optional = params
-        missing = [p for p in required if p not in args]
-        unknown = sorted(set(args) - set(required) - set(optional))
-        if missing:
-            problems.append(f"{where}.{name}: missing argument(s) {missing}")
-        if unknown:
-            allowed = ", ".join((*required, *optional)) or "none"
-            problems.append(f"{where}.{name}: unknown argument(s) {unknown}; arguments: {allowed}")
+    missing = [p for p in required if p not in args]
+    unknown = sorted(set(args) - set(required) - set(optional))
+    if missing:
+        problems.append(f"{where}.{name}: missing argument(s) {missing}")
+    if unknown:
+        allowed = ", ".join((*required, *optional)) or "none"
+        problems.append(f"{where}.{name}: unknown argument(s) {unknown}; arguments: {allowed}")
     for arg, value in args.items():
         if name == "seed" and arg in ("count", "partition"):
             continue  # seed_number_problems, below

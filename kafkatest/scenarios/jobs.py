@@ -1,12 +1,9 @@
-"""Small jobs for scenarios and repro files, with the job contract kafkatest calls.
-
-A streaming job is ``job(spark, bootstrap, source, sink, checkpoint, *, options)``
-returning its StreamingQuery; a batch job is ``job(spark, bootstrap, source, sink,
-*, options)``. The sample ``orders_enrichment.start_stream`` fits the first. These
-copy records unchanged (key, value, headers), so the sink traces back to the seed.
-`options` may name another subscription (``subscribePattern``, ``assign``) than
-`source`, and a ``trigger``: ``availableNow``, an interval such as ``200 ms``, or
-``realTime 5 minutes`` (Real-Time Mode, PySpark 4.1+, batches of that length).
+"""Small jobs for scenarios and repro files, as the job contract (`kafkatest.jobs`) says:
+`copy_stream` streams, `copy_batch` is a batch job. They copy records unchanged (key,
+value, headers), so the sink traces back to the seed. `options` may name another
+subscription (``subscribePattern``, ``assign``) than `source`, and a ``trigger``:
+``availableNow``, an interval such as ``200 ms``, or ``realTime 5 minutes`` (Real-Time
+Mode, PySpark 4.1+, batches of that length).
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""Run a `Scenario` against a broker: seed, start the job, fire faults, judge the outcome.
-
-A stream or batch scenario runs the job in this process, on the shared SparkSession
-(`in_process_run`); a process scenario runs it in its own process and watches its
-checkpoint, so it can be killed and restarted (`process_run`).
-"""
+"""Run a `Scenario` against a broker: bind it (`plan`), seed, start the job in its mode
+(`modes`), fire faults, judge the outcome (`result`)."""
 
 from __future__ import annotations
 
@@ -12,12 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kafkatest.brokers.base import Broker
-from kafkatest.scenarios.actions import RunContext, seed_records
-from kafkatest.scenarios.in_process_run import run_batch, run_stream
-from kafkatest.scenarios.judge import judge
-from kafkatest.scenarios.naming import real_topic_names
-from kafkatest.scenarios.process_run import run_process
-from kafkatest.scenarios.result import ScenarioResult
+from kafkatest.scenarios.context import RunContext
+from kafkatest.scenarios.modes import run_batch, run_process, run_stream
+from kafkatest.scenarios.plan import bind
+from kafkatest.scenarios.result import ScenarioResult, judge
 from kafkatest.scenarios.spec import Scenario
 from kafkatest.tempdirs import owned_tempdir, remove
 
@@ -37,29 +31,26 @@ def run_scenario(
     `schema_registry` (a URL or the fixture) serves the register_schema / evolve_schema
     actions; seeds to a topic with a schema are then Avro in Confluent's wire format.
     """
-    names = real_topic_names(scenario)
-    ctx = RunContext(broker, names, schema_registry=schema_registry)
-    captured = {spec.topic for spec in scenario.seed if spec.capture is not None}
-    for logical, partitions in scenario.topics.items():
-        # Captured records keep their (old) timestamps: retention would delete them at once.
-        config = {"retention.ms": "-1"} if logical in captured else None
-        broker.create_topic(names[logical], partitions=partitions, config=config)
+    plan = bind(scenario)
+    ctx = RunContext(broker, plan.names, schema_registry=schema_registry)
+    for topic, (partitions, config) in plan.topics.items():
+        broker.create_topic(topic, partitions=partitions, config=config)
     scratch = None if checkpoint else owned_tempdir("kafkatest-checkpoint-")
     checkpoint = str(checkpoint or scratch)
     ctx.checkpoint = checkpoint
     try:
-        for spec in scenario.seed:
-            seed_records(ctx, spec)
+        for seed in plan.seeds:
+            seed.run(ctx)  # the seed section: not an action of the log
         if scenario.mode == "process":
-            run, triggers = run_process(scenario, ctx, checkpoint)
+            run, triggers = run_process(plan, ctx, checkpoint)
         elif scenario.mode == "batch":
-            run, triggers = run_batch(scenario, ctx, _need(spark))
+            run, triggers = run_batch(plan, ctx, _need(spark))
         else:
-            run, triggers = run_stream(scenario, ctx, _need(spark), checkpoint)
+            run, triggers = run_stream(plan, ctx, _need(spark), checkpoint)
         result = ScenarioResult(
             scenario,
             broker.backend,
-            dict(names),
+            dict(plan.names),
             run,
             [t.firing for t in triggers if t.firing is not None],
             list(ctx.log),
@@ -71,7 +62,7 @@ def run_scenario(
         judge(result, ctx)
         return result
     finally:
-        for real in names.values():
+        for real in plan.topics:
             with contextlib.suppress(Exception):
                 if broker.topic_exists(real):
                     broker.delete_topic(real)

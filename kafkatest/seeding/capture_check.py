@@ -22,12 +22,13 @@ from typing import Any, TypeGuard
 from kafkatest.limits import MAX_CLOCK_MS, MAX_INT, MAX_OFFSET, MAX_PARTITIONS
 from kafkatest.seeding.capture_file import (
     TIMESTAMP_TYPES,
+    VALUE_FORMS,
     CaptureFormatError,
     is_header,
     read_lines,
+    restore_bytes,
 )
 
-_FORMS = ("json", "text", "base64", "avro")
 _SCHEMA_TYPES = ("AVRO", "JSON", "PROTOBUF")
 
 
@@ -203,11 +204,11 @@ def _check_value(
     if encoded is None:
         return
     if not isinstance(encoded, dict):
-        raise _fail(where, name, f"null or an object with one of {', '.join(_FORMS)}")
-    forms = [form for form in _FORMS if form in encoded]
-    extra = set(encoded) - {*_FORMS, "schema_id"}
+        raise _fail(where, name, f"null or an object with one of {', '.join(VALUE_FORMS)}")
+    forms = [form for form in VALUE_FORMS if form in encoded]
+    extra = set(encoded) - {*VALUE_FORMS, "schema_id"}
     if len(forms) != 1 or extra:
-        raise _fail(where, name, f"exactly one of {', '.join(_FORMS)}, not {sorted(encoded)}")
+        raise _fail(where, name, f"exactly one of {', '.join(VALUE_FORMS)}, not {sorted(encoded)}")
     (form,) = forms
     data = encoded[form]
     if form == "text" and not isinstance(data, str):
@@ -236,8 +237,6 @@ def _check_value(
 
 def _check_avro(value: Any, schema: Any, where: str, name: str) -> None:
     from fastavro.validation import validate
-
-    from kafkatest.seeding.replay import restore_bytes
 
     try:
         validate(restore_bytes(value), schema, raise_errors=True)

@@ -1,15 +1,9 @@
-"""The capture file: JSON Lines a human can read and `seed` can replay (docs/capture.md).
+"""The capture file: JSON Lines a human can read and `seed` can replay (docs/how-to/capture.md).
 
-Line 1 is the header: ``{"kafkatest_capture": 1, "topics": {name: {"partitions": n,
-"configs": {...}, "ranges": {"<p>": [start, end]}}}, "anonymized": {field: rule}}``.
-Then, in the order they were read (topic, partition, offset), schema lines
-(``{"schema_id": 3, "schema_type": "AVRO", "schema": "...", "subject": "t-value"}``, each
-before the first record that uses it) and record lines: ``{"topic", "partition", "offset",
-"timestamp", "timestamp_type", "key", "value", "headers"}``. A key, value or header value
-is null or one of ``{"json": v}``, ``{"avro": v, "schema_id": n}`` (Confluent's framing),
-``{"text": "..."}`` (UTF-8 that is not JSON), ``{"base64": "..."}`` (anything else).
-A name ending ``.gz`` is gzip-compressed (with no time stamp, so one capture gives one
-file); ``-`` is standard output.
+Its lines are declared below (`HEADER`, `SCHEMA_LINE`, `RECORD_LINE`, `VALUE_FORMS`),
+which the checks (`capture_check`) and the reference page (docs/reference/capture-files.md)
+take their fields from. A name ending ``.gz`` is gzip-compressed (with no time stamp, so
+one capture gives one file); ``-`` is standard output.
 """
 
 from __future__ import annotations
@@ -33,6 +27,40 @@ from kafkatest.limits import MAX_CAPTURE_LINE_BYTES, MAX_SEED_FILE_BYTES
 VERSION = 1
 HEADER_KEY = "kafkatest_capture"
 TIMESTAMP_TYPES = {0: None, 1: "create", 2: "log_append"}
+#: Line 1, the header: what each field holds.
+HEADER = {
+    HEADER_KEY: f"the format's version, {VERSION}",
+    "topics": '{name: {"partitions": n, "configs": {...}, "ranges": {"<p>": [start, end]}}}:'
+    " the topic read (one to replay), its partition count, the configs set on it and the"
+    " offsets read of each partition, end exclusive",
+    "anonymized": "{field: rule}: the anonymization rules the capture applied",
+}
+#: A schema line, before the first record that uses the schema.
+SCHEMA_LINE = {
+    "schema_id": "the id the source registry gave it (records name it)",
+    "schema_type": "AVRO (the default), JSON or PROTOBUF",
+    "subject": "the subject it was read for, <topic>-value or <topic>-key",
+    "schema": "the schema's text",
+}
+#: A record line, in the order read (topic, partition, offset).
+RECORD_LINE = {
+    "topic": "the header's topic",
+    "partition": "its partition",
+    "offset": "its offset, rising within the partition (inside the header's range, if any)",
+    "timestamp": "epoch milliseconds, or null",
+    "timestamp_type": "create, log_append or null",
+    "key": "null or one of the value forms",
+    "value": "null or one of the value forms",
+    "headers": "a list of [name, null or a value form without schema_id]",
+}
+#: How a key, value or header value is written: one of these (with ``schema_id`` when it
+#: was in Confluent's framing), the most readable that gives the bytes back.
+VALUE_FORMS = {
+    "json": "UTF-8 JSON, as JSON (with schema_id: JSON Schema's framing)",
+    "text": "UTF-8 that is not JSON (or not written back byte for byte as JSON)",
+    "base64": "anything else (with schema_id: Protobuf, kept as bytes)",
+    "avro": 'Avro decoded with the schema line schema_id names; bytes in it as {"$bytes": base64}',
+}
 #: Blank lines `is_capture_file` reads past to find the first line.
 _BLANK_LINES_LOOKED_PAST = 1_000
 #: First characters of a JSON text (anything else is stored as text without a parse).
@@ -77,6 +105,17 @@ def _escape_surrogates(text: str) -> str:
     if _SURROGATE.search(text) is None:
         return text
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def restore_bytes(value: Any) -> Any:
+    """An Avro form's ``{"$bytes": base64}`` back to bytes, inside any value."""
+    if isinstance(value, dict):
+        if set(value) == {"$bytes"}:
+            return base64.b64decode(value["$bytes"])
+        return {k: restore_bytes(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [restore_bytes(v) for v in value]
+    return value
 
 
 def decode_plain(encoded: dict[str, Any] | None) -> bytes | None:

@@ -9,7 +9,6 @@ offset to where it landed.
 
 from __future__ import annotations
 
-import base64
 import io
 import os
 import struct
@@ -20,7 +19,13 @@ from typing import Any
 from kafkatest.errors import BrokerError
 from kafkatest.records import Record
 from kafkatest.seeding.capture_check import CaptureOutline, check_capture
-from kafkatest.seeding.capture_file import CaptureFormatError, decode_plain, is_header, read_lines
+from kafkatest.seeding.capture_file import (
+    CaptureFormatError,
+    decode_plain,
+    is_header,
+    read_lines,
+    restore_bytes,
+)
 from kafkatest.seeding.result import SeedResult
 
 _CHUNK = 10_000
@@ -88,17 +93,6 @@ class _Schemas:
         if schema_type != "AVRO":
             return new_id, None
         return new_id, parse_schema(json.loads(line["schema"]))
-
-
-def restore_bytes(value: Any) -> Any:
-    """The capture's ``{"$bytes": base64}`` back to bytes, inside any value."""
-    if isinstance(value, dict):
-        if set(value) == {"$bytes"}:
-            return base64.b64decode(value["$bytes"])
-        return {k: restore_bytes(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [restore_bytes(v) for v in value]
-    return value
 
 
 def capture_records(

@@ -72,7 +72,7 @@ def seed(
     `data` is an iterable of values (dicts become JSON), record envelopes
     (``{"key", "value", "headers", "partition", "timestamp_ms"}``) or `Record`s,
     or the path of a fixture file. A capture file (``kafkatest capture``) is replayed
-    as it was read: partitions, order, timestamps, headers, schemas (docs/capture.md).
+    as it was read: partitions, order, timestamps, headers, schemas (docs/how-to/capture.md).
     Each record's identity is the `id_field` of
     its JSON value when present, else its `id_header` header, else
     ``f"{id_prefix}{index}"``; it is written to that header (and, for JSON

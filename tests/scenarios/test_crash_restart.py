@@ -13,8 +13,8 @@ import pytest
 from scenario_support import checked_run
 
 from kafkatest.assertions import DeliveryAssertionError, assert_at_least_once, assert_exactly_once
+from kafkatest.jobs import live_members
 from kafkatest.scenarios import Expectations, RecordSet, Scenario, SeedSpec, Step
-from kafkatest.scenarios.process import live_members
 
 pytestmark = pytest.mark.spark
 

@@ -23,7 +23,7 @@ from kafkatest.scenarios import (
     load_scenario,
     uncommitted_batch,
 )
-from kafkatest.scenarios.events import progress_event
+from kafkatest.scenarios.triggers import progress_event
 
 
 def event(batch_id: int, offset: int, committed: bool = True) -> BatchEvent:

@@ -1,23 +1,23 @@
-"""Entry point of a job run in its own process: ``python -m kafkatest.scenarios.child``.
+"""Entry point of a job run in its own process: ``python -m kafkatest.jobs.child``.
 
 The job gets its own SparkSession (same connector jars as the tests) so that the
 harness can SIGKILL the whole driver at a chosen moment, as a crashed or
 preempted driver would die, and start it again from the same checkpoint.
-The outcome (finished, or failed with which error) is written to ``--result``.
+The outcome (finished, or failed with which error) is written to the ``result`` file.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import signal
+import sys
 import threading
 import time
 import traceback
 from pathlib import Path
 
-from kafkatest.scenarios.loading import load_job
+from kafkatest.jobs.contract import load_job
 from kafkatest.spark.errors import error_conditions
 
 
@@ -37,38 +37,30 @@ def _die_with(parent_pid: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kafkatest.scenarios.child")
-    parser.add_argument("--job", required=True, help="module:function or path.py:function")
-    parser.add_argument("--bootstrap", required=True)
-    parser.add_argument("--source", required=True)
-    parser.add_argument("--sink", required=True)
-    parser.add_argument("--checkpoint", required=True)
-    parser.add_argument("--options", default="{}", help="source/job options as JSON")
-    parser.add_argument("--result", required=True, help="file to write the outcome to (JSON)")
-    parser.add_argument("--timeout", type=float, default=300.0)
-    parser.add_argument("--parent-pid", type=int, default=None)
-    args = parser.parse_args(argv)
-    if args.parent_pid is not None:
-        _die_with(args.parent_pid)
+    """Run the job `JobProcess` asks for: one JSON argument, the job's ``job``,
+    ``bootstrap``, ``source``, ``sink``, ``checkpoint``, ``options``, the ``result`` file,
+    ``timeout_s`` and the ``parent_pid`` to die with."""
+    request = json.loads((sys.argv[1:] if argv is None else argv)[0])
+    _die_with(int(request["parent_pid"]))
 
     from kafkatest.spark.session import kafka_spark_session
 
     outcome: dict[str, object] = {"status": "finished"}
     try:
         spark = kafka_spark_session(app_name="kafkatest-job", conf={"spark.ui.enabled": "false"})
-        job = load_job(args.job)
+        job = load_job(request["job"])
         query = job(
             spark,
-            args.bootstrap,
-            args.source,
-            args.sink,
-            args.checkpoint,
-            options=json.loads(args.options),
+            request["bootstrap"],
+            request["source"],
+            request["sink"],
+            request["checkpoint"],
+            options=request["options"],
         )
         if query is not None:
             from kafkatest.spark import wait_for_query
 
-            wait_for_query(query, timeout_s=args.timeout)
+            wait_for_query(query, timeout_s=float(request["timeout_s"]))
     except BaseException as exc:
         outcome = {
             "status": "failed",
@@ -77,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
             "conditions": error_conditions(exc),
             "traceback": traceback.format_exc(),
         }
-    Path(args.result).write_text(json.dumps(outcome), encoding="utf-8")
+    Path(request["result"]).write_text(json.dumps(outcome), encoding="utf-8")
     return 0 if outcome["status"] == "finished" else 1
 
 
