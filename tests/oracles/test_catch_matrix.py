@@ -43,13 +43,12 @@ WORD_COUNT = "complete mode (Spark's word count)"
 #: The cases run outside classic Spark's column unless --catch-matrix=full, by column.
 CI_CASES: dict[str, tuple[str, ...]] = {
     # Over Connect the oracles read the plan from its string: the watermark, the output
-    # mode, the dedup keys and a join's state.
+    # mode and the dedup keys.
     "test_spark_connect": (
         f"{SESSIONIZER} / correct",
         f"{SESSIONIZER} / per-batch state",
         f"{WORD_COUNT} / correct",
         "update mode (applyInPandasWithState) / correct",
-        "stream-stream join / correct",
     ),
     # Each state verdict, and each bug only the state column catches.
     "test_bounded_state": (
@@ -57,7 +56,6 @@ CI_CASES: dict[str, tuple[str, ...]] = {
         f"{SESSIONIZER} / correct",
         "dropDuplicates / correct",
         "dropDuplicatesWithinWatermark / a watermark the dedup cannot use",
-        "stream-stream join / correct",
         "stream-stream join / a join without watermark on one side",
     ),
     "test_real_kafka": (

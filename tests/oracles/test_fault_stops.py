@@ -11,6 +11,10 @@ from pyspark.sql import SparkSession
 from kafkatest.brokers.base import Broker
 from kafkatest.oracles import OracleAssertionError, StopPoint, assert_restart_invariant
 
+#: The oracles' own logic: the broker only feeds the job. The docs example
+#: (test_docs_example.py) and the catch matrix run the oracles on real Kafka too.
+pytestmark = pytest.mark.kafka_backends("emulator")
+
 
 def test_a_rewound_checkpoint_is_named_in_the_oracle_report(
     spark: SparkSession, kafka_broker: Broker

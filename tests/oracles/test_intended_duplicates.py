@@ -12,6 +12,10 @@ from kafkatest.assertions import DeliveryAssertionError, assert_exactly_once
 from kafkatest.brokers.base import Broker
 from kafkatest.seeding import seed
 
+#: The oracles' own logic: the broker only feeds the job. The docs example
+#: (test_docs_example.py) and the catch matrix run the oracles on real Kafka too.
+pytestmark = pytest.mark.kafka_backends("emulator")
+
 
 def _sink(*ids: str) -> list[dict[str, Any]]:
     """Sink rows of a dedup job: one payment per row, found by its payment_id."""

@@ -20,6 +20,10 @@ from kafkatest.oracles import (
     assert_split_invariant,
 )
 
+#: How the oracles read a sink per output mode: kafkatest's own logic, the broker only
+#: feeds the job (the catch matrix runs the word count on real Kafka too).
+pytestmark = pytest.mark.kafka_backends("emulator")
+
 
 def test_the_word_count_into_a_topic_passes_all_three(
     spark: SparkSession, kafka_broker: Broker
@@ -40,7 +44,6 @@ def test_the_word_count_into_a_topic_passes_all_three(
     assert "not applicable" in redelivery.message()
 
 
-@pytest.mark.kafka_backends("emulator")  # a memory sink: the broker only feeds it
 def test_the_word_count_into_a_memory_sink_passes_all_three(
     spark: SparkSession, kafka_broker: Broker
 ) -> None:

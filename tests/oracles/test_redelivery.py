@@ -9,6 +9,10 @@ from pyspark.sql import SparkSession
 from kafkatest.brokers.base import Broker
 from kafkatest.oracles import OracleAssertionError, assert_redelivery_invariant
 
+#: The oracles' own logic: the broker only feeds the job. The docs example
+#: (test_docs_example.py) and the catch matrix run the oracles on real Kafka too.
+pytestmark = pytest.mark.kafka_backends("emulator")
+
 
 def test_stateful_dedup_absorbs_copies_and_the_brokers_lost_acks(
     spark: SparkSession, kafka_broker: Broker

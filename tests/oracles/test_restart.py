@@ -10,6 +10,10 @@ from kafkatest.brokers.base import Broker
 from kafkatest.oracles import OracleAssertionError, assert_restart_invariant
 from kafkatest.oracles.compare import multiset_difference
 
+#: The oracles' own logic: the broker only feeds the job. The docs example
+#: (test_docs_example.py) and the catch matrix run the oracles on real Kafka too.
+pytestmark = pytest.mark.kafka_backends("emulator")
+
 
 def test_appending_files_without_the_batch_id_duplicates_the_replayed_batch(
     spark: SparkSession, kafka_broker: Broker

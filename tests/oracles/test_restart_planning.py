@@ -14,6 +14,10 @@ from kafkatest import Broker
 from kafkatest.oracles import OracleError, assert_restart_invariant
 from kafkatest.oracles.batches import batch_ends
 
+#: The oracles' own logic: the broker only feeds the job. The docs example
+#: (test_docs_example.py) and the catch matrix run the oracles on real Kafka too.
+pytestmark = pytest.mark.kafka_backends("emulator")
+
 
 @pytest.fixture
 def six(kafka_broker: Broker, kafka_topic: Any) -> list[dict[str, Any]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from oracle_jobs import dedup_stateful
 from pyspark.sql import SparkSession
@@ -12,6 +13,10 @@ from pyspark.sql import SparkSession
 from kafkatest.brokers.base import Broker
 from kafkatest.oracles import assert_split_invariant
 from kafkatest.oracles.strategies import POISON, oracle_settings, record_streams
+
+#: The oracles' own logic: the broker only feeds the job. The docs example
+#: (test_docs_example.py) and the catch matrix run the oracles on real Kafka too.
+pytestmark = pytest.mark.kafka_backends("emulator")
 
 
 def _seconds(record: dict[str, Any]) -> float:
