@@ -188,9 +188,9 @@ def run_name(line: str) -> str:
 SPARK_LINES = {"3.5": "test,delta", "4.0": "test,delta", "4.3": "test"}
 #: The delta-spark release line built for each PySpark line that has one here.
 DELTA_FOR_LINE = {"3.5": "3.3.*", "4.0": "4.0.*"}
-#: What the older lines run in CI: the default line (4.2, with real Kafka too) and the
-#: newest (4.3) run every Spark test; CI's budget (30 minutes on two cores) leaves the
-#: older lines a part. Each install is proven the same way (no constraints, pip check,
+#: What the other lines run in CI: the default line (4.2, with real Kafka too) runs
+#: every Spark test; CI's budget (30 minutes on two cores) leaves the other lines a
+#: part, the newest (4.3) the largest. Each install is proven the same way (no constraints, pip check,
 #: doctor), then the README's example, the connector reading and writing, a data-loss
 #: case, warm mode, the state reader (refused on 3.5) and the Delta sink; 3.5, the
 #: oldest and the most different line (Scala 2.12, Kafka clients 3.x), also a job on a
@@ -206,6 +206,24 @@ _LINE_CORE = (
     "tests/state/test_read_state.py",
 )
 LINE_PART = {
+    # The newest line: what 4.1-4.3 changed (Real-Time Mode, transformWithState's timers
+    # and TTL, TwsTester, AQE on stateless queries), the data-loss cases and a secured
+    # broker, beside the core.
+    "4.3": (
+        *_LINE_CORE,
+        "tests/test_real_time_mode.py",
+        "tests/state/test_processor_timers.py",
+        "tests/state/test_event_time_timers.py",
+        "tests/state/test_group_state.py",
+        "tests/test_spark_lines_behaviour.py",
+        "tests/scenarios/test_topic_deleted.py",
+        "tests/scenarios/test_partitions_and_batch.py",
+        "tests/security/test_spark_security.py",
+        "tests/acls/test_spark_acls.py",
+        "tests/checkpoints/test_checkpoint_faults.py",
+        "tests/test_spark_clock.py",
+        "tests/oracles/test_split.py",
+    ),
     "4.0": _LINE_CORE,
     "3.5": (
         *_LINE_CORE,
