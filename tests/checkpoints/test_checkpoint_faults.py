@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyspark
+import pytest
 from checkpoint_fault_support import ROCKSDB, FaultBench, Outcome, state_provider
 from pyspark.sql import SparkSession
 
@@ -23,6 +24,10 @@ from kafkatest.checkpoints import (
     replay_report,
     restore_checkpoint,
 )
+
+#: What Spark does with a damaged checkpoint: the broker only feeds the job (the
+#: scenario test_checkpoint_fault_action runs a fault on either backend).
+pytestmark = pytest.mark.kafka_backends("emulator")
 
 PARSE_ERRORS = {"truncate": "JsonEOFException", "garbage": "MalformedInputException"}
 STATE_ERROR = "CANNOT_LOAD_STATE_STORE"
