@@ -203,6 +203,27 @@ def test_every_test_carries_the_markers_its_fixtures_imply(
     assert sorted(str(i["params"].get("kafka_broker")) for i in smoke) == ["emulator", "kafka"]  # type: ignore[attr-defined]
 
 
+def test_a_whole_suite_run_keeps_spark_tests_on_the_emulator_unless_listed(
+    tmp_path: Path,
+) -> None:
+    """CI's runs (a tier, no `--spark-on-kafka`) run a Spark test on real Kafka only where
+    SPARK_ON_KAFKA_IN_CI names it; paths given, or `--spark-on-kafka=all`, run it on both."""
+    files = ("tests/test_sample_job.py", "tests/scenarios/test_records_deleted.py")
+
+    def backends(*args: str) -> dict[str, set[str]]:
+        found: dict[str, set[str]] = {}
+        for item in _collect(tmp_path, *files, *args):
+            module = str(item["id"]).split("::")[0]
+            found.setdefault(module, set()).add(item["params"]["kafka_broker"])  # type: ignore[index]
+        return found
+
+    both = {"emulator", "kafka"}
+    ci = backends("--tier=rest")
+    assert ci == {files[0]: {"emulator"}, files[1]: both}
+    assert backends("--tier=all") == {files[0]: both, files[1]: both}
+    assert backends("--tier=rest", "--spark-on-kafka=all") == {files[0]: both, files[1]: both}
+
+
 @pytest.fixture
 def stand_in_java(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A `java` on PATH that sleeps a moment (so the poller sees it) and exits, and

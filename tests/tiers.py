@@ -147,6 +147,31 @@ DECLARED: dict[str, tuple[tuple[str, ...], str]] = {
 #: The fast tier's end-to-end proof: the README's example, on each backend.
 SMOKE = ("tests/test_readme_example.py::test_every_order_is_enriched",)
 
+#: The Spark tests a whole-suite run (CI's) runs on real Kafka as well as on the
+#: emulator: those whose outcome depends on what the broker does (records lost, deleted
+#: or compacted under a query, transactions, outages, partitions, schemas, security,
+#: ACLs, clusters), beside the README's example. Every other Spark test runs on the
+#: emulator there, since the conformance suite holds the emulator to real Kafka below
+#: Spark; `--spark-on-kafka=all` runs every Spark test on both (the default when pytest
+#: is given paths).
+SPARK_ON_KAFKA_IN_CI = (
+    "tests/test_readme_example.py",
+    "tests/assertions/test_query_failure.py",
+    "tests/conformance/test_compaction_spark.py",
+    "tests/oracles/test_catch_matrix.py",
+    "tests/scenarios/test_records_deleted.py",
+    "tests/scenarios/test_topic_deleted.py",
+    "tests/scenarios/test_subscribed_topic_deleted.py",
+    "tests/scenarios/test_partitions_and_batch.py",
+    "tests/scenarios/test_broker_outage.py",
+    "tests/scenarios/test_crash_restart.py",
+    "tests/schema_registry/test_schema_evolution.py",
+    "tests/test_spark_transactions.py",
+    "tests/acls",
+    "tests/security",
+    "tests/clusters",
+)
+
 #: What a fast test may not start: (what it is, how to tell it from its command line).
 _SLOW_PROGRAMS = ("java", "mvn", "go", "npm", "spark-submit", "spark-class")
 _KAFKA_BROKER_MAINS = ("kafka.Kafka", "kafka.tools.StorageTool")
@@ -167,6 +192,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="tests/oracles/test_catch_matrix.py: ci (default) runs every case on classic "
         "Spark and the cases CI_CASES names over Spark Connect, in the state column and on "
         "real Kafka; full runs every case in every column (nox -s catch_matrix)",
+    )
+    parser.getgroup("kafkatest-suite").addoption(
+        "--spark-on-kafka",
+        choices=("ci", "all"),
+        default=None,
+        help="ci: the Spark tests SPARK_ON_KAFKA_IN_CI names run on real Kafka too, the "
+        "others on the emulator (the default of a whole-suite run); all: every Spark test "
+        "on every backend --kafka-backend names (the default when paths are given)",
     )
 
 
@@ -192,6 +225,29 @@ def chosen_tier(config: pytest.Config) -> str:
         return explicit
     given_paths = config.args_source == pytest.Config.ArgsSource.ARGS
     return "all" if given_paths else "fast"
+
+
+@pytest.hookimpl(tryfirst=True)  # before the plugin parametrizes `kafka_broker`
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A whole-suite run keeps a Spark test SPARK_ON_KAFKA_IN_CI does not name on the
+    emulator (`--spark-on-kafka`), as a `kafka_backends("emulator")` marker would."""
+    chosen = metafunc.config.getoption("--spark-on-kafka")
+    if (chosen or ("all" if chosen_tier(metafunc.config) == "all" else "ci")) == "all":
+        return
+    closure = metafunc.fixturenames
+    uses_spark = any("spark" in FIXTURE_MARKERS.get(name, ()) for name in closure)
+    definition = metafunc.definition
+    if not uses_spark or "kafka_broker" not in closure:
+        return
+    if definition.get_closest_marker("kafka_backends") is not None:
+        return
+    node = definition.nodeid
+    if any(
+        node == path or node.startswith(path + ("/" if "." not in path else "::"))
+        for path in SPARK_ON_KAFKA_IN_CI
+    ):
+        return
+    definition.add_marker(pytest.mark.kafka_backends("emulator"))
 
 
 def implied_markers(item: pytest.Item) -> set[str]:
