@@ -62,29 +62,22 @@ class AuthenticationFailed(Exception):
         self.reply = reply
 
 
+@dataclasses.dataclass(eq=False)
 class SaslAuthenticator:
     """One connection's exchange, from its first frame until it is authenticated."""
 
-    def __init__(
-        self,
-        mechanisms: tuple[str, ...],
-        credentials: CredentialStore,
-        dispatcher: Dispatcher,
-        peer: str,
-        connection_id: int,
-    ) -> None:
-        self._mechanisms = mechanisms
-        self._credentials = credentials
-        self._dispatcher = dispatcher
-        self._peer = peer
-        self._connection_id = connection_id
-        self._versions_allowed = True
-        self._server: SaslMechanismServer | None = None
-        self._mechanism = ""
-        #: Tokens travel inside SaslAuthenticate (handshake v1) or raw (v0).
-        self._kafka_headers = False
-        #: "User:<name>" once authenticated.
-        self.principal: str | None = None
+    _mechanisms: tuple[str, ...]
+    _credentials: CredentialStore
+    _dispatcher: Dispatcher
+    _peer: str
+    _connection_id: int
+    _versions_allowed: bool = dataclasses.field(init=False, default=True)
+    _server: SaslMechanismServer | None = dataclasses.field(init=False, default=None)
+    _mechanism: str = dataclasses.field(init=False, default="")
+    #: Tokens travel inside SaslAuthenticate (handshake v1) or raw (v0).
+    _kafka_headers: bool = dataclasses.field(init=False, default=False)
+    #: "User:<name>" once authenticated.
+    principal: str | None = dataclasses.field(init=False, default=None)
 
     async def on_frame(self, frame: bytes) -> Reply | None:
         """The reply to one frame; raises CloseConnection or AuthenticationFailed."""
