@@ -45,6 +45,23 @@ def make(cls: type, **values: Any) -> Any:
     return cls(**{k: v for k, v in values.items() if k in names})
 
 
+def make_from(cls: type, record: object, **values: Any) -> Any:
+    """`make` with each field of `cls` that `record` has an attribute of that name for
+    (the emulator's records use Kafka's field names), then `values` (which win)."""
+    names = _field_names(cls)
+    copied = {name: getattr(record, name) for name in names if hasattr(record, name)}
+    return make(cls, **{**copied, **values})
+
+
+def respond(
+    cls: type, error: ErrorCode = ErrorCode.none, message: str | None = None, **values: Any
+) -> Any:
+    """`make` for the responses and results that carry an error: `error` with its
+    `message`, and no throttling, where `cls` has those fields (kio's defaults too)."""
+    defaults = {"throttle_time": NO_THROTTLE, "error_code": error, "error_message": message}
+    return make(cls, **{**defaults, **values})
+
+
 def error_code_of(exc: StateError) -> ErrorCode:
     return ErrorCode[exc.error_name]
 

@@ -28,7 +28,7 @@ from kafkatest.emulator.protocol.primitives import DecodeError
 from kafkatest.emulator.protocol.replies import Reply
 from kafkatest.emulator.server.context import RequestContext, TokenPrincipal
 from kafkatest.emulator.server.dispatch import CloseConnection, Dispatcher
-from kafkatest.emulator.server.responses import make, response_types
+from kafkatest.emulator.server.responses import respond, response_types
 from kafkatest.emulator.server.sasl_mechanisms import (
     MalformedToken,
     SaslAuthenticationError,
@@ -117,9 +117,9 @@ class SaslAuthenticator:
         if request.mechanism not in self._mechanisms:
             reply = self._frame(
                 ctx,
-                make(
+                respond(
                     types.SaslHandshakeResponse,
-                    error_code=ErrorCode.unsupported_sasl_mechanism,
+                    ErrorCode.unsupported_sasl_mechanism,
                     mechanisms=mechanisms,
                 ),
             )
@@ -130,7 +130,7 @@ class SaslAuthenticator:
         self._server = mechanism_server(request.mechanism, self._credentials)
         return self._frame(
             ctx,
-            make(types.SaslHandshakeResponse, error_code=ErrorCode.none, mechanisms=mechanisms),
+            respond(types.SaslHandshakeResponse, mechanisms=mechanisms),
         )
 
     # -- the exchange ------------------------------------------------------------------
@@ -166,10 +166,10 @@ class SaslAuthenticator:
             )
             reply = self._frame(
                 ctx,
-                make(
+                respond(
                     types.SaslAuthenticateResponse,
-                    error_code=ErrorCode.sasl_authentication_failed,
-                    error_message=message,
+                    ErrorCode.sasl_authentication_failed,
+                    message,
                     auth_bytes=b"",
                     session_lifetime=datetime.timedelta(0),
                 ),
@@ -180,10 +180,10 @@ class SaslAuthenticator:
         self._maybe_complete()
         return self._frame(
             ctx,
-            make(
+            respond(
                 types.SaslAuthenticateResponse,
-                error_code=ErrorCode.none,
-                error_message="",  # what Kafka 4.1 sends, not null
+                ErrorCode.none,
+                "",
                 auth_bytes=answer,
                 session_lifetime=datetime.timedelta(0),
             ),
