@@ -48,6 +48,9 @@ class CloseConnection(Exception):
 
 @dataclass(eq=False)
 class Dispatcher:
+    """One broker's requests on one listener (each listener has its own, with its
+    own logins), each handed to its API's handler."""
+
     state: EmulatorState
     broker_id: int
     faults: FaultHook
