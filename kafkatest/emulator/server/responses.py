@@ -2,7 +2,8 @@
 
 kio has one dataclass per (API, version), each with only that version's fields.
 `make` drops the values a version lacks, so a handler can describe the newest
-response once and serve every advertised version.
+response once and serve every advertised version; `respond` adds what most answers
+share (no throttling, an error and its message), `make_from` a state record's fields.
 """
 
 from __future__ import annotations
