@@ -9,6 +9,7 @@ closes that one connection, as Kafka does.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
 from typing import Any
 
 from kio.schema.errors import ErrorCode
@@ -30,7 +31,7 @@ from kafkatest.emulator.protocol.request_rules import parse_refusal
 from kafkatest.emulator.server.authorization import authorized_call
 from kafkatest.emulator.server.context import ANONYMOUS, RequestContext
 from kafkatest.emulator.server.faults import FaultHook, Handler
-from kafkatest.emulator.server.handlers import load_handlers
+from kafkatest.emulator.server.handlers import ApiHandler, load_handlers
 from kafkatest.emulator.server.inbox import ClientInbox
 from kafkatest.emulator.state import EmulatorState
 from kafkatest.emulator.state.acls import Authorizer
@@ -45,25 +46,20 @@ class CloseConnection(Exception):
     """The request cannot be answered; the message says why (it is logged)."""
 
 
+@dataclass(eq=False)
 class Dispatcher:
-    def __init__(
-        self,
-        state: EmulatorState,
-        broker_id: int,
-        faults: FaultHook,
-        security_protocol: str = "PLAINTEXT",
-        listener: str = CLIENT_LISTENER,
-        credentials: CredentialStore | None = None,
-    ) -> None:
-        self.state = state
-        self.broker_id = broker_id
-        self.security_protocol = security_protocol
-        #: The listener's name: its answers give the brokers' addresses on it.
-        self.listener = listener
-        self._credentials = credentials
-        self.faults = faults
-        self.handlers = load_handlers()
-        self.fetch_sessions = FetchSessionCache()
+    """One broker's requests on one listener (each listener has its own, with its
+    own logins), each handed to its API's handler."""
+
+    state: EmulatorState
+    broker_id: int
+    faults: FaultHook
+    security_protocol: str = "PLAINTEXT"
+    #: The listener's name: its answers give the brokers' addresses on it.
+    listener: str = CLIENT_LISTENER
+    _credentials: CredentialStore | None = None
+    handlers: dict[int, ApiHandler] = field(init=False, default_factory=load_handlers)
+    fetch_sessions: FetchSessionCache = field(init=False, default_factory=FetchSessionCache)
 
     @property
     def credentials(self) -> CredentialStore:

@@ -2,7 +2,8 @@
 
 kio has one dataclass per (API, version), each with only that version's fields.
 `make` drops the values a version lacks, so a handler can describe the newest
-response once and serve every advertised version.
+response once and serve every advertised version; `respond` adds what most answers
+share (no throttling, an error and its message), `make_from` a state record's fields.
 """
 
 from __future__ import annotations
@@ -43,6 +44,23 @@ def make(cls: type, **values: Any) -> Any:
     """Instantiate `cls` with the values it has fields for; the rest are ignored."""
     names = _field_names(cls)
     return cls(**{k: v for k, v in values.items() if k in names})
+
+
+def make_from(cls: type, record: object, **values: Any) -> Any:
+    """`make` with each field of `cls` that `record` has an attribute of that name for
+    (the emulator's records use Kafka's field names), then `values` (which win)."""
+    names = _field_names(cls)
+    copied = {name: getattr(record, name) for name in names if hasattr(record, name)}
+    return make(cls, **{**copied, **values})
+
+
+def respond(
+    cls: type, error: ErrorCode = ErrorCode.none, message: str | None = None, **values: Any
+) -> Any:
+    """`make` for the responses and results that carry an error: `error` with its
+    `message`, and no throttling, where `cls` has those fields (kio's defaults too)."""
+    defaults = {"throttle_time": NO_THROTTLE, "error_code": error, "error_message": message}
+    return make(cls, **{**defaults, **values})
 
 
 def error_code_of(exc: StateError) -> ErrorCode:

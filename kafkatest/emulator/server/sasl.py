@@ -28,7 +28,7 @@ from kafkatest.emulator.protocol.primitives import DecodeError
 from kafkatest.emulator.protocol.replies import Reply
 from kafkatest.emulator.server.context import RequestContext, TokenPrincipal
 from kafkatest.emulator.server.dispatch import CloseConnection, Dispatcher
-from kafkatest.emulator.server.responses import make, response_types
+from kafkatest.emulator.server.responses import respond, response_types
 from kafkatest.emulator.server.sasl_mechanisms import (
     MalformedToken,
     SaslAuthenticationError,
@@ -62,29 +62,22 @@ class AuthenticationFailed(Exception):
         self.reply = reply
 
 
+@dataclasses.dataclass(eq=False)
 class SaslAuthenticator:
     """One connection's exchange, from its first frame until it is authenticated."""
 
-    def __init__(
-        self,
-        mechanisms: tuple[str, ...],
-        credentials: CredentialStore,
-        dispatcher: Dispatcher,
-        peer: str,
-        connection_id: int,
-    ) -> None:
-        self._mechanisms = mechanisms
-        self._credentials = credentials
-        self._dispatcher = dispatcher
-        self._peer = peer
-        self._connection_id = connection_id
-        self._versions_allowed = True
-        self._server: SaslMechanismServer | None = None
-        self._mechanism = ""
-        #: Tokens travel inside SaslAuthenticate (handshake v1) or raw (v0).
-        self._kafka_headers = False
-        #: "User:<name>" once authenticated.
-        self.principal: str | None = None
+    _mechanisms: tuple[str, ...]
+    _credentials: CredentialStore
+    _dispatcher: Dispatcher
+    _peer: str
+    _connection_id: int
+    _versions_allowed: bool = dataclasses.field(init=False, default=True)
+    _server: SaslMechanismServer | None = dataclasses.field(init=False, default=None)
+    _mechanism: str = dataclasses.field(init=False, default="")
+    #: Tokens travel inside SaslAuthenticate (handshake v1) or raw (v0).
+    _kafka_headers: bool = dataclasses.field(init=False, default=False)
+    #: "User:<name>" once authenticated.
+    principal: str | None = dataclasses.field(init=False, default=None)
 
     async def on_frame(self, frame: bytes) -> Reply | None:
         """The reply to one frame; raises CloseConnection or AuthenticationFailed."""
@@ -124,9 +117,9 @@ class SaslAuthenticator:
         if request.mechanism not in self._mechanisms:
             reply = self._frame(
                 ctx,
-                make(
+                respond(
                     types.SaslHandshakeResponse,
-                    error_code=ErrorCode.unsupported_sasl_mechanism,
+                    ErrorCode.unsupported_sasl_mechanism,
                     mechanisms=mechanisms,
                 ),
             )
@@ -137,7 +130,7 @@ class SaslAuthenticator:
         self._server = mechanism_server(request.mechanism, self._credentials)
         return self._frame(
             ctx,
-            make(types.SaslHandshakeResponse, error_code=ErrorCode.none, mechanisms=mechanisms),
+            respond(types.SaslHandshakeResponse, mechanisms=mechanisms),
         )
 
     # -- the exchange ------------------------------------------------------------------
@@ -173,10 +166,10 @@ class SaslAuthenticator:
             )
             reply = self._frame(
                 ctx,
-                make(
+                respond(
                     types.SaslAuthenticateResponse,
-                    error_code=ErrorCode.sasl_authentication_failed,
-                    error_message=message,
+                    ErrorCode.sasl_authentication_failed,
+                    message,
                     auth_bytes=b"",
                     session_lifetime=datetime.timedelta(0),
                 ),
@@ -187,10 +180,10 @@ class SaslAuthenticator:
         self._maybe_complete()
         return self._frame(
             ctx,
-            make(
+            respond(
                 types.SaslAuthenticateResponse,
-                error_code=ErrorCode.none,
-                error_message="",  # what Kafka 4.1 sends, not null
+                ErrorCode.none,
+                "",
                 auth_bytes=answer,
                 session_lifetime=datetime.timedelta(0),
             ),

@@ -12,29 +12,23 @@ metrics reporter that supports it).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from kafkatest.emulator.state.errors import InvalidConfig, InvalidRequest
+from kafkatest.emulator.state.topic_configs import ConfigDefinition
 
 INTERVAL_MS = "interval.ms"
 MATCH = "match"
 METRICS = "metrics"
 
 
-@dataclass(frozen=True, slots=True)
-class ClientMetricsConfig:
-    name: str
-    default: str
-    kind: str
-    documentation: str
-
-
-CLIENT_METRICS_CONFIGS: dict[str, ClientMetricsConfig] = {
+CLIENT_METRICS_CONFIGS: dict[str, ConfigDefinition] = {
     c.name: c
     for c in (
-        ClientMetricsConfig(INTERVAL_MS, "300000", "INT", "Metrics push interval in milliseconds"),
-        ClientMetricsConfig(MATCH, "", "LIST", "Client match criteria"),
-        ClientMetricsConfig(METRICS, "", "LIST", "Telemetry metric name prefix list"),
+        ConfigDefinition(
+            INTERVAL_MS, "300000", "INT", documentation="Metrics push interval in milliseconds"
+        ),
+        ConfigDefinition(MATCH, "", "LIST", documentation="Client match criteria"),
+        ConfigDefinition(METRICS, "", "LIST", documentation="Telemetry metric name prefix list"),
     )
 }
 

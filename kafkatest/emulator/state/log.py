@@ -16,7 +16,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 
-from kafkatest.emulator.protocol.batches import BatchHeader, read_header
+from kafkatest.emulator.protocol.batches import read_header
 from kafkatest.emulator.protocol.record_timestamps import record_timestamps
 from kafkatest.emulator.state.errors import OffsetOutOfRange
 from kafkatest.emulator.state.leader_epochs import LeaderEpochCache
@@ -247,9 +247,6 @@ class PartitionLog:
     def _records_of(self, index: int) -> list[tuple[int, int]]:
         batch = self._batches[index]
         return list(record_timestamps(read_header(batch), batch))
-
-    def header_at(self, index: int) -> BatchHeader:
-        return read_header(self._batches[index])
 
     def start_at(self, offset: int) -> None:
         """Make an empty log begin at `offset`, as a log whose earlier records were all

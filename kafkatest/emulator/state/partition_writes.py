@@ -56,23 +56,16 @@ class TransactionalProduce:
     abortable_supported: bool
 
 
+@dataclass(eq=False)
 class PartitionWrites:
     """Every write to a partition's log; `EmulatorState` holds one (``state.writes``)
     and offers its methods as its own (``state.append``)."""
 
-    def __init__(
-        self,
-        clock: Clock,
-        topics: TopicRegistry,
-        producers: ProducerRegistry,
-        transactions: TransactionCoordinator,
-        appends: AppendSignal,
-    ) -> None:
-        self.clock = clock
-        self.topics = topics
-        self.producers = producers
-        self.transactions = transactions
-        self.appends = appends
+    clock: Clock
+    topics: TopicRegistry
+    producers: ProducerRegistry
+    transactions: TransactionCoordinator
+    appends: AppendSignal
 
     def append(
         self,

@@ -26,6 +26,8 @@ class ConfigDefinition:
     #: Kafka's `atLeast` / `between` bounds, for numeric configs.
     at_least: float | None = None
     at_most: float | None = None
+    #: What DescribeConfigs says of it when asked (client metrics configs have it).
+    documentation: str | None = None
 
 
 _DEFINITIONS = [

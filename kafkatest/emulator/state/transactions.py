@@ -60,9 +60,6 @@ class TransactionCoordinator:
     def __init__(self, state: TransactionHost) -> None:
         self._state = state
         self._transactions: dict[str, TransactionMetadata] = {}
-        #: Whether a client has looked the coordinator up (Kafka creates
-        #: __transaction_state then and answers COORDINATOR_NOT_AVAILABLE once).
-        self.log_created = False
 
     # -- lookups ---------------------------------------------------------------------
 

@@ -30,7 +30,7 @@ from kafkatest.emulator.server.handlers.delegation_tokens import (
     split_principal,
     token_owner,
 )
-from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.server.responses import make, respond, response_types
 from kafkatest.emulator.server.security import token_requests_allowed
 
 #: Kafka's text when a broker's own handler denies (AddRaftVoter, RemoveRaftVoter).
@@ -60,11 +60,10 @@ async def _alter_cluster(check: Check, ctx: RequestContext, request: Any, handle
     if check.cluster(Op.ALTER):
         return await handler(ctx, request)
     message = _DENIED if ctx.api_key in (80, 81) else controller_denial(ctx)
-    return make(
+    return respond(
         getattr(response_types(ctx), _WHOLE_RESPONSES[ctx.api_key]),
-        throttle_time=NO_THROTTLE,
-        error_code=CLUSTER_DENIED,
-        error_message=message,
+        CLUSTER_DENIED,
+        message,
         results=(),
     )
 
@@ -86,17 +85,15 @@ async def _alter_replica_log_dirs(
             types.AlterReplicaLogDirTopicResult,
             topic_name=name,
             partitions=tuple(
-                make(
-                    types.AlterReplicaLogDirPartitionResult,
-                    partition_index=index,
-                    error_code=CLUSTER_DENIED,
+                respond(
+                    types.AlterReplicaLogDirPartitionResult, CLUSTER_DENIED, partition_index=index
                 )
                 for index in indexes
             ),
         )
         for name, indexes in partitions.items()
     )
-    return make(types.AlterReplicaLogDirsResponse, throttle_time=NO_THROTTLE, results=results)
+    return respond(types.AlterReplicaLogDirsResponse, results=results)
 
 
 @rule(38)

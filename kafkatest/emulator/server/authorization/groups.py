@@ -24,7 +24,7 @@ from kafkatest.emulator.server.authorization.core import (
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.faults import Handler
 from kafkatest.emulator.server.handlers.consumer_groups import refused_group
-from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.server.responses import respond, response_types
 from kafkatest.emulator.state.acls import AclOperation
 
 for _key in (11, 12, 13, 14):  # JoinGroup, Heartbeat, LeaveGroup, SyncGroup
@@ -73,12 +73,7 @@ async def _offset_fetch(check: Check, ctx: RequestContext, request: Any, handler
     if not check(Op.DESCRIBE, RT.GROUP, request.group_id):
         if ctx.api_version < 2:  # no top-level error yet: every partition carries it
             return error_response(ctx, request, GROUP_DENIED)
-        return make(
-            response_types(ctx).OffsetFetchResponse,
-            throttle_time=NO_THROTTLE,
-            error_code=GROUP_DENIED,
-            topics=(),
-        )
+        return respond(response_types(ctx).OffsetFetchResponse, GROUP_DENIED, topics=())
     if request.topics is not None:
         return await per_topic(Op.DESCRIBE)(check, ctx, request, handler)
     served = await handler(ctx, request)
@@ -106,11 +101,8 @@ async def _offset_fetch_groups(
     refused_topics: dict[str, Any] = {}
     for group in request.groups:
         if not check(Op.DESCRIBE, RT.GROUP, group.group_id):
-            answers[group.group_id] = make(
-                types.OffsetFetchResponseGroup,
-                group_id=group.group_id,
-                topics=(),
-                error_code=GROUP_DENIED,
+            answers[group.group_id] = respond(
+                types.OffsetFetchResponseGroup, GROUP_DENIED, group_id=group.group_id, topics=()
             )
             continue
         if group.topics:
@@ -134,9 +126,8 @@ async def _offset_fetch_groups(
         if refused is not None:
             topics += refused.topics
         answers[group.group_id] = dataclasses.replace(group, topics=topics)
-    return make(
+    return respond(
         types.OffsetFetchResponse,
-        throttle_time=NO_THROTTLE,
         groups=tuple(answers[g.group_id] for g in request.groups if g.group_id in answers),
     )
 

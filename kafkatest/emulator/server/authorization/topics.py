@@ -29,7 +29,7 @@ from kafkatest.emulator.server.authorization.core import (
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.faults import Handler
 from kafkatest.emulator.server.operations_field import OPERATIONS_OMITTED
-from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.server.responses import make, respond, response_types
 from kafkatest.emulator.state.acls import CLUSTER_NAME, AclOperation
 
 #: DescribeConfigs / AlterConfigs resource types.
@@ -202,9 +202,9 @@ async def _metadata(check: Check, ctx: RequestContext, request: Any, handler: Ha
     topics = served.topics if kept else ()
     types = response_types(ctx)
     denied = tuple(
-        make(
+        respond(
             types.MetadataResponseTopic,
-            error_code=TOPIC_DENIED,
+            TOPIC_DENIED,
             name=name,
             topic_id=topic_id or uuid.UUID(int=0),
             is_internal=False,
@@ -226,13 +226,7 @@ async def _describe_quotas(
     """DESCRIBE_CONFIGS on the cluster, else the request fails whole (no entries)."""
     if check.cluster(Op.DESCRIBE_CONFIGS):
         return await handler(ctx, request)
-    return make(
-        response_types(ctx).DescribeClientQuotasResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=CLUSTER_DENIED,
-        error_message=None,
-        entries=None,
-    )
+    return respond(response_types(ctx).DescribeClientQuotasResponse, CLUSTER_DENIED, entries=None)
 
 
 @rule(49)
@@ -242,10 +236,10 @@ async def _alter_quotas(check: Check, ctx: RequestContext, request: Any, handler
         return await handler(ctx, request)
     types = response_types(ctx)
     entries = tuple(
-        make(
+        respond(
             types.EntryData,
-            error_code=CLUSTER_DENIED,
-            error_message="Cluster authorization failed.",
+            CLUSTER_DENIED,
+            "Cluster authorization failed.",
             entity=tuple(
                 make(types.EntityData, entity_type=e.entity_type, entity_name=e.entity_name)
                 for e in entry.entity
@@ -253,7 +247,7 @@ async def _alter_quotas(check: Check, ctx: RequestContext, request: Any, handler
         )
         for entry in request.entries
     )
-    return make(types.AlterClientQuotasResponse, throttle_time=NO_THROTTLE, entries=entries)
+    return respond(types.AlterClientQuotasResponse, entries=entries)
 
 
 # ListConfigResources: DESCRIBE_CONFIGS on the cluster.
@@ -273,18 +267,12 @@ async def _describe_scram(check: Check, ctx: RequestContext, request: Any, handl
     if check.cluster(Op.DESCRIBE):
         return await handler(ctx, request)
     types = response_types(ctx)
-    denied = make(
-        types.DescribeUserScramCredentialsResult,
-        user="",
-        error_code=CLUSTER_DENIED,
-        error_message=None,
-        credential_infos=(),
+    denied = respond(
+        types.DescribeUserScramCredentialsResult, CLUSTER_DENIED, user="", credential_infos=()
     )
-    return make(
+    return respond(
         types.DescribeUserScramCredentialsResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=CLUSTER_DENIED,
-        error_message=None,
+        CLUSTER_DENIED,
         results=(denied,) * len(request.users or ()),
     )
 
@@ -297,12 +285,6 @@ async def _alter_scram(check: Check, ctx: RequestContext, request: Any, handler:
     types = response_types(ctx)
     users = dict.fromkeys(c.name for c in (*request.deletions, *request.upsertions))
     results = tuple(
-        make(
-            types.AlterUserScramCredentialsResult,
-            user=user,
-            error_code=CLUSTER_DENIED,
-            error_message=None,
-        )
-        for user in users
+        respond(types.AlterUserScramCredentialsResult, CLUSTER_DENIED, user=user) for user in users
     )
-    return make(types.AlterUserScramCredentialsResponse, throttle_time=NO_THROTTLE, results=results)
+    return respond(types.AlterUserScramCredentialsResponse, results=results)

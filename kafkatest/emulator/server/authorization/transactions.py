@@ -27,7 +27,7 @@ from kafkatest.emulator.server.authorization.core import (
 )
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.faults import Handler
-from kafkatest.emulator.server.responses import NO_THROTTLE, datetime_at_ms, make, response_types
+from kafkatest.emulator.server.responses import NO_THROTTLE, datetime_at_ms, respond, response_types
 
 # -- transactions -----------------------------------------------------------------
 
@@ -127,9 +127,9 @@ async def _describe_transactions(
     for denied in ids:
         if denied not in permitted:
             # The message's defaults, as Kafka leaves them (0 ms, producer id 0).
-            by_id[denied] = make(
+            by_id[denied] = respond(
                 types.TransactionState,
-                error_code=TXN_DENIED,
+                TXN_DENIED,
                 transactional_id=denied,
                 transaction_state="",
                 transaction_timeout=NO_THROTTLE,

@@ -16,7 +16,7 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.pacing import Pacer
 from kafkatest.emulator.server.repeats import Encoded
-from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.server.responses import make, respond, response_types
 from kafkatest.emulator.state.acls import (
     AclBinding,
     AclFilter,
@@ -64,12 +64,8 @@ async def describe_acls(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
     acls = ctx.state.acls
     if acls is None:
-        return make(
-            types.DescribeAclsResponse,
-            throttle_time=NO_THROTTLE,
-            error_code=ErrorCode.security_disabled,
-            error_message=_NO_AUTHORIZER,
-            resources=(),
+        return respond(
+            types.DescribeAclsResponse, ErrorCode.security_disabled, _NO_AUTHORIZER, resources=()
         )
     by_resource: dict[tuple[ResourceType, str, PatternType], list[AclBinding]] = {}
     for acl in acls.describe(_filter(request)):
@@ -85,13 +81,7 @@ async def describe_acls(ctx: RequestContext, request: Any) -> Any:
         )
         for (rtype, name, ptype), bindings in by_resource.items()
     )
-    return make(
-        types.DescribeAclsResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=ErrorCode.none,
-        error_message=None,
-        resources=resources,
-    )
+    return respond(types.DescribeAclsResponse, resources=resources)
 
 
 @handles(30, 1, 3)
@@ -120,8 +110,8 @@ async def create_acls(ctx: RequestContext, request: Any) -> Any:
                 )
             except InvalidAcl as exc:
                 code, message = ErrorCode.invalid_request, str(exc)
-        results.add(make(types.AclCreationResult, error_code=code, error_message=message))
-    return make(types.CreateAclsResponse, throttle_time=NO_THROTTLE, results=results.items())
+        results.add(respond(types.AclCreationResult, code, message))
+    return respond(types.CreateAclsResponse, results=results.items())
 
 
 @handles(31, 1, 3)
@@ -134,20 +124,18 @@ async def delete_acls(ctx: RequestContext, request: Any) -> Any:
         await pacer.breathe()
         if acls is None:
             results.add(
-                make(
+                respond(
                     types.DeleteAclsFilterResult,
-                    error_code=ErrorCode.security_disabled,
-                    error_message="No Authorizer is configured.",
+                    ErrorCode.security_disabled,
+                    "No Authorizer is configured.",
                     matching_acls=(),
                 )
             )
             continue
         deleted = acls.delete(_filter(entry))
         matching = tuple(
-            make(
+            respond(
                 types.DeleteAclsMatchingAcl,
-                error_code=ErrorCode.none,
-                error_message=None,
                 resource_type=i8(acl.resource_type),
                 resource_name=acl.resource_name,
                 pattern_type=i8(acl.pattern_type),
@@ -155,12 +143,5 @@ async def delete_acls(ctx: RequestContext, request: Any) -> Any:
             )
             for acl in deleted
         )
-        results.add(
-            make(
-                types.DeleteAclsFilterResult,
-                error_code=ErrorCode.none,
-                error_message=None,
-                matching_acls=matching,
-            )
-        )
-    return make(types.DeleteAclsResponse, throttle_time=NO_THROTTLE, filter_results=results.items())
+        results.add(respond(types.DeleteAclsFilterResult, matching_acls=matching))
+    return respond(types.DeleteAclsResponse, filter_results=results.items())

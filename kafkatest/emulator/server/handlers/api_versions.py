@@ -14,7 +14,7 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import HANDLERS, handles
-from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.server.responses import make, make_from, respond, response_types
 from kafkatest.emulator.state.features import SUPPORTED_FEATURES
 
 #: ApiVersions v4 is the first to list supported features whose minimum is 0
@@ -34,23 +34,17 @@ async def api_versions(ctx: RequestContext, request: Any) -> Any:
         _SOFTWARE_NAME_OR_VERSION.fullmatch(text)
         for text in (request.client_software_name, request.client_software_version)
     ):
-        return make(
+        return respond(
             types.ApiVersionsResponse,
-            error_code=ErrorCode.invalid_request,
+            ErrorCode.invalid_request,
             api_keys=(),
-            throttle_time=NO_THROTTLE,
             supported_features=(),
             finalized_features_epoch=-1,
             finalized_features=(),
             zk_migration_ready=False,
         )
     api_keys = tuple(
-        make(
-            types.ApiVersion,
-            api_key=s.api_key,
-            min_version=s.advertised_min_version,
-            max_version=s.max_version,
-        )
+        make_from(types.ApiVersion, s, min_version=s.advertised_min_version)
         for s in sorted(HANDLERS.values(), key=lambda s: s.api_key)
     )
     supported: tuple[Any, ...] = ()
@@ -71,11 +65,9 @@ async def api_versions(ctx: RequestContext, request: Any) -> Any:
             )
             for name, level in features.finalized.items()
         )
-    return make(
+    return respond(
         types.ApiVersionsResponse,
-        error_code=ErrorCode.none,
         api_keys=api_keys,
-        throttle_time=NO_THROTTLE,
         supported_features=supported,
         finalized_features_epoch=features.epoch,
         finalized_features=finalized,

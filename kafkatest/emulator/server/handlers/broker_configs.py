@@ -15,7 +15,7 @@ from typing import Any
 from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
-from kafkatest.emulator.server.responses import error_code_of, make
+from kafkatest.emulator.server.responses import error_code_of, make, make_from, respond
 from kafkatest.emulator.state import broker_config_rules
 from kafkatest.emulator.state.broker_configs import (
     DEFAULT_CONFIG,
@@ -48,11 +48,9 @@ def describe_broker(ctx: RequestContext, types: Any, request: Any, resource: Any
     synonyms_asked = getattr(request, "include_synonyms", False)
     documentation_asked = getattr(request, "include_documentation", False)
     configs = tuple(
-        make(
+        make_from(
             types.DescribeConfigsResourceResult,
-            name=entry.name,
-            value=entry.value,
-            read_only=entry.read_only,
+            entry,
             config_source=entry.source,
             is_default=entry.source == DEFAULT_CONFIG,
             is_sensitive=entry.sensitive,
@@ -80,10 +78,10 @@ def wanted_keys(resource: Any) -> frozenset[str] | None:
 
 def described_result(types: Any, resource: Any, code: ErrorCode, message: str, configs: Any) -> Any:
     """One resource's DescribeConfigsResult, whatever its type."""
-    return make(
+    return respond(
         types.DescribeConfigsResult,
-        error_code=code,
-        error_message=message,
+        code,
+        message,
         resource_type=resource.resource_type,
         resource_name=resource.resource_name,
         configs=configs,

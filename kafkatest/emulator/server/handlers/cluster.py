@@ -9,7 +9,7 @@ from kio.schema.errors import ErrorCode
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.operations_field import OPERATIONS_OMITTED, unrestricted_operations
-from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.server.responses import make_from, respond, response_types
 from kafkatest.emulator.state.acls import ResourceType
 
 _BROKER_ENDPOINTS = 1
@@ -20,33 +20,24 @@ async def describe_cluster(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
     cluster = ctx.state.cluster
     if getattr(request, "endpoint_type", _BROKER_ENDPOINTS) != _BROKER_ENDPOINTS:
-        return make(
+        return respond(
             types.DescribeClusterResponse,
-            throttle_time=NO_THROTTLE,
-            error_code=ErrorCode.unsupported_endpoint_type,
-            error_message="only broker endpoints are served",
+            ErrorCode.unsupported_endpoint_type,
+            "only broker endpoints are served",
             endpoint_type=request.endpoint_type,
             cluster_id=cluster.cluster_id,
             controller_id=-1,
             brokers=(),
             cluster_authorized_operations=OPERATIONS_OMITTED,
         )
-    return make(
+    return respond(
         types.DescribeClusterResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=ErrorCode.none,
-        error_message=None,
         endpoint_type=_BROKER_ENDPOINTS,
         cluster_id=cluster.cluster_id,
         controller_id=cluster.controller_id,
         brokers=tuple(
-            make(
-                types.DescribeClusterBroker,
-                broker_id=n.node_id,
-                host=n.host,
-                port=n.port,
-                rack=None,
-                is_fenced=False,
+            make_from(
+                types.DescribeClusterBroker, n, broker_id=n.node_id, rack=None, is_fenced=False
             )
             for n in cluster.listener_nodes(ctx.listener)
         ),

@@ -13,7 +13,7 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
-from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.server.responses import make, respond, response_types
 
 #: ConfigResource types ListConfigResources v1 lists, in the order they are listed.
 TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP = 2, 4, 8, 16, 32
@@ -25,11 +25,8 @@ async def list_config_resources(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
     wanted = (CLIENT_METRICS,) if ctx.api_version == 0 else tuple(request.resource_types)
     if any(kind not in _LISTABLE for kind in wanted):
-        return make(
-            types.ListConfigResourcesResponse,
-            throttle_time=NO_THROTTLE,
-            error_code=ErrorCode.unsupported_version,
-            config_resources=(),
+        return respond(
+            types.ListConfigResourcesResponse, ErrorCode.unsupported_version, config_resources=()
         )
     state = ctx.state
     brokers = [str(broker_id) for broker_id in state.cluster.broker_ids]
@@ -46,9 +43,4 @@ async def list_config_resources(ctx: RequestContext, request: Any) -> Any:
         if not wanted or kind in wanted
         for name in names[kind]
     )
-    return make(
-        types.ListConfigResourcesResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=ErrorCode.none,
-        config_resources=listed,
-    )
+    return respond(types.ListConfigResourcesResponse, config_resources=listed)

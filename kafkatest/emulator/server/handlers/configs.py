@@ -27,7 +27,7 @@ from kafkatest.emulator.server.handlers.broker_configs import (
 )
 from kafkatest.emulator.server.pacing import Pacer
 from kafkatest.emulator.server.repeats import Answers, Encoded
-from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
+from kafkatest.emulator.server.responses import error_code_of, make, respond, response_types
 from kafkatest.emulator.state import client_metrics
 from kafkatest.emulator.state.broker_configs import BrokerConfig, broker_configs
 from kafkatest.emulator.state.errors import (
@@ -86,7 +86,7 @@ async def describe_configs(ctx: RequestContext, request: Any) -> Any:
         lambda r: (r.resource_type, r.resource_name, wanted_keys(r)),
         lambda r: _describe_resource(ctx, types, request, r, broker),
     )
-    return make(types.DescribeConfigsResponse, throttle_time=NO_THROTTLE, results=results)
+    return respond(types.DescribeConfigsResponse, results=results)
 
 
 class _BrokerConfigs:
@@ -206,11 +206,7 @@ async def incremental_alter_configs(ctx: RequestContext, request: Any) -> Any:
         return _alter_one(ctx, resource, request.validate_only, updated, incremental=True)
 
     responses = await _answered(ctx, request.resources, alter, incremental=True)
-    return make(
-        response_types(ctx).IncrementalAlterConfigsResponse,
-        throttle_time=NO_THROTTLE,
-        responses=responses,
-    )
+    return respond(response_types(ctx).IncrementalAlterConfigsResponse, responses=responses)
 
 
 @handles(33, 0, 2)
@@ -224,9 +220,7 @@ async def alter_configs(ctx: RequestContext, request: Any) -> Any:
         return _alter_one(ctx, resource, request.validate_only, updated, incremental=False)
 
     responses = await _answered(ctx, request.resources, alter, incremental=False)
-    return make(
-        response_types(ctx).AlterConfigsResponse, throttle_time=NO_THROTTLE, responses=responses
-    )
+    return respond(response_types(ctx).AlterConfigsResponse, responses=responses)
 
 
 def _alter_one(
@@ -372,10 +366,10 @@ def _apply(overrides: dict[str, str], name: str, operation: int, value: str | No
 
 
 def _alter_result(types: Any, resource: Any, code: ErrorCode, message: str | None) -> Any:
-    return make(
+    return respond(
         types.AlterConfigsResourceResponse,
-        error_code=code,
-        error_message=message,
+        code,
+        message,
         resource_type=resource.resource_type,
         resource_name=resource.resource_name,
     )

@@ -18,7 +18,7 @@ from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.groups import client_host, is_coordinator, namespace_of
 from kafkatest.emulator.server.operations_field import OPERATIONS_OMITTED, unrestricted_operations
 from kafkatest.emulator.server.repeats import Answers
-from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.server.responses import make, make_from, respond, response_types
 from kafkatest.emulator.state.acls import ResourceType
 from kafkatest.emulator.state.groups.consumer.model import (
     HeartbeatRequest,
@@ -75,11 +75,10 @@ async def consumer_group_heartbeat(ctx: RequestContext, request: Any) -> Any:
                 for topic_id, parts in result.assignment.items()
             ),
         )
-    return make(
+    return respond(
         types.ConsumerGroupHeartbeatResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=result.error,
-        error_message=result.message,
+        result.error,
+        result.message,
         member_id=result.member_id,
         member_epoch=result.member_epoch,
         heartbeat_interval=datetime.timedelta(milliseconds=result.heartbeat_interval_ms),
@@ -96,16 +95,16 @@ async def consumer_group_describe(ctx: RequestContext, request: Any) -> Any:
     groups = await answers.each(
         request.group_ids, str, lambda group_id: _describe(ctx, types, group_id, operations)
     )
-    return make(types.ConsumerGroupDescribeResponse, throttle_time=NO_THROTTLE, groups=groups)
+    return respond(types.ConsumerGroupDescribeResponse, groups=groups)
 
 
 def refused_group(types: Any, group_id: str, error: ErrorCode, message: str | None = None) -> Any:
     """A DescribedGroup of ConsumerGroupDescribe (or ShareGroupDescribe) that
     Kafka answers with an error: the id, the error and empty fields."""
-    return make(
+    return respond(
         types.DescribedGroup,
-        error_code=error,
-        error_message=message,
+        error,
+        message,
         group_id=group_id,
         group_state="",
         group_epoch=0,
@@ -151,26 +150,17 @@ def _describe(ctx: RequestContext, types: Any, group_id: str, operations: int) -
         )
 
     members = tuple(
-        make(
+        make_from(
             types.Member,
-            member_id=m.member_id,
-            instance_id=m.instance_id,
-            rack_id=m.rack_id,
-            member_epoch=m.member_epoch,
-            client_id=m.client_id,
-            client_host=m.client_host,
-            subscribed_topic_names=m.subscribed_topic_names,
-            subscribed_topic_regex=m.subscribed_topic_regex,
+            m,
             assignment=partitions(m.assigned),
             target_assignment=partitions(group.targets.get(m.member_id, {})),
             member_type=_CONSUMER_MEMBER if m.classic is None else _CLASSIC_MEMBER,
         )
         for m in group.members.values()
     )
-    return make(
+    return respond(
         types.DescribedGroup,
-        error_code=ErrorCode.none,
-        error_message=None,
         group_id=group_id,
         group_state=group.state.value,
         group_epoch=group.group_epoch,

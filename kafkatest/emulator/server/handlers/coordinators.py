@@ -17,7 +17,7 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.groups import coordinator_of
 from kafkatest.emulator.server.repeats import Answers
-from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.server.responses import make, respond, response_types
 from kafkatest.emulator.state.internal_topics import ensure_offsets_topic, group_coordinator
 
 #: FindCoordinator v4 batches keys: one request, a coordinator per key.
@@ -30,11 +30,7 @@ async def find_coordinator(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
     key_type = getattr(request, "key_type", _GROUP_KEY)
     if ctx.api_version < _BATCHED_SINCE:
-        return make(
-            types.FindCoordinatorResponse,
-            throttle_time=NO_THROTTLE,
-            **_coordinator(ctx, key_type, request.key),
-        )
+        return respond(types.FindCoordinatorResponse, **_coordinator(ctx, key_type, request.key))
     # Each key named is answered; one named many times is looked up once.
     answers: Answers[str] = Answers()
     coordinators = await answers.each(
@@ -42,7 +38,7 @@ async def find_coordinator(ctx: RequestContext, request: Any) -> Any:
         str,
         lambda key: make(types.Coordinator, key=key, **_coordinator(ctx, key_type, key)),
     )
-    return make(types.FindCoordinatorResponse, throttle_time=NO_THROTTLE, coordinators=coordinators)
+    return respond(types.FindCoordinatorResponse, coordinators=coordinators)
 
 
 def _coordinator(ctx: RequestContext, key_type: int, key: str) -> dict[str, Any]:

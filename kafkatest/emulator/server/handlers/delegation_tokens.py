@@ -25,7 +25,7 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
-from kafkatest.emulator.server.responses import NO_THROTTLE, datetime_at_ms, make, response_types
+from kafkatest.emulator.server.responses import datetime_at_ms, make, respond, response_types
 from kafkatest.emulator.server.security import token_requests_allowed
 from kafkatest.emulator.state.delegation_tokens import DelegationToken
 
@@ -93,9 +93,9 @@ def create_token_answer(ctx: RequestContext, request: Any, error: ErrorCode, at_
     owner_type, owner_name = token_owner(ctx, request)
     requester_type, requester_name = split_principal(ctx.principal)
     when = datetime_at_ms(at_ms)
-    return make(
+    return respond(
         response_types(ctx).CreateDelegationTokenResponse,
-        error_code=error,
+        error,
         principal_type=owner_type,
         principal_name=owner_name,
         token_requester_principal_type=requester_type,
@@ -105,7 +105,6 @@ def create_token_answer(ctx: RequestContext, request: Any, error: ErrorCode, at_
         max_timestamp=when,
         token_id="",
         hmac=b"",
-        throttle_time=NO_THROTTLE,
     )
 
 
@@ -125,11 +124,10 @@ async def renew_or_expire_delegation_token(ctx: RequestContext, request: Any) ->
             period = _ms(request.expiry_time_period)
             name, at_ms = tokens.expire(request.hmac, ctx.principal, period)
         error = ErrorCode[name]
-    return make(
+    return respond(
         types.RenewDelegationTokenResponse if renew else types.ExpireDelegationTokenResponse,
-        error_code=error,
+        error,
         expiry_timestamp=datetime_at_ms(at_ms),
-        throttle_time=NO_THROTTLE,
     )
 
 
@@ -149,11 +147,10 @@ async def describe_delegation_token(ctx: RequestContext, request: Any) -> Any:
         tokens = tuple(
             _described(types, token) for token in ctx.state.delegation_tokens.tokens(owners)
         )
-    return make(
+    return respond(
         types.DescribeDelegationTokenResponse,
-        error_code=ErrorCode.none if refusal is None else refusal[0],
+        ErrorCode.none if refusal is None else refusal[0],
         tokens=tokens,
-        throttle_time=NO_THROTTLE,
     )
 
 

@@ -14,7 +14,7 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
-from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
+from kafkatest.emulator.server.responses import error_code_of, respond, response_types
 from kafkatest.emulator.state.errors import InvalidUpdateVersion
 from kafkatest.emulator.state.features import UPGRADE, FeatureUpdate
 
@@ -32,28 +32,11 @@ async def update_features(ctx: RequestContext, request: Any) -> Any:
     try:
         ctx.state.features.update(updates, getattr(request, "validate_only", False))
     except InvalidUpdateVersion as exc:
-        return make(
-            types.UpdateFeaturesResponse,
-            throttle_time=NO_THROTTLE,
-            error_code=error_code_of(exc),
-            error_message=str(exc),
-            results=(),
-        )
+        return respond(types.UpdateFeaturesResponse, error_code_of(exc), str(exc), results=())
     results = ()
     if ctx.api_version < 2:  # v2 dropped the per-feature results
         results = tuple(
-            make(
-                types.UpdatableFeatureResult,
-                feature=name,
-                error_code=ErrorCode.none,
-                error_message=_SUCCEEDED,
-            )
+            respond(types.UpdatableFeatureResult, ErrorCode.none, _SUCCEEDED, feature=name)
             for name in dict.fromkeys(u.feature for u in updates)
         )
-    return make(
-        types.UpdateFeaturesResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=ErrorCode.none,
-        error_message=None,
-        results=results,
-    )
+    return respond(types.UpdateFeaturesResponse, results=results)

@@ -32,7 +32,7 @@ from kafkatest.emulator.protocol.replies import StoredRecords
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.leader_epochs import fencing_error
-from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
+from kafkatest.emulator.server.responses import error_code_of, make, respond, response_types
 from kafkatest.emulator.state.errors import StateError
 from kafkatest.emulator.state.fetch_sessions import (
     FINAL_EPOCH,
@@ -113,13 +113,8 @@ def _session_error(session: FetchSession | None, epoch: int, uses_ids: bool) -> 
 def _error_response(types: Any, error: ErrorCode, session_id: int = NO_SESSION) -> Any:
     """A top-level error without partitions: a session error names no session; a
     failed request echoes the request's (Kafka's FetchRequest.getErrorResponse)."""
-    return make(
-        types.FetchResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=error,
-        session_id=session_id,
-        responses=(),
-        node_endpoints=(),
+    return respond(
+        types.FetchResponse, error, session_id=session_id, responses=(), node_endpoints=()
     )
 
 
@@ -299,23 +294,21 @@ def _response(types: Any, reads: list[_PartitionRead], committed: bool, session_
     # Consecutive partitions of one topic share a topic entry, as in Kafka's responses.
     groups: list[tuple[SessionPartition, list[Any]]] = []
     for read in reads:
-        partition = make(
+        partition = respond(
             types.PartitionData,
+            read.error,
             partition_index=read.wanted.partition,
-            error_code=read.error,
             high_watermark=read.high_watermark,
             last_stable_offset=read.last_stable_offset,
             log_start_offset=read.log_start_offset,
-            aborted_transactions=(
-                tuple(
-                    make(types.AbortedTransaction, producer_id=pid, first_offset=first)
-                    for pid, first in read.aborted
-                )
-                if committed
-                else None
-            ),
+            aborted_transactions=tuple(
+                make(types.AbortedTransaction, producer_id=pid, first_offset=first)
+                for pid, first in read.aborted
+            )
+            if committed
+            else None,
             preferred_read_replica=-1,
-            records=StoredRecords(read.batches),  # sent as stored, never joined
+            records=StoredRecords(read.batches),
         )
         last = groups[-1][0] if groups else None
         if last is not None and (last.topic, last.topic_id) == (
@@ -334,11 +327,6 @@ def _response(types: Any, reads: list[_PartitionRead], committed: bool, session_
                 partitions=tuple(partitions),
             )
         )
-    return make(
-        types.FetchResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=ErrorCode.none,
-        session_id=session_id,
-        responses=tuple(responses),
-        node_endpoints=(),
+    return respond(
+        types.FetchResponse, session_id=session_id, responses=tuple(responses), node_endpoints=()
     )

@@ -16,7 +16,7 @@ from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordin
 from kafkatest.emulator.server.operations_field import OPERATIONS_OMITTED, unrestricted_operations
 from kafkatest.emulator.server.pacing import Pacer
 from kafkatest.emulator.server.repeats import Answers, Encoded
-from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.server.responses import make, make_from, respond, response_types
 from kafkatest.emulator.state.acls import ResourceType
 from kafkatest.emulator.state.groups.classic.model import GroupDescription, GroupState
 
@@ -60,12 +60,7 @@ async def list_groups(ctx: RequestContext, request: Any) -> Any:
         for group_id, protocol_type, state, group_type in listed
         if is_coordinator(ctx, group_id)
     )
-    return make(
-        types.ListGroupsResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=ErrorCode.none,
-        groups=groups,
-    )
+    return respond(types.ListGroupsResponse, groups=groups)
 
 
 @handles(15, 0, 6)
@@ -81,7 +76,7 @@ async def describe_groups(ctx: RequestContext, request: Any) -> Any:
     groups = await answers.each(
         request.groups, str, lambda group_id: _describe(ctx, types, group_id, operations)
     )
-    return make(types.DescribeGroupsResponse, throttle_time=NO_THROTTLE, groups=groups)
+    return respond(types.DescribeGroupsResponse, groups=groups)
 
 
 def _describe(ctx: RequestContext, types: Any, group_id: str, operations: int) -> Any:
@@ -103,26 +98,22 @@ def _describe(ctx: RequestContext, types: Any, group_id: str, operations: int) -
     elif unknown:
         error = ErrorCode.group_id_not_found
     members = tuple(
-        make(
+        make_from(
             types.DescribedGroupMember,
-            member_id=m.member_id,
-            group_instance_id=m.group_instance_id,
-            client_id=m.client_id,
-            client_host=m.client_host,
+            m,
             member_metadata=m.metadata,
             member_assignment=m.assignment,
         )
         for m in described.members
     )
-    return make(
+    return respond(
         types.DescribedGroup,
-        error_code=error,
-        error_message=message,
+        error,
+        message,
         group_id=group_id,
-        # Kafka names a group it does not find (or that is not classic) Dead, as v0-5 do.
-        group_state=(
-            described.state.value if error in (ErrorCode.none, ErrorCode.group_id_not_found) else ""
-        ),
+        group_state=described.state.value
+        if error in (ErrorCode.none, ErrorCode.group_id_not_found)
+        else "",
         protocol_type=described.protocol_type,
         protocol_data=described.protocol_name,
         members=members,
@@ -147,6 +138,6 @@ async def delete_groups(ctx: RequestContext, request: Any) -> Any:
     results = Encoded()
     for group_id in names:
         error = outcomes.get(group_id, ErrorCode.not_coordinator)
-        results.add(make(types.DeletableGroupResult, group_id=group_id, error_code=error))
+        results.add(respond(types.DeletableGroupResult, error, group_id=group_id))
         await pacer.breathe()
-    return make(types.DeleteGroupsResponse, throttle_time=NO_THROTTLE, results=results.items())
+    return respond(types.DeleteGroupsResponse, results=results.items())

@@ -22,7 +22,7 @@ from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordinator, namespace_of
 from kafkatest.emulator.server.pacing import Pacer
 from kafkatest.emulator.server.repeats import Answers, answer_topics
-from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.server.responses import make, respond, response_types
 from kafkatest.emulator.state import EmulatorState
 from kafkatest.emulator.state.groups.offsets import CommittedOffset
 
@@ -104,7 +104,7 @@ async def offset_commit(ctx: RequestContext, request: Any) -> Any:
         errors,
         names,
     )
-    return make(types.OffsetCommitResponse, throttle_time=NO_THROTTLE, topics=topics)
+    return respond(types.OffsetCommitResponse, topics=topics)
 
 
 def _commit(
@@ -172,9 +172,7 @@ async def _partition_errors(
         lambda t: _Ref(resolved[id(t)], getattr(t, "topic_id", None)),
         lambda t: t.partitions,
         lambda p: p.partition_index,
-        lambda ref, p: make(
-            partition_type, partition_index=p.partition_index, error_code=error_of(ref, p)
-        ),
+        lambda ref, p: respond(partition_type, error_of(ref, p), partition_index=p.partition_index),
         lambda ref, partitions: make(
             topic_type, name=ref.name, topic_id=ref.topic_id, partitions=partitions
         ),
@@ -209,9 +207,7 @@ async def offset_fetch(ctx: RequestContext, request: Any) -> Any:
             unstable,
             pacer,
         )
-        return make(
-            types.OffsetFetchResponse, throttle_time=NO_THROTTLE, error_code=error, topics=topics
-        )
+        return respond(types.OffsetFetchResponse, error, topics=topics)
 
     by_id = ctx.api_version >= _TOPIC_IDS_SINCE
 
@@ -255,8 +251,8 @@ async def offset_fetch(ctx: RequestContext, request: Any) -> Any:
                 )
                 for t in unknown
             )
-        return make(
-            types.OffsetFetchResponseGroup, group_id=group.group_id, topics=topics, error_code=error
+        return respond(
+            types.OffsetFetchResponseGroup, error, group_id=group.group_id, topics=topics
         )
 
     answers: Answers[Any] = Answers(pacer)
@@ -265,7 +261,7 @@ async def offset_fetch(ctx: RequestContext, request: Any) -> Any:
         lambda g: (g.group_id, g.topics, getattr(g, "member_id", None)),
         answer_group,
     )
-    return make(types.OffsetFetchResponse, throttle_time=NO_THROTTLE, groups=groups)
+    return respond(types.OffsetFetchResponse, groups=groups)
 
 
 def _fetch_group(
@@ -339,13 +335,13 @@ async def _fetched_topics(
 def _fetched_partition(
     partition_type: type, partition: int, committed: CommittedOffset | None, error: ErrorCode
 ) -> Any:
-    return make(
+    return respond(
         partition_type,
+        error,
         partition_index=partition,
         committed_offset=committed.offset if committed else NO_OFFSET,
         committed_leader_epoch=committed.leader_epoch if committed else NO_LEADER_EPOCH,
         metadata=(committed.metadata or "") if committed else "",
-        error_code=error,
     )
 
 
@@ -382,6 +378,4 @@ async def offset_delete(ctx: RequestContext, request: Any) -> Any:
         request.topics if error is ErrorCode.none else (),
         outcomes,
     )
-    return make(
-        types.OffsetDeleteResponse, error_code=error, throttle_time=NO_THROTTLE, topics=topics
-    )
+    return respond(types.OffsetDeleteResponse, error, topics=topics)

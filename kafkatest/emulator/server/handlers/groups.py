@@ -16,7 +16,7 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.pacing import Pacer
 from kafkatest.emulator.server.repeats import Encoded
-from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.server.responses import make_from, respond, response_types
 from kafkatest.emulator.state import EmulatorState
 from kafkatest.emulator.state.groups.classic.coordinator import GroupCoordinator
 from kafkatest.emulator.state.groups.classic.model import (
@@ -95,19 +95,10 @@ async def join_group(ctx: RequestContext, request: Any) -> Any:
 def _join_response(ctx: RequestContext, result: JoinResult) -> Any:
     types = response_types(ctx)
     nullable = ctx.api_version >= _NULLABLE_PROTOCOL_SINCE
-    members = tuple(
-        make(
-            types.JoinGroupResponseMember,
-            member_id=m.member_id,
-            group_instance_id=m.group_instance_id,
-            metadata=m.metadata,
-        )
-        for m in result.members
-    )
-    return make(
+    members = tuple(make_from(types.JoinGroupResponseMember, m) for m in result.members)
+    return respond(
         types.JoinGroupResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=result.error,
+        result.error,
         generation_id=result.generation_id,
         protocol_type=result.protocol_type,
         protocol_name=result.protocol_name if nullable else (result.protocol_name or ""),
@@ -148,10 +139,9 @@ async def sync_group(ctx: RequestContext, request: Any) -> Any:
             protocol_name=getattr(request, "protocol_name", None),
             assignments={a.member_id: a.assignment for a in request.assignments},
         )
-    return make(
+    return respond(
         response_types(ctx).SyncGroupResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=result.error,
+        result.error,
         protocol_type=result.protocol_type,
         protocol_name=result.protocol_name,
         assignment=result.assignment,
@@ -173,7 +163,7 @@ async def heartbeat(ctx: RequestContext, request: Any) -> Any:
         error = coordinator_of(ctx.state).heartbeat(
             request.group_id, request.member_id, request.generation_id, instance_id
         )
-    return make(response_types(ctx).HeartbeatResponse, throttle_time=NO_THROTTLE, error_code=error)
+    return respond(response_types(ctx).HeartbeatResponse, error)
 
 
 @handles(13, 0, 5)
@@ -185,12 +175,7 @@ async def leave_group(ctx: RequestContext, request: Any) -> Any:
     else:
         leaving = [LeavingMember(request.member_id)]
     if not is_coordinator(ctx, request.group_id):
-        return make(
-            types.LeaveGroupResponse,
-            throttle_time=NO_THROTTLE,
-            error_code=ErrorCode.not_coordinator,
-            members=(),
-        )
+        return respond(types.LeaveGroupResponse, ErrorCode.not_coordinator, members=())
     namespace = namespace_of(ctx.state)
     consumer_group = namespace.consumer_group(request.group_id)
     if consumer_group is not None:
@@ -207,17 +192,12 @@ async def leave_group(ctx: RequestContext, request: Any) -> Any:
     pacer = Pacer()  # one answer per member named, the loop given back between them
     for member, member_error in result.member_errors if batched else ():
         members.add(
-            make(
+            respond(
                 types.MemberResponse,
+                member_error,
                 member_id=member.member_id,
                 group_instance_id=member.group_instance_id,
-                error_code=member_error,
             )
         )
         await pacer.breathe()
-    return make(
-        types.LeaveGroupResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=error,
-        members=members.items(),
-    )
+    return respond(types.LeaveGroupResponse, error, members=members.items())

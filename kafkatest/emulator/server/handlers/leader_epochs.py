@@ -16,7 +16,7 @@ from kio.schema.errors import ErrorCode
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.repeats import answer_topics
-from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
+from kafkatest.emulator.server.responses import error_code_of, make, respond, response_types
 from kafkatest.emulator.state.errors import StateError
 from kafkatest.emulator.state.leader_epochs import UNDEFINED_EPOCH, UNDEFINED_OFFSET
 from kafkatest.emulator.state.topics import Partition
@@ -48,14 +48,14 @@ async def offset_for_leader_epoch(ctx: RequestContext, request: Any) -> Any:
             types.OffsetForLeaderTopicResult, topic=name, partitions=partitions
         ),
     )
-    return make(types.OffsetForLeaderEpochResponse, throttle_time=NO_THROTTLE, topics=topics)
+    return respond(types.OffsetForLeaderEpochResponse, topics=topics)
 
 
 def _answer(ctx: RequestContext, types: Any, topic_name: str, request: Any) -> Any:
     def answer(code: ErrorCode, epoch: int = UNDEFINED_EPOCH, end: int = UNDEFINED_OFFSET) -> Any:
-        return make(
+        return respond(
             types.EpochEndOffset,
-            error_code=code,
+            code,
             partition=request.partition,
             leader_epoch=epoch,
             end_offset=end,

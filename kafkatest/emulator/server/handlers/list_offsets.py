@@ -22,7 +22,7 @@ from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.leader_epochs import fencing_error
 from kafkatest.emulator.server.pacing import Pacer
 from kafkatest.emulator.server.repeats import Encoded
-from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
+from kafkatest.emulator.server.responses import error_code_of, make, respond, response_types
 from kafkatest.emulator.state.errors import StateError
 from kafkatest.emulator.state.log import PartitionLog
 from kafkatest.emulator.state.topics import Partition
@@ -68,7 +68,7 @@ async def list_offsets(ctx: RequestContext, request: Any) -> Any:
     for name, (_answered, answers) in by_topic.items():
         topics.add(make(types.ListOffsetsTopicResponse, name=name, partitions=answers.items()))
         await pacer.breathe()
-    return make(types.ListOffsetsResponse, throttle_time=NO_THROTTLE, topics=topics.items())
+    return respond(types.ListOffsetsResponse, topics=topics.items())
 
 
 def _answer(
@@ -79,10 +79,10 @@ def _answer(
     timestamp: int = -1,
     epoch: int = -1,
 ) -> Any:
-    return make(
+    return respond(
         types.ListOffsetsPartitionResponse,
+        code,
         partition_index=request.partition_index,
-        error_code=code,
         timestamp=timestamp,
         offset=offset,
         leader_epoch=epoch,

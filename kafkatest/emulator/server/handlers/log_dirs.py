@@ -20,7 +20,7 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.pacing import Pacer
 from kafkatest.emulator.server.repeats import each_partition
-from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.server.responses import make, respond, response_types
 from kafkatest.emulator.state.broker_configs import LOG_DIR
 
 #: Kafka's "volume size not known" (DescribeLogDirsResponse.UNKNOWN_VOLUME_BYTES).
@@ -52,21 +52,15 @@ async def describe_log_dirs(ctx: RequestContext, request: Any) -> Any:
         )
         if partitions:
             topics.append(make(types.DescribeLogDirsTopic, name=topic.name, partitions=partitions))
-    result = make(
+    result = respond(
         types.DescribeLogDirsResult,
-        error_code=ErrorCode.none,
         log_dir=LOG_DIR,
         topics=tuple(topics),
         total_bytes=UNKNOWN_VOLUME_BYTES,
         usable_bytes=UNKNOWN_VOLUME_BYTES,
-        is_cordoned=False,  # v5 (KIP-1066): no directory is cordoned
+        is_cordoned=False,
     )
-    return make(
-        types.DescribeLogDirsResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=ErrorCode.none,
-        results=(result,),
-    )
+    return respond(types.DescribeLogDirsResponse, results=(result,))
 
 
 #: Kafka names a moving replica's directory "<topic>-<partition>.<32 hex>-future" and
@@ -88,15 +82,15 @@ async def alter_replica_log_dirs(ctx: RequestContext, request: Any) -> Any:
     results = await each_partition(
         errors.items(),
         lambda entry: entry[1].items(),
-        lambda _, result: make(
-            types.AlterReplicaLogDirPartitionResult, partition_index=result[0], error_code=result[1]
+        lambda _, result: respond(
+            types.AlterReplicaLogDirPartitionResult, result[1], partition_index=result[0]
         ),
         lambda entry, partitions: make(
             types.AlterReplicaLogDirTopicResult, topic_name=entry[0], partitions=partitions
         ),
         pacer,
     )
-    return make(types.AlterReplicaLogDirsResponse, throttle_time=NO_THROTTLE, results=results)
+    return respond(types.AlterReplicaLogDirsResponse, results=results)
 
 
 def _move_error(ctx: RequestContext, path: str, topic_name: str, index: int) -> ErrorCode:

@@ -18,7 +18,7 @@ from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.operations_field import OPERATIONS_OMITTED, unrestricted_operations
 from kafkatest.emulator.server.pacing import Pacer
 from kafkatest.emulator.server.repeats import Encoded
-from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
+from kafkatest.emulator.server.responses import error_code_of, make, respond, response_types
 from kafkatest.emulator.state import EmulatorState
 from kafkatest.emulator.state.acls import ResourceType
 from kafkatest.emulator.state.errors import InvalidTopic, StateError
@@ -64,10 +64,8 @@ async def metadata(ctx: RequestContext, request: Any) -> Any:
         make(types.MetadataResponseBroker, node_id=n.node_id, host=n.host, port=n.port, rack=None)
         for n in state.cluster.listener_nodes(ctx.listener)
     )
-    return make(
+    return respond(
         types.MetadataResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=ErrorCode.none,
         brokers=brokers,
         cluster_id=state.cluster.cluster_id,
         controller_id=state.cluster.controller_id,
@@ -129,9 +127,9 @@ def _topic_error(
     types: Any, error: ErrorCode, name: str | None, topic_id: Any, operations: int
 ) -> Any:
     """An unknown topic by name carries the all-zero id (kio writes None as that)."""
-    return make(
+    return respond(
         types.MetadataResponseTopic,
-        error_code=error,
+        error,
         name=name,
         topic_id=topic_id,
         is_internal=is_internal_name(name),
@@ -177,9 +175,8 @@ def describe_topic(
     partitions = tuple(
         make(kinds[1], **partition_fields(topic.partitions[i], stopped)) for i in indexes
     )
-    return make(
+    return respond(
         kinds[0],
-        error_code=ErrorCode.none,
         name=topic.name,
         topic_id=topic.topic_id,
         is_internal=topic.is_internal,

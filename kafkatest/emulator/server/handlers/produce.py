@@ -19,10 +19,10 @@ from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.pacing import Pacer
 from kafkatest.emulator.server.repeats import Encoded
 from kafkatest.emulator.server.responses import (
-    NO_THROTTLE,
     datetime_from_ms,
     error_code_of,
     make,
+    respond,
     response_types,
 )
 from kafkatest.emulator.state import replicas
@@ -73,12 +73,7 @@ async def produce(ctx: RequestContext, request: Any) -> Any:
         )
     if request.acks == 0:
         return None
-    return make(
-        types.ProduceResponse,
-        responses=responses.items(),
-        throttle_time=NO_THROTTLE,
-        node_endpoints=(),
-    )
+    return respond(types.ProduceResponse, responses=responses.items(), node_endpoints=())
 
 
 def _produce_partition(
@@ -90,15 +85,15 @@ def _produce_partition(
         log_start_offset: int = -1,
         record_errors: tuple[Any, ...] = (),
     ) -> Any:
-        return make(
+        return respond(
             types.PartitionProduceResponse,
+            code,
+            message,
             index=data.index,
-            error_code=code,
             base_offset=-1,
             log_append_time=None,
             log_start_offset=log_start_offset,
             record_errors=record_errors,
-            error_message=message,
         )
 
     if request.acks not in _VALID_ACKS:
@@ -142,15 +137,13 @@ def _produce_partition(
     except StateError as exc:
         log.info("produce to %s-%s refused: %s", topic_name, data.index, exc)
         return failed(error_code_of(exc), str(exc))
-    return make(
+    return respond(
         types.PartitionProduceResponse,
         index=data.index,
-        error_code=ErrorCode.none,
         base_offset=result.base_offset,
         log_append_time=datetime_from_ms(result.log_append_time),
         log_start_offset=result.log_start_offset,
         record_errors=(),
-        error_message=None,
     )
 
 

@@ -25,7 +25,7 @@ from kio.schema.errors import ErrorCode
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.repeats import answer_topics
-from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.server.responses import make, respond, response_types
 from kafkatest.emulator.state.features import KRAFT_VERSION
 
 METADATA_TOPIC = "__cluster_metadata"
@@ -54,22 +54,21 @@ async def describe_quorum(ctx: RequestContext, request: Any) -> Any:
 
     def partition(topic_name: str, p: Any) -> Any:
         if topic_name != METADATA_TOPIC or p.partition_index != 0:
-            return make(
+            return respond(
                 types.PartitionData,
+                ErrorCode.unknown_topic_or_partition,
                 partition_index=p.partition_index,
-                error_code=ErrorCode.unknown_topic_or_partition,
-                error_message=None,
                 leader_id=-1,
                 leader_epoch=-1,
                 high_watermark=-1,
                 current_voters=(),
                 observers=(),
             )
-        return make(
+        return respond(
             types.PartitionData,
+            ErrorCode.none,
+            "",
             partition_index=0,
-            error_code=ErrorCode.none,
-            error_message="",  # Kafka writes "" (v2) where it succeeded
             leader_id=controller,
             leader_epoch=LEADER_EPOCH,
             high_watermark=high_watermark,
@@ -97,13 +96,7 @@ async def describe_quorum(ctx: RequestContext, request: Any) -> Any:
                 listeners=(make(types.Listener, name="CONTROLLER", host=host, port=port),),
             ),
         )
-    return make(
-        types.DescribeQuorumResponse,
-        error_code=ErrorCode.none,
-        error_message="",
-        topics=topics,
-        nodes=nodes,
-    )
+    return respond(types.DescribeQuorumResponse, ErrorCode.none, "", topics=topics, nodes=nodes)
 
 
 def _voter_directory_id(ctx: RequestContext) -> uuid.UUID:
@@ -194,9 +187,4 @@ async def unregister_broker(ctx: RequestContext, request: Any) -> Any:
 
 def _answer(ctx: RequestContext, response: str, error: ErrorCode, message: str) -> Any:
     """The controller APIs' one shape: an error code and its message."""
-    return make(
-        getattr(response_types(ctx), response),
-        throttle_time=NO_THROTTLE,
-        error_code=error,
-        error_message=message,
-    )
+    return respond(getattr(response_types(ctx), response), error, message)

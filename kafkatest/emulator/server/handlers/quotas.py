@@ -19,7 +19,7 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.pacing import Pacer, run_paced
 from kafkatest.emulator.server.repeats import Encoded
-from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
+from kafkatest.emulator.server.responses import error_code_of, make, respond, response_types
 from kafkatest.emulator.state.client_quotas import (
     IP,
     Alteration,
@@ -47,12 +47,8 @@ async def describe_client_quotas(ctx: RequestContext, request: Any) -> Any:
     try:
         matched = _store(ctx).describe(components, bool(request.strict))
     except StateError as exc:
-        return make(
-            types.DescribeClientQuotasResponse,
-            throttle_time=NO_THROTTLE,
-            error_code=error_code_of(exc),
-            error_message=str(exc),
-            entries=None,
+        return respond(
+            types.DescribeClientQuotasResponse, error_code_of(exc), str(exc), entries=None
         )
     entries = tuple(
         make(
@@ -64,13 +60,7 @@ async def describe_client_quotas(ctx: RequestContext, request: Any) -> Any:
         )
         for entity, quotas in matched
     )
-    return make(
-        types.DescribeClientQuotasResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=ErrorCode.none,
-        error_message="",  # Kafka's default where it succeeded
-        entries=entries,
-    )
+    return respond(types.DescribeClientQuotasResponse, ErrorCode.none, "", entries=entries)
 
 
 @handles(49, 0, 1)
@@ -98,15 +88,15 @@ async def alter_client_quotas(ctx: RequestContext, request: Any) -> Any:
     entries = Encoded()
     for entity, error in results:
         entries.add(
-            make(
+            respond(
                 types.EntryData,
-                error_code=ErrorCode.none if error is None else error_code_of(error),
-                error_message=None if error is None else str(error),
+                ErrorCode.none if error is None else error_code_of(error),
+                None if error is None else str(error),
                 entity=_entity_data(types, entity),
             )
         )
         await pacer.breathe()
-    return make(types.AlterClientQuotasResponse, throttle_time=NO_THROTTLE, entries=entries.items())
+    return respond(types.AlterClientQuotasResponse, entries=entries.items())
 
 
 def _entity_data(types: Any, entity: Entity) -> tuple[Any, ...]:

@@ -19,7 +19,7 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.pacing import Pacer
 from kafkatest.emulator.server.repeats import Encoded, each_partition
-from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
+from kafkatest.emulator.server.responses import error_code_of, make, respond, response_types
 from kafkatest.emulator.state import EmulatorState, replicas
 from kafkatest.emulator.state.errors import StateError
 from kafkatest.emulator.state.topics import Topic, check_replica_assignments
@@ -68,24 +68,12 @@ async def elect_leaders(ctx: RequestContext, request: Any) -> Any:
             )
             if not named and code == ErrorCode.election_not_needed:
                 continue  # an all-partitions election leaves out what needed none
-            partitions.add(
-                make(
-                    types.PartitionResult,
-                    partition_id=index,
-                    error_code=code,
-                    error_message=message,
-                )
-            )
+            partitions.add(respond(types.PartitionResult, code, message, partition_id=index))
         # Every topic has its entry, empty when none of its partitions needed one.
         results.add(
             make(types.ReplicaElectionResult, topic=topic, partition_result=partitions.items())
         )
-    return make(
-        types.ElectLeadersResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=ErrorCode.none,
-        replica_election_results=results.items(),
-    )
+    return respond(types.ElectLeadersResponse, replica_election_results=results.items())
 
 
 def _elect(
@@ -105,11 +93,8 @@ async def alter_partition_reassignments(ctx: RequestContext, request: Any) -> An
 
     def answer(wanted: Any, p: Any) -> Any:
         code, message = _reassign(ctx.state, wanted.name, p.partition_index, p.replicas)
-        return make(
-            types.ReassignablePartitionResponse,
-            partition_index=p.partition_index,
-            error_code=code,
-            error_message=message,
+        return respond(
+            types.ReassignablePartitionResponse, code, message, partition_index=p.partition_index
         )
 
     responses = await each_partition(
@@ -121,12 +106,11 @@ async def alter_partition_reassignments(ctx: RequestContext, request: Any) -> An
         ),
         Pacer(),
     )
-    return make(
+    return respond(
         types.AlterPartitionReassignmentsResponse,
-        throttle_time=NO_THROTTLE,
+        ErrorCode.none,
+        "",
         allow_replication_factor_change=getattr(request, "allow_replication_factor_change", True),
-        error_code=ErrorCode.none,
-        error_message="",  # Kafka's default where it succeeded
         responses=responses,
     )
 
@@ -152,10 +136,4 @@ def _reassign(
 @handles(46, 0, 0)
 async def list_partition_reassignments(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
-    return make(
-        types.ListPartitionReassignmentsResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=ErrorCode.none,
-        error_message=None,
-        topics=(),
-    )
+    return respond(types.ListPartitionReassignmentsResponse, topics=())

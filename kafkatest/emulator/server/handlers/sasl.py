@@ -16,22 +16,22 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
-from kafkatest.emulator.server.responses import make, response_types
+from kafkatest.emulator.server.responses import respond, response_types
 
 
 @handles(17, 0, 1)
 async def sasl_handshake(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
-    return make(types.SaslHandshakeResponse, error_code=ErrorCode.illegal_sasl_state, mechanisms=())
+    return respond(types.SaslHandshakeResponse, ErrorCode.illegal_sasl_state, mechanisms=())
 
 
 @handles(36, 0, 2)
 async def sasl_authenticate(ctx: RequestContext, request: Any) -> Any:
     types = response_types(ctx)
-    return make(
+    return respond(
         types.SaslAuthenticateResponse,
-        error_code=ErrorCode.illegal_sasl_state,
-        error_message="SaslAuthenticate request received after successful authentication",
+        ErrorCode.illegal_sasl_state,
+        "SaslAuthenticate request received after successful authentication",
         auth_bytes=b"",
         session_lifetime=datetime.timedelta(0),
     )

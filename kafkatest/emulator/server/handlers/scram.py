@@ -16,7 +16,7 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.pacing import Pacer
 from kafkatest.emulator.server.repeats import Encoded
-from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.server.responses import make, respond, response_types
 
 
 @handles(50, 0, 0)
@@ -27,11 +27,11 @@ async def describe_user_scram_credentials(ctx: RequestContext, request: Any) -> 
     pacer = Pacer()  # one answer per user named, encoded as made, the loop given back
     for user, error, message, infos in ctx.state.credentials.describe(users):
         results.add(
-            make(
+            respond(
                 types.DescribeUserScramCredentialsResult,
+                ErrorCode[error],
+                message,
                 user=user,
-                error_code=ErrorCode[error],
-                error_message=message,
                 credential_infos=tuple(
                     make(types.CredentialInfo, mechanism=mechanism, iterations=iterations)
                     for mechanism, iterations in infos
@@ -39,12 +39,8 @@ async def describe_user_scram_credentials(ctx: RequestContext, request: Any) -> 
             )
         )
         await pacer.breathe()
-    return make(
-        types.DescribeUserScramCredentialsResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=ErrorCode.none,
-        error_message="",  # Kafka's default where it succeeded
-        results=results.items(),
+    return respond(
+        types.DescribeUserScramCredentialsResponse, ErrorCode.none, "", results=results.items()
     )
 
 
@@ -62,14 +58,7 @@ async def alter_user_scram_credentials(ctx: RequestContext, request: Any) -> Any
     pacer = Pacer()
     for user, error, message in results:
         answers.add(
-            make(
-                types.AlterUserScramCredentialsResult,
-                user=user,
-                error_code=ErrorCode[error],
-                error_message=message,
-            )
+            respond(types.AlterUserScramCredentialsResult, ErrorCode[error], message, user=user)
         )
         await pacer.breathe()
-    return make(
-        types.AlterUserScramCredentialsResponse, throttle_time=NO_THROTTLE, results=answers.items()
-    )
+    return respond(types.AlterUserScramCredentialsResponse, results=answers.items())

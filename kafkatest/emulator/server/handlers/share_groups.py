@@ -20,7 +20,7 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.consumer_groups import refused_group
 from kafkatest.emulator.server.repeats import Answers, answer_topics
-from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.server.responses import NO_THROTTLE, make, respond, response_types
 
 OFF = ErrorCode.unsupported_version
 #: What Kafka puts in error_message where it writes one for a switched-off API.
@@ -87,12 +87,7 @@ _WHOLE_ANSWERS: dict[int, tuple[str, dict[str, Any]]] = {
 @handles(92, 0, 0)
 async def switched_off(ctx: RequestContext, request: Any) -> Any:
     response_name, fields = _WHOLE_ANSWERS[ctx.api_key]
-    return make(
-        getattr(response_types(ctx), response_name),
-        throttle_time=NO_THROTTLE,
-        error_code=OFF,
-        **fields,
-    )
+    return respond(getattr(response_types(ctx), response_name), OFF, **fields)
 
 
 @handles(77, 1, 1)
@@ -105,7 +100,7 @@ async def group_describe(ctx: RequestContext, request: Any) -> Any:
         request.group_ids, str, lambda group_id: refused_group(types, group_id, OFF)
     )
     response = "ShareGroupDescribeResponse" if ctx.api_key == 77 else "StreamsGroupDescribeResponse"
-    return make(getattr(types, response), throttle_time=NO_THROTTLE, groups=groups)
+    return respond(getattr(types, response), groups=groups)
 
 
 @handles(90, 0, 1)
@@ -115,15 +110,11 @@ async def describe_share_group_offsets(ctx: RequestContext, request: Any) -> Any
     groups = await answers.each(
         request.groups,
         lambda group: group.group_id,
-        lambda group: make(
-            types.DescribeShareGroupOffsetsResponseGroup,
-            group_id=group.group_id,
-            topics=(),
-            error_code=OFF,
-            error_message=None,
+        lambda group: respond(
+            types.DescribeShareGroupOffsetsResponseGroup, OFF, group_id=group.group_id, topics=()
         ),
     )
-    return make(types.DescribeShareGroupOffsetsResponse, throttle_time=NO_THROTTLE, groups=groups)
+    return respond(types.DescribeShareGroupOffsetsResponse, groups=groups)
 
 
 # -- the share coordinator's state APIs: every partition NOT_COORDINATOR ----------
@@ -168,11 +159,11 @@ async def share_group_state(ctx: RequestContext, request: Any) -> Any:
         lambda topic: topic.topic_id,
         lambda topic: topic.partitions,
         lambda partition: partition.partition,
-        lambda _, partition: make(
+        lambda _, partition: respond(
             types.PartitionResult,
+            ErrorCode.not_coordinator,
+            message,
             partition=partition.partition,
-            error_code=ErrorCode.not_coordinator,
-            error_message=message,
             **extra,
         ),
         lambda topic_id, partitions: make(

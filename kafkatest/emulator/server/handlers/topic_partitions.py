@@ -18,7 +18,7 @@ from kafkatest.emulator.server.handlers.metadata import describe_topic, missing_
 from kafkatest.emulator.server.operations_field import OPERATIONS_OMITTED, unrestricted_operations
 from kafkatest.emulator.server.pacing import Pacer
 from kafkatest.emulator.server.repeats import Answers, Encoded
-from kafkatest.emulator.server.responses import NO_THROTTLE, make, response_types
+from kafkatest.emulator.server.responses import make, respond, response_types
 from kafkatest.emulator.state.acls import ResourceType
 from kafkatest.emulator.state.topics import is_internal_name
 
@@ -46,9 +46,7 @@ async def describe_topic_partitions(ctx: RequestContext, request: Any) -> Any:
             lambda t: t.name,
             lambda t: _topic_error(types, t.name, ErrorCode.invalid_request, OPERATIONS_OMITTED),
         )
-        return make(
-            types.DescribeTopicPartitionsResponse, throttle_time=NO_THROTTLE, topics=rejected
-        )
+        return respond(types.DescribeTopicPartitionsResponse, topics=rejected)
     budget = min(request.response_partition_limit, MAX_PARTITIONS_PER_RESPONSE)
     topics = Encoded()  # each topic encoded as described, the loop given back between
     pacer = Pacer()
@@ -74,20 +72,17 @@ async def describe_topic_partitions(ctx: RequestContext, request: Any) -> Any:
             next_cursor = make(types.Cursor, topic_name=name, partition_index=end)
             break
         budget -= max(end - first, 0)
-    return make(
-        types.DescribeTopicPartitionsResponse,
-        throttle_time=NO_THROTTLE,
-        topics=topics.items(),
-        next_cursor=next_cursor,
+    return respond(
+        types.DescribeTopicPartitionsResponse, topics=topics.items(), next_cursor=next_cursor
     )
 
 
 def _topic_error(types: Any, name: str, error: ErrorCode, operations: int) -> Any:
-    return make(
+    return respond(
         types.DescribeTopicPartitionsResponseTopic,
-        error_code=error,
+        error,
         name=name,
-        topic_id=None,  # kio writes None as the all-zero id Kafka sends here
+        topic_id=None,
         is_internal=is_internal_name(name),
         partitions=(),
         topic_authorized_operations=operations,

@@ -16,7 +16,7 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.pacing import Pacer
 from kafkatest.emulator.server.repeats import Encoded, each_partition
-from kafkatest.emulator.server.responses import NO_THROTTLE, error_code_of, make, response_types
+from kafkatest.emulator.server.responses import error_code_of, make, respond, response_types
 from kafkatest.emulator.state.broker_configs import broker_configs
 from kafkatest.emulator.state.errors import (
     BatchTooLarge,
@@ -48,7 +48,7 @@ async def create_topics(ctx: RequestContext, request: Any) -> Any:
         for wanted in request.topics:
             results.add(_creation_failed(types, wanted.name, refusal))
             await pacer.breathe()
-        return make(types.CreateTopicsResponse, throttle_time=NO_THROTTLE, topics=results.items())
+        return respond(types.CreateTopicsResponse, topics=results.items())
     names = Counter(t.name for t in request.topics)
     for wanted in request.topics:
         await pacer.breathe()
@@ -75,18 +75,16 @@ async def create_topics(ctx: RequestContext, request: Any) -> Any:
         )
         overrides = topic.overrides if topic else configs
         results.add(
-            make(
+            respond(
                 types.CreatableTopicResult,
                 name=wanted.name,
                 topic_id=topic.topic_id if topic else None,
-                error_code=ErrorCode.none,
-                error_message=None,
                 num_partitions=partitions,
                 replication_factor=1,
                 configs=_described_configs(ctx, types, overrides),
             )
         )
-    return make(types.CreateTopicsResponse, throttle_time=NO_THROTTLE, topics=results.items())
+    return respond(types.CreateTopicsResponse, topics=results.items())
 
 
 async def _refusal_of_the_whole_request(
@@ -126,12 +124,12 @@ async def _refusal_of_the_whole_request(
 
 
 def _creation_failed(types: Any, name: str, exc: StateError) -> Any:
-    return make(
+    return respond(
         types.CreatableTopicResult,
+        error_code_of(exc),
+        str(exc),
         name=name,
         topic_id=None,
-        error_code=error_code_of(exc),
-        error_message=str(exc),
         num_partitions=-1,
         replication_factor=-1,
         configs=None,
@@ -212,15 +210,9 @@ async def delete_topics(ctx: RequestContext, request: Any) -> Any:
         except StateError as exc:
             code, message = error_code_of(exc), str(exc)
         results.add(
-            make(
-                types.DeletableTopicResult,
-                name=name,
-                topic_id=topic_id,
-                error_code=code,
-                error_message=message,
-            )
+            respond(types.DeletableTopicResult, code, message, name=name, topic_id=topic_id)
         )
-    return make(types.DeleteTopicsResponse, throttle_time=NO_THROTTLE, responses=results.items())
+    return respond(types.DeleteTopicsResponse, responses=results.items())
 
 
 @handles(37, 0, 3)
@@ -267,15 +259,8 @@ async def create_partitions(ctx: RequestContext, request: Any) -> Any:
             # Kafka's overflow is not an ApiException: it answers with no message.
             code = error_code_of(exc)
             message = None if isinstance(exc, BatchTooLarge) else str(exc)
-        results.add(
-            make(
-                types.CreatePartitionsTopicResult,
-                name=wanted.name,
-                error_code=code,
-                error_message=message,
-            )
-        )
-    return make(types.CreatePartitionsResponse, throttle_time=NO_THROTTLE, results=results.items())
+        results.add(respond(types.CreatePartitionsTopicResult, code, message, name=wanted.name))
+    return respond(types.CreatePartitionsResponse, results=results.items())
 
 
 @handles(21, 0, 2)
@@ -290,7 +275,7 @@ async def delete_records(ctx: RequestContext, request: Any) -> Any:
         ),
         Pacer(),
     )
-    return make(types.DeleteRecordsResponse, throttle_time=NO_THROTTLE, topics=topics)
+    return respond(types.DeleteRecordsResponse, topics=topics)
 
 
 def _delete_records(ctx: RequestContext, types: Any, wanted_topic: Any, wanted: Any) -> Any:
@@ -303,9 +288,9 @@ def _delete_records(ctx: RequestContext, types: Any, wanted_topic: Any, wanted: 
             code = ErrorCode.none
     except StateError as exc:
         code, low = error_code_of(exc), -1
-    return make(
+    return respond(
         types.DeleteRecordsPartitionResult,
+        code,
         partition_index=wanted.partition_index,
         low_watermark=low,
-        error_code=code,
     )

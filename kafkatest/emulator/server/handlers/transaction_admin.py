@@ -13,9 +13,10 @@ from kafkatest.emulator.server.context import RequestContext
 from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.repeats import Answers, answer_topics
 from kafkatest.emulator.server.responses import (
-    NO_THROTTLE,
     error_code_of,
     make,
+    make_from,
+    respond,
     response_types,
 )
 from kafkatest.emulator.state.errors import StateError
@@ -43,19 +44,16 @@ async def describe_transactions(ctx: RequestContext, request: Any) -> Any:
     states = await answers.each(
         request.transactional_ids, str, lambda txn_id: _describe_transaction(ctx, types, txn_id)
     )
-    return make(
-        types.DescribeTransactionsResponse, throttle_time=NO_THROTTLE, transaction_states=states
-    )
+    return respond(types.DescribeTransactionsResponse, transaction_states=states)
 
 
 def _describe_transaction(ctx: RequestContext, types: Any, transactional_id: str) -> Any:
     try:
         meta = ctx.state.transactions.describe(transactional_id)
     except StateError as exc:
-        return make(
+        return respond(
             types.TransactionState,
-            # The other fields keep the message's defaults, as Kafka leaves them.
-            error_code=error_code_of(exc),
+            error_code_of(exc),
             transactional_id=transactional_id,
             transaction_state="",
             transaction_timeout=_timeout(0),
@@ -67,9 +65,8 @@ def _describe_transaction(ctx: RequestContext, types: Any, transactional_id: str
     by_topic: dict[str, list[int]] = {}
     for topic, partition in sorted(meta.partitions):
         by_topic.setdefault(topic, []).append(partition)
-    return make(
+    return respond(
         types.TransactionState,
-        error_code=ErrorCode.none,
         transactional_id=transactional_id,
         transaction_state=meta.state,
         transaction_timeout=_timeout(meta.timeout_ms),
@@ -93,10 +90,9 @@ async def list_transactions(ctx: RequestContext, request: Any) -> Any:
         try:
             compile_linear(pattern)
         except re2.error:
-            return make(
+            return respond(
                 types.ListTransactionsResponse,
-                throttle_time=NO_THROTTLE,
-                error_code=ErrorCode.invalid_regular_expression,
+                ErrorCode.invalid_regular_expression,
                 unknown_state_filters=(),
                 transaction_states=(),
             )
@@ -108,19 +104,11 @@ async def list_transactions(ctx: RequestContext, request: Any) -> Any:
     )
     if unknown and not [s for s in request.state_filters if s in known]:
         found = []  # only unknown states asked for: nothing can match
-    return make(
+    return respond(
         types.ListTransactionsResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=ErrorCode.none,
         unknown_state_filters=unknown,
         transaction_states=tuple(
-            make(
-                types.TransactionState,
-                transactional_id=m.transactional_id,
-                producer_id=m.producer_id,
-                transaction_state=m.state,
-            )
-            for m in found
+            make_from(types.TransactionState, m, transaction_state=m.state) for m in found
         ),
     )
 
@@ -137,17 +125,13 @@ async def describe_producers(ctx: RequestContext, request: Any) -> Any:
         lambda name, index: _producers_of(ctx, types, name, index),
         lambda name, partitions: make(types.TopicResponse, name=name, partitions=partitions),
     )
-    return make(types.DescribeProducersResponse, throttle_time=NO_THROTTLE, topics=topics)
+    return respond(types.DescribeProducersResponse, topics=topics)
 
 
 def _producers_of(ctx: RequestContext, types: Any, topic_name: str, index: int) -> Any:
     def failed(code: ErrorCode, message: str | None = None) -> Any:
-        return make(
-            types.PartitionResponse,
-            partition_index=index,
-            error_code=code,
-            error_message=message,
-            active_producers=(),
+        return respond(
+            types.PartitionResponse, code, message, partition_index=index, active_producers=()
         )
 
     try:
@@ -158,19 +142,14 @@ def _producers_of(ctx: RequestContext, types: Any, topic_name: str, index: int) 
         return failed(ErrorCode.not_leader_or_follower)
     txns = partition.log.txns
     open_txns = {} if txns is None else txns.open
-    return make(
+    return respond(
         types.PartitionResponse,
         partition_index=index,
-        error_code=ErrorCode.none,
-        error_message=None,
         active_producers=tuple(
-            make(
+            make_from(
                 types.ProducerState,
-                producer_id=p.producer_id,
+                p,
                 producer_epoch=p.epoch,
-                last_sequence=p.last_sequence,
-                last_timestamp=p.last_timestamp,
-                coordinator_epoch=p.coordinator_epoch,
                 current_txn_start_offset=open_txns.get(p.producer_id, -1),
             )
             for p in ctx.state.producers.active_on((topic_name, index))

@@ -22,12 +22,7 @@ from kafkatest.emulator.server.handlers import handles
 from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordinator, namespace_of
 from kafkatest.emulator.server.pacing import Pacer
 from kafkatest.emulator.server.repeats import Encoded, answer_topics, each_partition
-from kafkatest.emulator.server.responses import (
-    NO_THROTTLE,
-    error_code_of,
-    make,
-    response_types,
-)
+from kafkatest.emulator.server.responses import error_code_of, make, respond, response_types
 from kafkatest.emulator.state.errors import StateError
 from kafkatest.emulator.state.groups.consumer.checks import CommitCheck
 from kafkatest.emulator.state.groups.offsets import CommittedOffset
@@ -61,20 +56,13 @@ async def init_producer_id(ctx: RequestContext, request: Any) -> Any:
             )
     except StateError as exc:
         log.info("InitProducerId %r: %s", request.transactional_id, exc)
-        return make(
+        return respond(
             types.InitProducerIdResponse,
-            throttle_time=NO_THROTTLE,
-            error_code=_fenced_for(ctx, error_code_of(exc), 4),
+            _fenced_for(ctx, error_code_of(exc), 4),
             producer_id=-1,
             producer_epoch=-1,
         )
-    return make(
-        types.InitProducerIdResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=ErrorCode.none,
-        producer_id=producer_id,
-        producer_epoch=epoch,
-    )
+    return respond(types.InitProducerIdResponse, producer_id=producer_id, producer_epoch=epoch)
 
 
 # -- AddPartitionsToTxn ------------------------------------------------------------------
@@ -94,9 +82,8 @@ async def add_partitions_to_txn(ctx: RequestContext, request: Any) -> Any:
             request.v3_and_below_topics,
             verify_only=False,
         )
-        return make(
+        return respond(
             types.AddPartitionsToTxnResponse,
-            throttle_time=NO_THROTTLE,
             results_by_topic_v3_and_below=await _topic_results(types, results, Pacer()),
         )
     answers: list[Any] = []
@@ -118,12 +105,7 @@ async def add_partitions_to_txn(ctx: RequestContext, request: Any) -> Any:
             )
         )
         await pacer.breathe()
-    return make(
-        types.AddPartitionsToTxnResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=ErrorCode.none,
-        results_by_transaction=tuple(answers),
-    )
+    return respond(types.AddPartitionsToTxnResponse, results_by_transaction=tuple(answers))
 
 
 def _add_partitions(
@@ -205,7 +187,7 @@ async def add_offsets_to_txn(ctx: RequestContext, request: Any) -> Any:
     except StateError as exc:
         log.info("AddOffsetsToTxn %r: %s", request.transactional_id, exc)
         code = _fenced_for(ctx, error_code_of(exc), 2)
-    return make(types.AddOffsetsToTxnResponse, throttle_time=NO_THROTTLE, error_code=code)
+    return respond(types.AddOffsetsToTxnResponse, code)
 
 
 @handles(28, 0, 5)
@@ -223,16 +205,16 @@ async def txn_offset_commit(ctx: RequestContext, request: Any) -> Any:
         lambda t: t.name,
         lambda t: t.partitions,
         lambda p: p.partition_index,
-        lambda name, p: make(
+        lambda name, p: respond(
             types.TxnOffsetCommitResponsePartition,
+            errors[(name, p.partition_index)],
             partition_index=p.partition_index,
-            error_code=errors[(name, p.partition_index)],
         ),
         lambda name, partitions: make(
             types.TxnOffsetCommitResponseTopic, name=name, partitions=partitions
         ),
     )
-    return make(types.TxnOffsetCommitResponse, throttle_time=NO_THROTTLE, topics=topics)
+    return respond(types.TxnOffsetCommitResponse, topics=topics)
 
 
 def _commit_pending(
@@ -313,13 +295,7 @@ async def end_txn(ctx: RequestContext, request: Any) -> Any:
         log.info("EndTxn %r: %s", request.transactional_id, exc)
         code = _fenced_for(ctx, error_code_of(exc), 2)
         producer_id, epoch = -1, -1
-    return make(
-        types.EndTxnResponse,
-        throttle_time=NO_THROTTLE,
-        error_code=code,
-        producer_id=producer_id,
-        producer_epoch=epoch,
-    )
+    return respond(types.EndTxnResponse, code, producer_id=producer_id, producer_epoch=epoch)
 
 
 # -- WriteTxnMarkers ------------------------------------------------------------------------
@@ -350,7 +326,7 @@ async def write_txn_markers(ctx: RequestContext, request: Any) -> Any:
 
 def _marker_result(ctx: RequestContext, types: Any, marker: Any, topic: Any, index: int) -> Any:
     code = _write_marker(ctx, marker, topic.name, index)
-    return make(types.WritableTxnMarkerPartitionResult, partition_index=index, error_code=code)
+    return respond(types.WritableTxnMarkerPartitionResult, code, partition_index=index)
 
 
 def _write_marker(ctx: RequestContext, marker: Any, topic_name: str, index: int) -> ErrorCode:

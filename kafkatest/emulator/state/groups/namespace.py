@@ -13,6 +13,8 @@ so the classic coordinator (`state.groups`) and the consumer one
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from kio.schema.errors import ErrorCode
 
 from kafkatest.emulator.state.groups.classic.coordinator import GroupCoordinator
@@ -39,20 +41,17 @@ CLASSIC = "classic"
 CONSUMER = "consumer"
 
 
+@dataclass(eq=False)
 class GroupNamespace:
-    def __init__(
-        self,
-        classic: GroupCoordinator,
-        consumer: ConsumerGroupCoordinator,
-        offsets: OffsetStore,
-        migration: GroupMigration,
-    ) -> None:
-        self.classic = classic
-        self.consumer = consumer
-        self._offsets = offsets
-        self._migration = migration
-        #: The classic protocol's requests to a consumer group.
-        self.classic_members = ClassicMembers(consumer)
+    classic: GroupCoordinator
+    consumer: ConsumerGroupCoordinator
+    _offsets: OffsetStore
+    _migration: GroupMigration
+    #: The classic protocol's requests to a consumer group.
+    classic_members: ClassicMembers = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.classic_members = ClassicMembers(self.consumer)
 
     def consumer_group(self, group_id: str) -> ConsumerGroup | None:
         return self.consumer.groups.get(group_id)

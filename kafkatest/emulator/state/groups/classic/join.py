@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from dataclasses import dataclass
 
 from kio.schema.errors import ErrorCode
 
@@ -25,22 +26,15 @@ from kafkatest.emulator.state.groups.clock import Clock
 from kafkatest.emulator.state.groups.registry import GroupRegistry
 
 
+@dataclass(eq=False)
 class GroupJoiner:
     """Admits members into the registry's groups and starts the rebalances joins cause."""
 
-    def __init__(
-        self,
-        clock: Clock,
-        registry: GroupRegistry,
-        rebalancer: Rebalancer,
-        min_session_timeout_ms: int,
-        max_session_timeout_ms: int,
-    ) -> None:
-        self._clock = clock
-        self._registry = registry
-        self._rebalancer = rebalancer
-        self._min_session_timeout_ms = min_session_timeout_ms
-        self._max_session_timeout_ms = max_session_timeout_ms
+    _clock: Clock
+    _registry: GroupRegistry
+    _rebalancer: Rebalancer
+    _min_session_timeout_ms: int
+    _max_session_timeout_ms: int
 
     def join(self, request: JoinRequest) -> JoinResult | asyncio.Future[JoinResult]:
         """The result at once, or a future the end of the rebalance answers."""

@@ -23,20 +23,14 @@ from kafkatest.emulator.state.groups.registry import GroupRegistry
 TopicPartition = tuple[str, int]
 
 
+@dataclasses.dataclass(eq=False)
 class GroupOffsets:
     """OffsetCommit, OffsetFetch and OffsetDelete for the registry's groups."""
 
-    def __init__(
-        self,
-        clock: Clock,
-        registry: GroupRegistry,
-        rebalancer: Rebalancer,
-        max_offset_metadata_bytes: int,
-    ) -> None:
-        self._clock = clock
-        self._registry = registry
-        self._rebalancer = rebalancer
-        self._max_offset_metadata_bytes = max_offset_metadata_bytes
+    _clock: Clock
+    _registry: GroupRegistry
+    _rebalancer: Rebalancer
+    _max_offset_metadata_bytes: int
 
     def store(
         self, group_id: str, offsets: Mapping[TopicPartition, CommittedOffset]
