@@ -14,7 +14,7 @@ import pytest
 from tests.fresh_interpreter import output_lines
 
 _IDLE_LOADING = """
-import sys, time
+import asyncio, sys, threading, time
 from kafkatest.emulator import Emulator
 
 def loaded():
@@ -25,12 +25,24 @@ def loaded():
 runner = Emulator()
 runner.start()
 print(loaded())
+# Requests keep coming, one each turn of the emulator's loop (so however slow the
+# machine, the loader never wakes to a quiet broker): nothing is loaded meanwhile.
+started, quiet = threading.Event(), threading.Event()
+
+async def busy():
+    started.set()
+    while not quiet.is_set():
+        runner.server.requests_seen += 1
+        await asyncio.sleep(0)
+
+done = asyncio.run_coroutine_threadsafe(busy(), runner._loop)
+started.wait(30)
 runner.load_schemas_when_idle([(22, 5), (0, 11), (0, 999)])  # 999: no such version
-busy_until = time.monotonic() + 0.5
-while time.monotonic() < busy_until:  # requests keep coming: nothing is loaded
-    runner.server.requests_seen += 1
-    time.sleep(0.004)
-print(loaded())
+time.sleep(0.5)
+while_busy = loaded()
+quiet.set()
+done.result(30)
+print(while_busy)
 deadline = time.monotonic() + 10
 while not all(loaded()) and time.monotonic() < deadline:
     time.sleep(0.01)
