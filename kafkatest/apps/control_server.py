@@ -25,7 +25,6 @@ import logging
 import threading
 from email.message import Message
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from kafkatest import bounded_json
@@ -33,7 +32,7 @@ from kafkatest.errors import BrokerError
 from kafkatest.faults.api import Faults
 from kafkatest.faults.control_actions import BadRequest, UnknownFault, checked_params, perform
 from kafkatest.faults.validation import InvalidFault
-from kafkatest.loopback_http import browser_refusal, send_answer
+from kafkatest.loopback_http import LoopbackServer, browser_refusal
 
 log = logging.getLogger("kafkatest.faults")
 
@@ -76,16 +75,19 @@ def refusal(method: str, headers: Message, listen_host: str, port: int) -> tuple
     return None
 
 
-class ControlServer:
+class ControlServer(LoopbackServer):
     """Serves `faults` on `host`:`port` (0: any free port) from a daemon thread."""
+
+    thread_name = "kafkatest-fault-control"
+    log = log
+    label = "control"
+    access_level = logging.INFO
+    request_timeout_s = REQUEST_TIMEOUT_S
 
     def __init__(self, faults: Faults, port: int = 0, host: str = LOOPBACK) -> None:
         self.faults = faults
-        self.host = host
         self._lock = threading.Lock()
-        self._http = ThreadingHTTPServer((host, port), self._handler_class())
-        self._http.daemon_threads = True
-        self._thread: threading.Thread | None = None
+        super().__init__(host, port)
 
     @property
     def address(self) -> str:
@@ -94,18 +96,14 @@ class ControlServer:
             host = host.decode()
         return f"{host}:{port}"
 
-    def start(self) -> None:
-        self._thread = threading.Thread(
-            target=self._http.serve_forever, name="kafkatest-fault-control", daemon=True
-        )
-        self._thread.start()
+    def refusal(self, method: str, headers: Message) -> tuple[int, str] | None:
+        return refusal(method, headers, self.host, self.port)
 
-    def close(self) -> None:
-        if self._thread is not None:
-            self._http.shutdown()
-            self._thread.join(10)
-            self._thread = None
-        self._http.server_close()
+    def refused_answer(self, status: int, reason: str) -> dict[str, Any]:
+        return _error(reason)
+
+    def encode(self, answer: Any) -> bytes:
+        return json.dumps(answer).encode()
 
     def handle(self, method: str, path: str, body: bytes) -> tuple[int, dict[str, Any]]:
         """(status, JSON answer) for one request; the HTTP layer only moves bytes."""
@@ -145,36 +143,6 @@ class ControlServer:
                 raise BadRequest(f"the body is not JSON kafkatest reads: {exc}") from None
             return rest[0], params
         raise BadRequest(f"{method} /faults{'/' + rest[0] if rest else ''} is not an action")
-
-    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            timeout = REQUEST_TIMEOUT_S
-
-            def _serve(self) -> None:
-                status: int
-                port = int(server._http.server_address[1])
-                refused = refusal(self.command, self.headers, server.host, port)
-                if refused is not None:
-                    status, answer = refused[0], _error(refused[1])
-                    log.warning("control refused %s %s: %s", self.command, self.path, refused[1])
-                    self.close_connection = True
-                else:
-                    length = int(self.headers.get("Content-Length") or 0)
-                    body = self.rfile.read(length) if length > 0 else b""
-                    if len(body) < length:
-                        self.close_connection = True
-                        return  # the client went away mid-body: nobody to answer
-                    status, answer = server.handle(self.command, self.path, body)
-                send_answer(self, status, json.dumps(answer).encode(), "application/json")
-
-            do_GET = do_POST = do_DELETE = do_PUT = _serve
-
-            def log_message(self, format: str, *args: Any) -> None:
-                log.info("control %s", format % args)
-
-        return Handler
 
 
 def _error(message: str) -> dict[str, Any]:
