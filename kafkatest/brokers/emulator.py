@@ -14,7 +14,7 @@ from typing import ClassVar, TypeVar
 
 from kafkatest.brokers.acl_client import ADMIN_LOGIN, ADMIN_PRINCIPAL
 from kafkatest.brokers.base import Broker, Options, Settings
-from kafkatest.brokers.capabilities import RUN_BY_KAFKATEST, Capability
+from kafkatest.brokers.capabilities import RUN_HERE, Capability
 from kafkatest.brokers.config import emulator_settings
 from kafkatest.brokers.security import BrokerSecurity, tls_hosts
 from kafkatest.emulator import (
@@ -40,15 +40,10 @@ class EmulatorBroker(Broker):
     backend = "emulator"
     #: Everything: the broker runs in this process, so kafkatest holds its state,
     #: its clock and a hook on every request.
-    capabilities: ClassVar[frozenset[Capability]] = RUN_BY_KAFKATEST | {
-        Capability.PAUSE,
-        Capability.CLUSTERS,
-        Capability.ACLS,
-        Capability.LISTENERS,
+    capabilities: ClassVar[frozenset[Capability]] = RUN_HERE | {
         Capability.CLOCK,
         Capability.REQUEST_HOOKS,
         Capability.STATE,
-        Capability.LOG_DIRECTORY,
     }
 
     @classmethod

@@ -26,7 +26,7 @@ from confluent_kafka.admin import AdminClient
 from kafkatest import tempdirs
 from kafkatest.brokers import kafka_files, kafka_users, process
 from kafkatest.brokers.base import Broker
-from kafkatest.brokers.capabilities import RUN_BY_KAFKATEST, Capability
+from kafkatest.brokers.capabilities import RUN_HERE, Capability
 from kafkatest.brokers.kafka_properties import (
     LOG4J2,
     TEST_SETTINGS,
@@ -55,12 +55,7 @@ class KafkaProcessBroker(Broker):
     backend = "kafka"
     #: A JVM kafkatest starts: SIGSTOP pauses it, its log directory is ours, its
     #: listeners and release are kafkatest's choice; no hook inside it.
-    capabilities: ClassVar[frozenset[Capability]] = RUN_BY_KAFKATEST | {
-        Capability.PAUSE,
-        Capability.CLUSTERS,
-        Capability.ACLS,
-        Capability.LISTENERS,
-        Capability.LOG_DIRECTORY,
+    capabilities: ClassVar[frozenset[Capability]] = RUN_HERE | {
         Capability.KAFKA_VERSION,
         Capability.SHARED_BY_WORKERS,
     }
