@@ -33,7 +33,7 @@ from kafkatest.oracles.invariants import (
     replay_policy,
 )
 from kafkatest.oracles.options import OracleKeywords, OracleOptions, check_copies, check_duplicates
-from kafkatest.oracles.report import OracleAssertionError, OracleReport
+from kafkatest.oracles.report import OracleAssertionError, OracleReport, runs_text
 from kafkatest.oracles.runs import Job, RunResult
 from kafkatest.oracles.stops import StopPoint, check_order
 
@@ -62,13 +62,10 @@ class InvariantsReport:
 
     def message(self) -> str:
         verdict = "held" if self.ok else "failed"
-        runs = ", ".join(
-            f"{r.name!r} {r.seconds:.1f}s ({len(r.batches)} batches, {len(r.rows)} rows)"
-            for r in self.runs
-        )
         head = [
             f"invariants {verdict}: split {_word(self.split)}, restart {_word(self.restart)}, "
-            f"redelivery {_word(self.redelivery)} ({len(self.runs)} shared runs: {runs})"
+            f"redelivery {_word(self.redelivery)} ({len(self.runs)} shared runs: "
+            f"{runs_text(self.runs)})"
         ]
         return "\n".join(head + [report.message() for report in self.reports])
 

@@ -158,14 +158,10 @@ class OracleReport:
         verdict = "held" if self.ok else "failed: the job's sink differs between runs"
         if self.not_applicable:
             verdict = f"not applicable: {self.not_applicable}"
-        runs = ", ".join(
-            f"{r.name!r} {r.seconds:.1f}s ({len(r.batches)} batches, {len(r.rows)} rows)"
-            for r in self.runs
-        )
         lines = [
             f"{self.oracle} {verdict}",
             f"  job {self.job}; {self.inputs} input records in {self.partitions} partitions",
-            f"  runs: {runs}",
+            f"  runs: {runs_text(self.runs)}",
         ]
         for run in self.runs:
             lines += [f"  {run.name!r}: {leg}" for leg in run.legs]
@@ -217,6 +213,13 @@ class OracleReport:
         from kafkatest.assertions.report import write_report_files
 
         return write_report_files(directory, name, self.to_dict(), render_html(self))
+
+
+def runs_text(runs: list[RunResult]) -> str:
+    """Each run's name, seconds, batches and rows, on one line."""
+    return ", ".join(
+        f"{r.name!r} {r.seconds:.1f}s ({len(r.batches)} batches, {len(r.rows)} rows)" for r in runs
+    )
 
 
 class OracleAssertionError(AssertionError):
