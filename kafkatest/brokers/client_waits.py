@@ -40,15 +40,16 @@ def retry(
     give_up: Callable[[Exception], Exception],
 ) -> T:
     """`attempt()`'s result, trying again every `interval_s` while it raises one of
-    `retried`; past `timeout_s`, ``give_up(the last error)`` is raised instead (what
-    the broker has not agreed to yet, such as a login it does not accept yet)."""
+    `retried`; past `timeout_s`, ``give_up(the last error)`` is raised instead, caused by
+    what caused that error, if anything (what the broker has not agreed to yet, such as
+    a login it does not accept yet or a partition whose leader is still settling)."""
     deadline = time.monotonic() + timeout_s
     while True:
         try:
             return attempt()
         except retried as exc:
             if time.monotonic() > deadline:
-                raise give_up(exc) from None
+                raise give_up(exc) from exc.__cause__
             time.sleep(interval_s)
 
 
