@@ -119,10 +119,7 @@ class DeliveryReport:
 
     def to_dict(self) -> dict[str, Any]:
         """The whole report as JSON-ready data (every entry, nothing truncated)."""
-        data = jsonable(asdict(self))
-        data["counts"] = self.counts()
-        data["ok"] = self.ok
-        return data
+        return {**jsonable(asdict(self)), "counts": self.counts(), "ok": self.ok}
 
     def write(self, directory: str | Path, name: str = "delivery-report") -> dict[str, Path]:
         """Write ``<name>.json`` and ``<name>.html`` into `directory`; returns both paths."""

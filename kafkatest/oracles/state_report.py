@@ -150,9 +150,7 @@ class StateReport:
         return self.message()
 
     def to_dict(self) -> dict[str, Any]:
-        data = jsonable(asdict(self))
-        data["ok"] = self.ok
-        return data  # type: ignore[no-any-return]
+        return {**jsonable(asdict(self)), "ok": self.ok}
 
     def write(self, directory: str | Path, name: str = "state-report") -> dict[str, Path]:
         """Write ``<name>.json`` and ``<name>.html`` into `directory`; returns both paths."""
