@@ -118,6 +118,9 @@ class LoopbackServer:
     protocol_version = "HTTP/1.0"
     #: Seconds a client may take to send its request (a stalled one holds a thread).
     request_timeout_s = 10.0
+    #: Bodies larger than this are refused; `what` names the server in refusals.
+    max_body_bytes = 1 << 16
+    what = "server"
 
     def __init__(self, host: str, port: int) -> None:
         self.host = host
@@ -143,8 +146,14 @@ class LoopbackServer:
         self._http.server_close()
 
     def refusal(self, method: str, headers: Message) -> tuple[int, str] | None:
-        """(status, reason) when a request must be refused before its body is read."""
-        raise NotImplementedError
+        """(status, reason) when a request must be refused before its body is read: what
+        a web page could send (`browser_refusal`), then the server's `content_refusal`."""
+        refused = browser_refusal(headers, self.host, self.port, self.max_body_bytes, self.what)
+        return refused if refused is not None else self.content_refusal(method, headers)
+
+    def content_refusal(self, method: str, headers: Message) -> tuple[int, str] | None:
+        """(status, reason) when a request's method and content type do not go together."""
+        return None
 
     def handle(self, method: str, path: str, body: bytes) -> tuple[int, Any]:
         """(status, answer) for one request; the HTTP layer only moves bytes."""

@@ -15,7 +15,7 @@ application/json`` (a page can only send that after a CORS preflight, which is
 never answered), the ``Host`` header must name the address it listens on (so a
 DNS-rebinding page, whose Host is its own domain, is refused), an ``Origin``
 other than its own is refused, and bodies need an exact, bounded
-``Content-Length``. See `refusal` for the rules.
+``Content-Length``. See `ControlServer.refusal` for the rules.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from kafkatest.errors import BrokerError
 from kafkatest.faults.api import Faults
 from kafkatest.faults.control_actions import BadRequest, UnknownFault, checked_params, perform
 from kafkatest.faults.validation import InvalidFault
-from kafkatest.loopback_http import LoopbackServer, browser_refusal
+from kafkatest.loopback_http import LoopbackServer
 
 log = logging.getLogger("kafkatest.faults")
 
@@ -47,34 +47,6 @@ _MAX_ID_DIGITS = 18
 CHANGING = ("POST", "DELETE", "PUT", "PATCH")
 
 
-def refusal(method: str, headers: Message, listen_host: str, port: int) -> tuple[int, str] | None:
-    """(status, reason) when a request must be refused before its body is read."""
-    refused = browser_refusal(headers, listen_host, port, MAX_BODY_BYTES)
-    if refused is not None:
-        return refused
-    lengths = headers.get_all("Content-Length") or []
-    length = int(lengths[0]) if lengths else 0
-    if method == "POST" and not lengths:
-        return (
-            HTTPStatus.BAD_REQUEST,
-            "POST needs a Content-Length header and a JSON body ({} for no parameters)",
-        )
-    if method in CHANGING or length > 0:
-        kind = headers.get_content_type()
-        charset = headers.get_param("charset")
-        raw = headers.get("Content-Type")
-        if (
-            raw is None
-            or kind != "application/json"
-            or (isinstance(charset, str) and charset.lower() not in ("utf-8", "utf8"))
-        ):
-            return (
-                HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
-                f"{method} needs Content-Type: application/json, not {raw!r}",
-            )
-    return None
-
-
 class ControlServer(LoopbackServer):
     """Serves `faults` on `host`:`port` (0: any free port) from a daemon thread."""
 
@@ -83,6 +55,8 @@ class ControlServer(LoopbackServer):
     label = "control"
     access_level = logging.INFO
     request_timeout_s = REQUEST_TIMEOUT_S
+    max_body_bytes = MAX_BODY_BYTES
+    what = "control interface"
 
     def __init__(self, faults: Faults, port: int = 0, host: str = LOOPBACK) -> None:
         self.faults = faults
@@ -96,8 +70,29 @@ class ControlServer(LoopbackServer):
             host = host.decode()
         return f"{host}:{port}"
 
-    def refusal(self, method: str, headers: Message) -> tuple[int, str] | None:
-        return refusal(method, headers, self.host, self.port)
+    def content_refusal(self, method: str, headers: Message) -> tuple[int, str] | None:
+        """A POST needs a body, and a change or a body JSON in UTF-8."""
+        lengths = headers.get_all("Content-Length") or []
+        length = int(lengths[0]) if lengths else 0
+        if method == "POST" and not lengths:
+            return (
+                HTTPStatus.BAD_REQUEST,
+                "POST needs a Content-Length header and a JSON body ({} for no parameters)",
+            )
+        if method in CHANGING or length > 0:
+            kind = headers.get_content_type()
+            charset = headers.get_param("charset")
+            raw = headers.get("Content-Type")
+            if (
+                raw is None
+                or kind != "application/json"
+                or (isinstance(charset, str) and charset.lower() not in ("utf-8", "utf8"))
+            ):
+                return (
+                    HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
+                    f"{method} needs Content-Type: application/json, not {raw!r}",
+                )
+        return None
 
     def refused_answer(self, status: int, reason: str) -> dict[str, Any]:
         return _error(reason)

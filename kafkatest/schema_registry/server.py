@@ -17,7 +17,7 @@ from email.message import Message
 from http import HTTPStatus
 from typing import Any
 
-from kafkatest.loopback_http import LoopbackServer, browser_refusal
+from kafkatest.loopback_http import LoopbackServer
 from kafkatest.schema_registry.rest import RestApi, encode
 from kafkatest.schema_registry.state import SchemaRegistry
 
@@ -36,21 +36,6 @@ JSON_TYPES = (
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 
 
-def refusal(method: str, headers: Message, listen_host: str, port: int) -> tuple[int, str] | None:
-    """(status, reason) when a request must be refused before its body is read."""
-    refused = browser_refusal(headers, listen_host, port, MAX_BODY_BYTES, "schema registry")
-    if refused is not None:
-        return refused
-    length = int(headers.get("Content-Length") or 0)
-    changing = method in ("POST", "PUT") or length > 0 or headers.get("Origin") is not None
-    if changing and headers.get_content_type() not in JSON_TYPES:
-        return (
-            HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
-            f"{method} needs Content-Type: {CONTENT_TYPE}, not {headers.get('Content-Type')!r}",
-        )
-    return None
-
-
 class SchemaRegistryServer(LoopbackServer):
     """Serves `registry` on `host`:`port` (0: any free port)."""
 
@@ -60,6 +45,8 @@ class SchemaRegistryServer(LoopbackServer):
     content_type = CONTENT_TYPE
     protocol_version = "HTTP/1.1"
     request_timeout_s = REQUEST_TIMEOUT_S
+    max_body_bytes = MAX_BODY_BYTES
+    what = "schema registry"
 
     def __init__(
         self, registry: SchemaRegistry | None = None, port: int = 0, host: str = LOOPBACK
@@ -80,8 +67,16 @@ class SchemaRegistryServer(LoopbackServer):
     def serve_forever(self) -> None:
         self._http.serve_forever()
 
-    def refusal(self, method: str, headers: Message) -> tuple[int, str] | None:
-        return refusal(method, headers, self.host, self.port)
+    def content_refusal(self, method: str, headers: Message) -> tuple[int, str] | None:
+        """A change, a body or a page's request needs a JSON content type."""
+        length = int(headers.get("Content-Length") or 0)
+        changing = method in ("POST", "PUT") or length > 0 or headers.get("Origin") is not None
+        if changing and headers.get_content_type() not in JSON_TYPES:
+            return (
+                HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
+                f"{method} needs Content-Type: {CONTENT_TYPE}, not {headers.get('Content-Type')!r}",
+            )
+        return None
 
     def handle(self, method: str, path: str, body: bytes) -> tuple[int, Any]:
         return self.api.handle(method, path, body)
