@@ -27,8 +27,18 @@ SHOWN_PER_CATEGORY = 5
 FINDINGS = ("missing", "duplicated", "unexpected", "mismatched", "out_of_order", "expected_loss")
 
 
+class Report:
+    """What every kafkatest report is as text: ``str(report)`` is its `message()`."""
+
+    def message(self) -> str:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self.message()
+
+
 @dataclass
-class DeliveryReport:
+class DeliveryReport(Report):
     """Everything an assertion found; `failures` names what broke the guarantee."""
 
     guarantee: str
@@ -113,9 +123,6 @@ class DeliveryReport:
             lines.append("why:")
             lines += [f"  {line}" for line in self.explanation]
         return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self.message()
 
     def to_dict(self) -> dict[str, Any]:
         """The whole report as JSON-ready data (every entry, nothing truncated)."""

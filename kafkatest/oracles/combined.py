@@ -25,6 +25,7 @@ from typing import Any
 
 from typing_extensions import Unpack
 
+from kafkatest.assertions.report import Report
 from kafkatest.oracles.batches import TARGET_BATCHES, limit_for, needed_batches
 from kafkatest.oracles.engine import Oracle
 from kafkatest.oracles.invariants import (
@@ -39,7 +40,7 @@ from kafkatest.oracles.stops import StopPoint, check_order
 
 
 @dataclass
-class InvariantsReport:
+class InvariantsReport(Report):
     """The three oracles' verdicts from shared runs; `ok` when all three held."""
 
     split: OracleReport
@@ -68,9 +69,6 @@ class InvariantsReport:
             f"{runs_text(self.runs)})"
         ]
         return "\n".join(head + [report.message() for report in self.reports])
-
-    def __str__(self) -> str:
-        return self.message()
 
     def to_dict(self) -> dict[str, Any]:
         return {

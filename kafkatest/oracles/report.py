@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kafkatest.assertions.entries import jsonable, short
-from kafkatest.assertions.report import STYLE
+from kafkatest.assertions.report import STYLE, Report
 from kafkatest.checkpoints.explain import RestartExplanation
 from kafkatest.oracles.compare import Lateness, RowDifference
 from kafkatest.oracles.runs import RunResult
@@ -132,7 +132,7 @@ class Comparison:
 
 
 @dataclass
-class OracleReport:
+class OracleReport(Report):
     """What an oracle ran and found; `ok` when every comparison held."""
 
     oracle: str
@@ -172,9 +172,6 @@ class OracleReport:
         for comparison in self.comparisons:
             lines += comparison.lines() if comparison.differs else [comparison.verdict()]
         return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self.message()
 
     def to_dict(self) -> dict[str, Any]:
         """The whole report as JSON-ready data (every row, nothing cut)."""

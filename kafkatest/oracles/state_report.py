@@ -15,7 +15,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from kafkatest.assertions.report import STYLE, jsonable
+from kafkatest.assertions.report import STYLE, Report, jsonable
 from kafkatest.oracles.report import OracleAssertionError
 
 
@@ -99,7 +99,7 @@ class OperatorState:
 
 
 @dataclass
-class StateReport:
+class StateReport(Report):
     """What `assert_state_bounded` ran and found; `ok` when every operator levelled off."""
 
     job: str
@@ -145,9 +145,6 @@ class StateReport:
             lines.append("  watermark after each batch: none (Spark reported no watermark)")
         lines += [f"  note: {note}" for note in self.notes]
         return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self.message()
 
     def to_dict(self) -> dict[str, Any]:
         return {**jsonable(asdict(self)), "ok": self.ok}
