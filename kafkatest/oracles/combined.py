@@ -25,7 +25,6 @@ from typing import Any
 
 from typing_extensions import Unpack
 
-from kafkatest.assertions.report import Report
 from kafkatest.oracles.batches import TARGET_BATCHES, limit_for, needed_batches
 from kafkatest.oracles.engine import Oracle
 from kafkatest.oracles.invariants import (
@@ -34,13 +33,13 @@ from kafkatest.oracles.invariants import (
     replay_policy,
 )
 from kafkatest.oracles.options import OracleKeywords, OracleOptions, check_copies, check_duplicates
-from kafkatest.oracles.report import OracleAssertionError, OracleReport, runs_text
+from kafkatest.oracles.report import OracleAssertionError, OracleReport, RunsReport, runs_text
 from kafkatest.oracles.runs import Job, RunResult
 from kafkatest.oracles.stops import StopPoint, check_order
 
 
 @dataclass
-class InvariantsReport(Report):
+class InvariantsReport(RunsReport):
     """The three oracles' verdicts from shared runs; `ok` when all three held."""
 
     split: OracleReport
@@ -55,11 +54,6 @@ class InvariantsReport(Report):
     @property
     def ok(self) -> bool:
         return all(report.ok for report in self.reports)
-
-    @property
-    def seconds(self) -> float:
-        """Time spent running the job, all shared runs together."""
-        return sum(run.seconds for run in self.runs)
 
     def message(self) -> str:
         verdict = "held" if self.ok else "failed"

@@ -131,8 +131,19 @@ class Comparison:
         return lines
 
 
+class RunsReport(Report):
+    """A report on runs of the job (an oracle's own, or runs several oracles shared)."""
+
+    runs: list[RunResult]
+
+    @property
+    def seconds(self) -> float:
+        """Time spent running the job, all runs together: what the oracle adds to a test."""
+        return sum(run.seconds for run in self.runs)
+
+
 @dataclass
-class OracleReport(Report):
+class OracleReport(RunsReport):
     """What an oracle ran and found; `ok` when every comparison held."""
 
     oracle: str
@@ -148,11 +159,6 @@ class OracleReport(Report):
     @property
     def ok(self) -> bool:
         return all(c.ok for c in self.comparisons)
-
-    @property
-    def seconds(self) -> float:
-        """Time spent running the job, all runs together: what the oracle adds to a test."""
-        return sum(run.seconds for run in self.runs)
 
     def message(self) -> str:
         verdict = "held" if self.ok else "failed: the job's sink differs between runs"
