@@ -15,7 +15,7 @@ application/json`` (a page can only send that after a CORS preflight, which is
 never answered), the ``Host`` header must name the address it listens on (so a
 DNS-rebinding page, whose Host is its own domain, is refused), an ``Origin``
 other than its own is refused, and bodies need an exact, bounded
-``Content-Length``. See `refusal` for the rules.
+``Content-Length``. See `ControlServer.refusal` for the rules.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ import logging
 import threading
 from email.message import Message
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from kafkatest import bounded_json
@@ -33,7 +32,7 @@ from kafkatest.errors import BrokerError
 from kafkatest.faults.api import Faults
 from kafkatest.faults.control_actions import BadRequest, UnknownFault, checked_params, perform
 from kafkatest.faults.validation import InvalidFault
-from kafkatest.loopback_http import browser_refusal, send_answer
+from kafkatest.loopback_http import LoopbackServer
 
 log = logging.getLogger("kafkatest.faults")
 
@@ -48,44 +47,21 @@ _MAX_ID_DIGITS = 18
 CHANGING = ("POST", "DELETE", "PUT", "PATCH")
 
 
-def refusal(method: str, headers: Message, listen_host: str, port: int) -> tuple[int, str] | None:
-    """(status, reason) when a request must be refused before its body is read."""
-    refused = browser_refusal(headers, listen_host, port, MAX_BODY_BYTES)
-    if refused is not None:
-        return refused
-    lengths = headers.get_all("Content-Length") or []
-    length = int(lengths[0]) if lengths else 0
-    if method == "POST" and not lengths:
-        return (
-            HTTPStatus.BAD_REQUEST,
-            "POST needs a Content-Length header and a JSON body ({} for no parameters)",
-        )
-    if method in CHANGING or length > 0:
-        kind = headers.get_content_type()
-        charset = headers.get_param("charset")
-        raw = headers.get("Content-Type")
-        if (
-            raw is None
-            or kind != "application/json"
-            or (isinstance(charset, str) and charset.lower() not in ("utf-8", "utf8"))
-        ):
-            return (
-                HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
-                f"{method} needs Content-Type: application/json, not {raw!r}",
-            )
-    return None
-
-
-class ControlServer:
+class ControlServer(LoopbackServer):
     """Serves `faults` on `host`:`port` (0: any free port) from a daemon thread."""
+
+    thread_name = "kafkatest-fault-control"
+    log = log
+    label = "control"
+    access_level = logging.INFO
+    request_timeout_s = REQUEST_TIMEOUT_S
+    max_body_bytes = MAX_BODY_BYTES
+    what = "control interface"
 
     def __init__(self, faults: Faults, port: int = 0, host: str = LOOPBACK) -> None:
         self.faults = faults
-        self.host = host
         self._lock = threading.Lock()
-        self._http = ThreadingHTTPServer((host, port), self._handler_class())
-        self._http.daemon_threads = True
-        self._thread: threading.Thread | None = None
+        super().__init__(host, port)
 
     @property
     def address(self) -> str:
@@ -94,18 +70,35 @@ class ControlServer:
             host = host.decode()
         return f"{host}:{port}"
 
-    def start(self) -> None:
-        self._thread = threading.Thread(
-            target=self._http.serve_forever, name="kafkatest-fault-control", daemon=True
-        )
-        self._thread.start()
+    def content_refusal(self, method: str, headers: Message) -> tuple[int, str] | None:
+        """A POST needs a body, and a change or a body JSON in UTF-8."""
+        lengths = headers.get_all("Content-Length") or []
+        length = int(lengths[0]) if lengths else 0
+        if method == "POST" and not lengths:
+            return (
+                HTTPStatus.BAD_REQUEST,
+                "POST needs a Content-Length header and a JSON body ({} for no parameters)",
+            )
+        if method in CHANGING or length > 0:
+            kind = headers.get_content_type()
+            charset = headers.get_param("charset")
+            raw = headers.get("Content-Type")
+            if (
+                raw is None
+                or kind != "application/json"
+                or (isinstance(charset, str) and charset.lower() not in ("utf-8", "utf8"))
+            ):
+                return (
+                    HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
+                    f"{method} needs Content-Type: application/json, not {raw!r}",
+                )
+        return None
 
-    def close(self) -> None:
-        if self._thread is not None:
-            self._http.shutdown()
-            self._thread.join(10)
-            self._thread = None
-        self._http.server_close()
+    def refused_answer(self, status: int, reason: str) -> dict[str, Any]:
+        return _error(reason)
+
+    def encode(self, answer: Any) -> bytes:
+        return json.dumps(answer).encode()
 
     def handle(self, method: str, path: str, body: bytes) -> tuple[int, dict[str, Any]]:
         """(status, JSON answer) for one request; the HTTP layer only moves bytes."""
@@ -145,36 +138,6 @@ class ControlServer:
                 raise BadRequest(f"the body is not JSON kafkatest reads: {exc}") from None
             return rest[0], params
         raise BadRequest(f"{method} /faults{'/' + rest[0] if rest else ''} is not an action")
-
-    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            timeout = REQUEST_TIMEOUT_S
-
-            def _serve(self) -> None:
-                status: int
-                port = int(server._http.server_address[1])
-                refused = refusal(self.command, self.headers, server.host, port)
-                if refused is not None:
-                    status, answer = refused[0], _error(refused[1])
-                    log.warning("control refused %s %s: %s", self.command, self.path, refused[1])
-                    self.close_connection = True
-                else:
-                    length = int(self.headers.get("Content-Length") or 0)
-                    body = self.rfile.read(length) if length > 0 else b""
-                    if len(body) < length:
-                        self.close_connection = True
-                        return  # the client went away mid-body: nobody to answer
-                    status, answer = server.handle(self.command, self.path, body)
-                send_answer(self, status, json.dumps(answer).encode(), "application/json")
-
-            do_GET = do_POST = do_DELETE = do_PUT = _serve
-
-            def log_message(self, format: str, *args: Any) -> None:
-                log.info("control %s", format % args)
-
-        return Handler
 
 
 def _error(message: str) -> dict[str, Any]:

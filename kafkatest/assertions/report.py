@@ -23,10 +23,22 @@ from kafkatest.assertions.entries import (
 from kafkatest.assertions.ranges import spans_text
 
 SHOWN_PER_CATEGORY = 5
+#: The kinds of finding a report lists, each a list of `Entry` of that name, in order.
+FINDINGS = ("missing", "duplicated", "unexpected", "mismatched", "out_of_order", "expected_loss")
+
+
+class Report:
+    """What every kafkatest report is as text: ``str(report)`` is its `message()`."""
+
+    def message(self) -> str:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self.message()
 
 
 @dataclass
-class DeliveryReport:
+class DeliveryReport(Report):
     """Everything an assertion found; `failures` names what broke the guarantee."""
 
     guarantee: str
@@ -60,18 +72,14 @@ class DeliveryReport:
         return sum(e.seen - e.expected for e in self.duplicated)
 
     def counts(self) -> dict[str, int]:
-        return {
-            "expected": self.expected,
-            "seen": self.seen,
-            "distinct": self.distinct,
-            "missing": len(self.missing),
-            "duplicated": len(self.duplicated),
-            "extra_copies": self.extra_copies,
-            "unexpected": len(self.unexpected),
-            "mismatched": len(self.mismatched),
-            "out_of_order": len(self.out_of_order),
-            "expected_loss": len(self.expected_loss),
-        }
+        """The record counts, then each kind of finding's (copies beyond the expected
+        right after the duplicated records)."""
+        counts = {"expected": self.expected, "seen": self.seen, "distinct": self.distinct}
+        for name in FINDINGS:
+            counts[name] = len(getattr(self, name))
+            if name == "duplicated":
+                counts["extra_copies"] = self.extra_copies
+        return counts
 
     def message(self) -> str:
         """The text of the assertion error: counts, first records, partitions."""
@@ -116,15 +124,9 @@ class DeliveryReport:
             lines += [f"  {line}" for line in self.explanation]
         return "\n".join(lines)
 
-    def __str__(self) -> str:
-        return self.message()
-
     def to_dict(self) -> dict[str, Any]:
         """The whole report as JSON-ready data (every entry, nothing truncated)."""
-        data = jsonable(asdict(self))
-        data["counts"] = self.counts()
-        data["ok"] = self.ok
-        return data
+        return {**jsonable(asdict(self)), "counts": self.counts(), "ok": self.ok}
 
     def write(self, directory: str | Path, name: str = "delivery-report") -> dict[str, Path]:
         """Write ``<name>.json`` and ``<name>.html`` into `directory`; returns both paths."""
@@ -195,14 +197,7 @@ def render_html(report: DeliveryReport) -> str:
         parts.append("<h2>Per partition</h2>")
         parts.append(_legend())
         parts += [_partition(p) for p in report.partitions]
-    for name in (
-        "missing",
-        "duplicated",
-        "unexpected",
-        "mismatched",
-        "out_of_order",
-        "expected_loss",
-    ):
+    for name in FINDINGS:
         entries: list[Entry] = getattr(report, name)
         if entries:
             parts.append(_entries(name, entries, name in report.failures))

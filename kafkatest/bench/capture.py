@@ -15,13 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kafkatest.bench.workloads import PARTITIONS, consume, create_topic, produce
-
-
-def _rss_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
+from kafkatest.brokers.process import rss_mb
 
 
 def capture_rate(bootstrap: str, topic: str, out: Path) -> dict[str, Any]:
@@ -39,7 +33,7 @@ def capture_rate(bootstrap: str, topic: str, out: Path) -> dict[str, Any]:
         Limits(),
         Anonymizer([], b"bench"),
         None,
-        lambda _count: samples.append(_rss_mb()),
+        lambda _count: samples.append(rss_mb()),
     )
     started = time.perf_counter()
     with open_output(str(out)) as stream:

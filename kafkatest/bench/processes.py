@@ -23,14 +23,6 @@ from confluent_kafka.admin import AdminClient
 
 from kafkatest.brokers.process import free_port, spawn, terminate
 
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return round(int(line.split()[1]) / 1024, 1)
-    return float("nan")
-
-
 _FIRST_START = """
 import json, time
 started = time.perf_counter()

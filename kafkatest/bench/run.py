@@ -26,11 +26,11 @@ from kafkatest.bench.processes import (
     bench_broker,
     in_process_emulator_startup,
     one_core,
-    rss_mb,
     running,
 )
 from kafkatest.bench.spark_start import spark_start_figures
 from kafkatest.brokers.capabilities import Capability
+from kafkatest.brokers.process import rss_mb
 from kafkatest.brokers.registry import capabilities_of
 from kafkatest.spark.session import release_kafka_clients
 

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kafkatest.bench.workloads import create_topic
+from kafkatest.bench.workloads import create_topic, kafka_source
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -73,11 +73,7 @@ def kafka_streaming_test(spark: SparkSession, bootstrap: str, run: str) -> float
     with tempfile.TemporaryDirectory(prefix="kafkatest-bench-ckpt-") as checkpoint:
         started = time.perf_counter()
         parsed = (
-            spark.readStream.format("kafka")
-            .option("kafka.bootstrap.servers", bootstrap)
-            .option("subscribe", source)
-            .option("startingOffsets", "earliest")
-            .load()
+            kafka_source(spark.readStream, bootstrap, source)
             .select(F.from_json(F.col("value").cast("string"), ORDER_SCHEMA).alias("o"))
             .select("o.*")
         )
@@ -200,14 +196,11 @@ def spark_start_and_jvm(
     """`spark_start`'s seconds and the pid of the driver JVM it started (None remote):
     the JVM outlives the child by the time it takes to exit, and to write its
     class-data-sharing archive when it was asked to."""
-    done = subprocess.run(
+    done = _timed_run(
         [sys.executable, "-c", _SPARK_START, *([remote] if remote else [])],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
         env={**os.environ, **(env or {})},
-    )
+        timeout_s=600,
+    )[1]
     if done.returncode != 0:
         raise RuntimeError(f"Spark did not start: {done.stderr[-2000:]}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
@@ -249,15 +242,9 @@ def bare_spark_cold(tuned: bool = False) -> float:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KAFKATEST_")}
     settings = json.dumps(TEST_CONF if tuned else {})
     started = time.time()
-    done = subprocess.run(
-        [sys.executable, "-c", _BARE_SPARK, settings],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-        env=env,
-        cwd=tempfile.gettempdir(),  # not the repository: nothing of kafkatest importable
-    )
+    # In the temp directory, not the repository: nothing of kafkatest importable.
+    command = [sys.executable, "-c", _BARE_SPARK, settings]
+    done = _timed_run(command, tempfile.gettempdir(), env=env, timeout_s=600)[1]
     if done.returncode != 0:
         raise RuntimeError(f"bare Spark did not start: {done.stderr[-2000:]}")
     return float(json.loads(done.stdout.strip().splitlines()[-1])["result_at"]) - started
@@ -269,16 +256,11 @@ def pytest_start() -> float:
     any cold test run pays before kafkatest starts anything (exit status 5: nothing
     collected)."""
     with tempfile.TemporaryDirectory(prefix="kafkatest-pytest-start-") as folder:
-        started = time.perf_counter()
-        done = subprocess.run(
+        elapsed, done = _timed_run(
             [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
-            cwd=folder,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
+            folder,
+            timeout_s=300,
         )
-        elapsed = time.perf_counter() - started
     if done.returncode not in (0, 5):
         raise RuntimeError(f"pytest did not start: {done.stdout[-2000:]}{done.stderr[-2000:]}")
     return elapsed
@@ -335,17 +317,26 @@ def pytest_rerun(
         (Path(folder) / "test_one_stream.py").write_text(_ONE_STREAMING_TEST)
         runner = ["-m", "kafkatest.cli", "pytest"] if forked else ["-m", "pytest"]
         command = [sys.executable, *runner, "-q", "-p", "no:cacheprovider"]
-        started = time.perf_counter()
-        done = subprocess.run(
+        elapsed, done = _timed_run(
             [*command, "--kafka-backend=emulator", *pytest_args, "test_one_stream.py"],
-            cwd=folder,
+            folder,
             env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
+            timeout_s=600,
         )
-        elapsed = time.perf_counter() - started
     if done.returncode != 0:
         raise RuntimeError(f"the re-run test failed: {done.stdout[-3000:]}")
     return elapsed
+
+
+def _timed_run(
+    command: list[str],
+    cwd: str | None = None,
+    env: dict[str, str] | None = None,
+    timeout_s: float = 300,
+) -> tuple[float, subprocess.CompletedProcess[str]]:
+    """Seconds `command` took (in `cwd`), and how it ended (its output captured)."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout_s, check=False
+    )
+    return time.perf_counter() - started, done

@@ -20,7 +20,8 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrame, DataFrameReader, SparkSession
+    from pyspark.sql.streaming import DataStreamReader
 
 PARTITIONS = 4
 VALUE = b"v" * 100
@@ -181,17 +182,24 @@ def produce_and_consume_rates(
     }
 
 
-def spark_read(spark: SparkSession, bootstrap: str, topic: str, expected: int) -> float:
-    """Seconds for a batch read of the whole topic with format("kafka") and a count."""
-    started = time.perf_counter()
-    counted = (
-        spark.read.format("kafka")
+def kafka_source(
+    reader: DataFrameReader | DataStreamReader, bootstrap: str, topic: str
+) -> DataFrame:
+    """`topic` from its earliest offset, through `reader` (``spark.read`` for a batch,
+    ``spark.readStream`` for a stream)."""
+    return (
+        reader.format("kafka")
         .option("kafka.bootstrap.servers", bootstrap)
         .option("subscribe", topic)
         .option("startingOffsets", "earliest")
         .load()
-        .count()
     )
+
+
+def spark_read(spark: SparkSession, bootstrap: str, topic: str, expected: int) -> float:
+    """Seconds for a batch read of the whole topic with format("kafka") and a count."""
+    started = time.perf_counter()
+    counted = kafka_source(spark.read, bootstrap, topic).count()
     elapsed = time.perf_counter() - started
     if counted != expected:
         raise RuntimeError(f"Spark counted {counted} records, expected {expected}")

@@ -47,3 +47,13 @@ class Capability(str, enum.Enum):
 
 #: What a broker kafkatest starts and owns can do, whichever process it is.
 RUN_BY_KAFKATEST = frozenset({Capability.STOP, Capability.RESTART})
+#: What a broker kafkatest starts on this machine can do beside: pause it, run several,
+#: authorize with ACLs, open its listeners and see its log directory (the emulator and
+#: a Kafka JVM alike; a container shares none of these).
+RUN_HERE = RUN_BY_KAFKATEST | {
+    Capability.PAUSE,
+    Capability.CLUSTERS,
+    Capability.ACLS,
+    Capability.LISTENERS,
+    Capability.LOG_DIRECTORY,
+}

@@ -25,7 +25,7 @@ from confluent_kafka import (
 )
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
-from kafkatest.brokers.client_waits import DEFAULT_TIMEOUT_S, wait_until
+from kafkatest.brokers.client_waits import DEFAULT_TIMEOUT_S, retry, wait_until
 from kafkatest.brokers.topic_client import Reach, TopicClient
 from kafkatest.errors import BrokerError
 from kafkatest.records import Header, Record
@@ -127,22 +127,22 @@ class RecordClient:
         broker answers for it, and a restarted broker is briefly unsure of its leader
         epochs: a client retries such errors, so do we.
         """
-        deadline = time.monotonic() + timeout_s
-        while True:
+
+        def once() -> T:
             try:
                 return attempt()
-            except _NotSettled as exc:
-                if time.monotonic() > deadline:
-                    raise BrokerError(f"{what} failed: {exc}") from None
-                time.sleep(0.1)
             except KafkaException as exc:
                 error = exc.args[0] if exc.args else None
                 retriable = isinstance(error, KafkaError) and (
                     error.retriable() or error.code() in _SETTLING_ERRORS
                 )
-                if not retriable or time.monotonic() > deadline:
+                if not retriable:
                     raise BrokerError(f"{what} failed: {error or exc}") from exc
-                time.sleep(0.1)
+                raise _NotSettled(str(error or exc)) from exc
+
+        return retry(
+            once, (_NotSettled,), timeout_s, 0.1, lambda exc: BrokerError(f"{what} failed: {exc}")
+        )
 
     def _list_offsets(self, topic: str, spec: OffsetSpec) -> dict[int, int]:
         def attempt() -> dict[int, int]:

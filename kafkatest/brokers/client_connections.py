@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient
 
+from kafkatest.brokers.acl_client import harness_listener_config
 from kafkatest.errors import BrokerError, UnsupportedOperation
 
 if TYPE_CHECKING:
@@ -69,10 +70,13 @@ class ClientConnections(ABC):
         """confluent-kafka (librdkafka) settings to reach this broker as `user`.
 
         Without a user: the harness's own settings (its admin user on a secured
-        broker), which the helpers, seeding, sink readers and faults use. On a
-        secured broker the dict carries ``security.protocol``, the SASL login
-        (`mechanism` defaults to the broker's first) and the CA file to trust.
+        broker), which the helpers, seeding, sink readers and faults use; with ACLs,
+        those log in as the super user User:kafkatest on the harness's own listener
+        (`_harness_login`). On a secured broker the dict carries ``security.protocol``,
+        the SASL login (`mechanism` defaults to the broker's first) and the CA file to
+        trust. Refused where `check_caller` refuses (the emulator's own thread).
         """
+        self.check_caller()
         if token is not None:
             raise UnsupportedOperation(
                 "librdkafka (confluent-kafka) cannot log in with a delegation token: its SCRAM "
@@ -87,7 +91,15 @@ class ClientConnections(ABC):
         config["logger"] = _LIBRDKAFKA_LOG
         if self.security_runtime is not None:
             config.update(self.security_runtime.librdkafka(user, mechanism))
+        login = self._harness_login() if user is None else None
+        if login is not None:
+            config = harness_listener_config(*login, config)
         return config
+
+    def _harness_login(self) -> tuple[str, str] | None:
+        """The bootstrap servers and password of kafkatest's own listener on a broker
+        with ACLs (None without one), where its own clients log in as a super user."""
+        return None
 
     def spark_options(
         self,

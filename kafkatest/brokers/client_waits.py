@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from confluent_kafka import KafkaException
 
 from kafkatest.errors import BrokerError
 
 DEFAULT_TIMEOUT_S = 30.0
+T = TypeVar("T")
 
 
 def wait_until(
@@ -29,6 +30,27 @@ def wait_until(
         if time.monotonic() > deadline:
             raise BrokerError(f"timed out after {timeout_s:.0f}s waiting until {what}")
         time.sleep(interval_s)
+
+
+def retry(
+    attempt: Callable[[], T],
+    retried: tuple[type[Exception], ...],
+    timeout_s: float,
+    interval_s: float,
+    give_up: Callable[[Exception], Exception],
+) -> T:
+    """`attempt()`'s result, trying again every `interval_s` while it raises one of
+    `retried`; past `timeout_s`, ``give_up(the last error)`` is raised instead, caused by
+    what caused that error, if anything (what the broker has not agreed to yet, such as
+    a login it does not accept yet or a partition whose leader is still settling)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return attempt()
+        except retried as exc:
+            if time.monotonic() > deadline:
+                raise give_up(exc) from exc.__cause__
+            time.sleep(interval_s)
 
 
 def admin_result(future: Any, what: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> Any:

@@ -10,11 +10,11 @@ from __future__ import annotations
 import secrets
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import ClassVar, TypeVar
 
-from kafkatest.brokers.acl_client import ADMIN_LOGIN, ADMIN_PRINCIPAL, harness_listener_config
+from kafkatest.brokers.acl_client import ADMIN_LOGIN, ADMIN_PRINCIPAL
 from kafkatest.brokers.base import Broker, Options, Settings
-from kafkatest.brokers.capabilities import RUN_BY_KAFKATEST, Capability
+from kafkatest.brokers.capabilities import RUN_HERE, Capability
 from kafkatest.brokers.config import emulator_settings
 from kafkatest.brokers.security import BrokerSecurity, tls_hosts
 from kafkatest.emulator import (
@@ -31,7 +31,7 @@ from kafkatest.emulator import (
 from kafkatest.errors import BrokerError
 from kafkatest.exposure import ExposedEmulatorWarning, exposure_warning
 from kafkatest.held import held
-from kafkatest.security import DelegationToken, Security
+from kafkatest.security import Security
 
 T = TypeVar("T")
 
@@ -40,15 +40,10 @@ class EmulatorBroker(Broker):
     backend = "emulator"
     #: Everything: the broker runs in this process, so kafkatest holds its state,
     #: its clock and a hook on every request.
-    capabilities: ClassVar[frozenset[Capability]] = RUN_BY_KAFKATEST | {
-        Capability.PAUSE,
-        Capability.CLUSTERS,
-        Capability.ACLS,
-        Capability.LISTENERS,
+    capabilities: ClassVar[frozenset[Capability]] = RUN_HERE | {
         Capability.CLOCK,
         Capability.REQUEST_HOOKS,
         Capability.STATE,
-        Capability.LOG_DIRECTORY,
     }
 
     @classmethod
@@ -92,25 +87,10 @@ class EmulatorBroker(Broker):
         if acls:
             self.state.acls = Authorizer(super_users={ADMIN_PRINCIPAL, *super_users})
 
-    def client_config(
-        self,
-        user: str | None = None,
-        mechanism: str | None = None,
-        *,
-        token: DelegationToken | None = None,
-    ) -> dict[str, Any]:
-        """With ACLs, kafkatest's own clients (no `user`) log in as the super user
-        User:kafkatest on the harness listener, as on the `kafka` backend.
-
-        Refused on the emulator's own thread (in a request hook): a client there would
-        wait for answers from the loop that is running the hook (`runner.OWN_THREAD`)."""
-        self.check_caller()
-        config = super().client_config(user, mechanism, token=token)
-        if user is None and self._harness is not None:
-            config = harness_listener_config(
-                self.emulator.server.harness_bootstrap_servers, self._harness.password, config
-            )
-        return config
+    def _harness_login(self) -> tuple[str, str] | None:
+        if self._harness is None:
+            return None
+        return self.emulator.server.harness_bootstrap_servers, self._harness.password
 
     def add_user(self, name: str, password: str, mechanism: str | None = None) -> None:
         """Let `name` log in with `password`: over `mechanism`, or every enabled one.

@@ -177,15 +177,6 @@ class KafkaClusterBroker(Broker):
             lambda ids: broker_id not in ids, f"broker {broker_id} is gone", timeout_s
         )
 
-    def kill_node(self, broker_id: int, timeout_s: float = 60.0) -> None:
-        """SIGKILL one broker (a crash): the controller fences it once its session ends."""
-        node = self.node(broker_id)
-        self.close_clients()
-        node.kill()
-        self._wait_for_registered(
-            lambda ids: broker_id not in ids, f"broker {broker_id} is fenced", timeout_s
-        )
-
     def start_node(self, broker_id: int) -> None:
         """Start a stopped broker with its data; returns once it is registered again."""
         node = self.node(broker_id)

@@ -19,21 +19,20 @@ import subprocess
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from confluent_kafka.admin import AdminClient
 
 from kafkatest import tempdirs
 from kafkatest.brokers import kafka_files, kafka_users, process
 from kafkatest.brokers.base import Broker
-from kafkatest.brokers.capabilities import RUN_BY_KAFKATEST, Capability
+from kafkatest.brokers.capabilities import RUN_HERE, Capability
 from kafkatest.brokers.kafka_properties import (
     LOG4J2,
     TEST_SETTINGS,
     HarnessSecrets,
     NodeListeners,
     NodeRole,
-    admin_listener_config,
     features_off_format_args,
     new_cluster_id,
     scram_format_args,
@@ -44,7 +43,7 @@ from kafkatest.config import jvm_flags_for_tests
 from kafkatest.errors import BrokerError, SetupError
 from kafkatest.jars.class_archive import JvmArchive, kafka_jvm_archive
 from kafkatest.jars.coordinates import kafka_version
-from kafkatest.security import DelegationToken, Security
+from kafkatest.security import Security
 from kafkatest.tempdirs import owned_tempdir
 
 __all__ = ["LOG4J2", "TEST_SETTINGS", "KafkaProcessBroker", "NodeRole", "new_cluster_id"]
@@ -56,12 +55,7 @@ class KafkaProcessBroker(Broker):
     backend = "kafka"
     #: A JVM kafkatest starts: SIGSTOP pauses it, its log directory is ours, its
     #: listeners and release are kafkatest's choice; no hook inside it.
-    capabilities: ClassVar[frozenset[Capability]] = RUN_BY_KAFKATEST | {
-        Capability.PAUSE,
-        Capability.CLUSTERS,
-        Capability.ACLS,
-        Capability.LISTENERS,
-        Capability.LOG_DIRECTORY,
+    capabilities: ClassVar[frozenset[Capability]] = RUN_HERE | {
         Capability.KAFKA_VERSION,
         Capability.SHARED_BY_WORKERS,
     }
@@ -279,19 +273,10 @@ class KafkaProcessBroker(Broker):
             self._write_config()
             self.start()
 
-    def client_config(
-        self,
-        user: str | None = None,
-        mechanism: str | None = None,
-        *,
-        token: DelegationToken | None = None,
-    ) -> dict[str, Any]:
-        """With ACLs, kafkatest's own clients (no `user`) are the super user
-        User:kafkatest on the KAFKATEST listener."""
-        config = super().client_config(user, mechanism, token=token)
-        if user is None and self._harness is not None and self._admin_port is not None:
-            config = admin_listener_config(self._admin_port, self._harness, config)
-        return config
+    def _harness_login(self) -> tuple[str, str] | None:
+        if self._harness is None or self._admin_port is None:
+            return None
+        return f"127.0.0.1:{self._admin_port}", self._harness.admin
 
     def _java_command(self, java: str, archive: JvmArchive, main: str, *args: str) -> list[str]:
         assert self._workdir is not None and self._classpath is not None

@@ -13,9 +13,8 @@ import secrets
 import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
-from kafkatest.brokers.acl_client import ADMIN_PRINCIPAL, harness_listener_config
+from kafkatest.brokers.acl_client import ADMIN_PRINCIPAL
 from kafkatest.brokers.security import BrokerSecurity
 from kafkatest.emulator import KAFKA_BACKEND
 from kafkatest.jars.coordinates import release_tuple
@@ -246,14 +245,6 @@ def _acl_properties(
         "listener.name.kafkatest.sasl.enabled.mechanisms": "PLAIN",
         "listener.name.kafkatest.plain.sasl.jaas.config": jaas,
     }
-
-
-def admin_listener_config(
-    admin_port: int, harness: HarnessSecrets, base: Mapping[str, Any]
-) -> dict[str, Any]:
-    """Client settings for kafkatest's own clients: the super user User:kafkatest on
-    the KAFKATEST listener that `_acl_properties` sets up."""
-    return harness_listener_config(f"127.0.0.1:{admin_port}", harness.admin, base)
 
 
 def new_cluster_id() -> str:

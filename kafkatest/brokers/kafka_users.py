@@ -6,11 +6,11 @@ node restarts to add one (`KafkaProcessBroker.add_user`), as an operator would.
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING
 
 from confluent_kafka.admin import AdminClient
 
+from kafkatest.brokers.client_waits import retry
 from kafkatest.errors import BrokerError
 
 if TYPE_CHECKING:
@@ -47,16 +47,13 @@ def add_scram_credentials(
 
 def wait_for_login(broker: Broker, user: str, mechanism: str, timeout_s: float = 30.0) -> None:
     """The controller accepts a credential before the broker's cache has it."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        admin = AdminClient(broker.client_config(user, mechanism))
-        try:
-            admin.list_topics(timeout=2.0)
-            return
-        except Exception:
-            if time.monotonic() > deadline:
-                raise BrokerError(
-                    f"user {user!r} could not log in with {mechanism} {timeout_s:.0f}s after "
-                    f"its credential was added.\n{broker.diagnostics()}"
-                ) from None
-            time.sleep(0.2)
+    retry(
+        lambda: AdminClient(broker.client_config(user, mechanism)).list_topics(timeout=2.0),
+        (Exception,),
+        timeout_s,
+        0.2,
+        lambda _: BrokerError(
+            f"user {user!r} could not log in with {mechanism} {timeout_s:.0f}s after "
+            f"its credential was added.\n{broker.diagnostics()}"
+        ),
+    )

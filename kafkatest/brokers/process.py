@@ -41,6 +41,15 @@ def _ephemeral_start() -> int:
         return 32768
 
 
+def rss_mb(pid: int | str = "self") -> float:
+    """Resident memory of process `pid` (this one by default) in MiB, to 0.1 (NaN where
+    /proc does not say): the benchmark's and the fuzzer's memory figure."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return float("nan")
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     """A port nobody listens on right now, outside the range the OS gives to outgoing
     connections when it can be.

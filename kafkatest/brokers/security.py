@@ -44,7 +44,6 @@ class BrokerSecurity:
         self.ca: CertificateAuthority | None = None
         self.server: ServerCertificate | None = None
         self._client_certs: dict[str, ClientCertificate] = {}
-        self._hosts = hosts
         self.directory = security.tls_dir
         #: This broker's ``delegation.token.secret.key``, None while tokens are off.
         self.token_secret = secrets.token_urlsafe(32) if security.tokens_enabled else None

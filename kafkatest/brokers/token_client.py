@@ -19,11 +19,11 @@ import secrets
 import socket
 import ssl
 import struct
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import kafkatest.kio_codec  # noqa: F401 - kio without its hypothesis hooks
+from kafkatest.brokers.client_waits import retry
 from kafkatest.errors import BrokerError
 from kafkatest.security import DelegationToken
 from kafkatest.security_names import SCRAM_MECHANISMS
@@ -211,15 +211,18 @@ def wait_for_token_login(
 ) -> None:
     """Return once the broker accepts `token`: Kafka's controller answers before the
     broker's token cache has it (the emulator at once)."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            with logged_in(bootstrap, tls, mechanism, token.token_id, token.hmac, token=True):
-                return
-        except (BrokerError, OSError) as exc:
-            if time.monotonic() > deadline:
-                raise BrokerError(
-                    f"delegation token {token.token_id} could not log in {timeout_s:.0f}s "
-                    f"after it was created: {exc}"
-                ) from None
-            time.sleep(0.1)
+
+    def log_in() -> None:
+        with logged_in(bootstrap, tls, mechanism, token.token_id, token.hmac, token=True):
+            pass
+
+    retry(
+        log_in,
+        (BrokerError, OSError),
+        timeout_s,
+        0.1,
+        lambda exc: BrokerError(
+            f"delegation token {token.token_id} could not log in {timeout_s:.0f}s "
+            f"after it was created: {exc}"
+        ),
+    )

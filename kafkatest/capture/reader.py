@@ -151,26 +151,17 @@ def topic_configs(client: dict[str, Any], topics: list[str]) -> dict[str, dict[s
     return out
 
 
+@dataclass(eq=False)
 class Capture:
     """One capture run: resolve ranges, write the header, stream the records."""
 
-    def __init__(
-        self,
-        client: dict[str, Any],
-        topics: list[str],
-        selection: Selection,
-        limits: Limits,
-        anonymizer: Anonymizer,
-        registry: Any | None,
-        progress: Callable[[int], None] | None = None,
-    ) -> None:
-        self.client = client
-        self.topics = topics
-        self.selection = selection
-        self.limits = limits
-        self.anonymizer = anonymizer
-        self.registry = registry
-        self.progress = progress
+    client: dict[str, Any]
+    topics: list[str]
+    selection: Selection
+    limits: Limits
+    anonymizer: Anonymizer
+    registry: Any | None
+    progress: Callable[[int], None] | None = None
 
     def plan(self, consumer: Consumer) -> tuple[dict[str, int], dict[TP, tuple[int, int]]]:
         bootstrap = str(self.client.get("bootstrap.servers", ""))

@@ -18,7 +18,7 @@ import os
 import subprocess
 import sys
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from confluent_kafka import KafkaException, Producer
 
@@ -64,13 +64,8 @@ class OpenTransaction:
     process: subprocess.Popen[str] | None
 
     def describe(self) -> dict[str, object]:
-        return {
-            "kind": self.kind,
-            "transactional_id": self.transactional_id,
-            "topic": self.topic,
-            "partition": self.partition,
-            "records": self.records,
-        }
+        """Every field but the process, for the list of active faults."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "process"}
 
 
 def open_transaction(

@@ -33,13 +33,13 @@ from kafkatest.oracles.invariants import (
     replay_policy,
 )
 from kafkatest.oracles.options import OracleKeywords, OracleOptions, check_copies, check_duplicates
-from kafkatest.oracles.report import OracleAssertionError, OracleReport
+from kafkatest.oracles.report import OracleAssertionError, OracleReport, RunsReport, runs_text
 from kafkatest.oracles.runs import Job, RunResult
 from kafkatest.oracles.stops import StopPoint, check_order
 
 
 @dataclass
-class InvariantsReport:
+class InvariantsReport(RunsReport):
     """The three oracles' verdicts from shared runs; `ok` when all three held."""
 
     split: OracleReport
@@ -55,25 +55,14 @@ class InvariantsReport:
     def ok(self) -> bool:
         return all(report.ok for report in self.reports)
 
-    @property
-    def seconds(self) -> float:
-        """Time spent running the job, all shared runs together."""
-        return sum(run.seconds for run in self.runs)
-
     def message(self) -> str:
         verdict = "held" if self.ok else "failed"
-        runs = ", ".join(
-            f"{r.name!r} {r.seconds:.1f}s ({len(r.batches)} batches, {len(r.rows)} rows)"
-            for r in self.runs
-        )
         head = [
             f"invariants {verdict}: split {_word(self.split)}, restart {_word(self.restart)}, "
-            f"redelivery {_word(self.redelivery)} ({len(self.runs)} shared runs: {runs})"
+            f"redelivery {_word(self.redelivery)} ({len(self.runs)} shared runs: "
+            f"{runs_text(self.runs)})"
         ]
         return "\n".join(head + [report.message() for report in self.reports])
-
-    def __str__(self) -> str:
-        return self.message()
 
     def to_dict(self) -> dict[str, Any]:
         return {

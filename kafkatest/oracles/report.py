@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kafkatest.assertions.entries import jsonable, short
-from kafkatest.assertions.report import STYLE
+from kafkatest.assertions.report import STYLE, Report
 from kafkatest.checkpoints.explain import RestartExplanation
 from kafkatest.oracles.compare import Lateness, RowDifference
 from kafkatest.oracles.runs import RunResult
@@ -131,8 +131,19 @@ class Comparison:
         return lines
 
 
+class RunsReport(Report):
+    """A report on runs of the job (an oracle's own, or runs several oracles shared)."""
+
+    runs: list[RunResult]
+
+    @property
+    def seconds(self) -> float:
+        """Time spent running the job, all runs together: what the oracle adds to a test."""
+        return sum(run.seconds for run in self.runs)
+
+
 @dataclass
-class OracleReport:
+class OracleReport(RunsReport):
     """What an oracle ran and found; `ok` when every comparison held."""
 
     oracle: str
@@ -149,23 +160,14 @@ class OracleReport:
     def ok(self) -> bool:
         return all(c.ok for c in self.comparisons)
 
-    @property
-    def seconds(self) -> float:
-        """Time spent running the job, all runs together: what the oracle adds to a test."""
-        return sum(run.seconds for run in self.runs)
-
     def message(self) -> str:
         verdict = "held" if self.ok else "failed: the job's sink differs between runs"
         if self.not_applicable:
             verdict = f"not applicable: {self.not_applicable}"
-        runs = ", ".join(
-            f"{r.name!r} {r.seconds:.1f}s ({len(r.batches)} batches, {len(r.rows)} rows)"
-            for r in self.runs
-        )
         lines = [
             f"{self.oracle} {verdict}",
             f"  job {self.job}; {self.inputs} input records in {self.partitions} partitions",
-            f"  runs: {runs}",
+            f"  runs: {runs_text(self.runs)}",
         ]
         for run in self.runs:
             lines += [f"  {run.name!r}: {leg}" for leg in run.legs]
@@ -176,9 +178,6 @@ class OracleReport:
         for comparison in self.comparisons:
             lines += comparison.lines() if comparison.differs else [comparison.verdict()]
         return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self.message()
 
     def to_dict(self) -> dict[str, Any]:
         """The whole report as JSON-ready data (every row, nothing cut)."""
@@ -217,6 +216,13 @@ class OracleReport:
         from kafkatest.assertions.report import write_report_files
 
         return write_report_files(directory, name, self.to_dict(), render_html(self))
+
+
+def runs_text(runs: list[RunResult]) -> str:
+    """Each run's name, seconds, batches and rows, on one line."""
+    return ", ".join(
+        f"{r.name!r} {r.seconds:.1f}s ({len(r.batches)} batches, {len(r.rows)} rows)" for r in runs
+    )
 
 
 class OracleAssertionError(AssertionError):

@@ -15,7 +15,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from kafkatest.assertions.report import STYLE, jsonable
+from kafkatest.assertions.report import STYLE, Report, jsonable
 from kafkatest.oracles.report import OracleAssertionError
 
 
@@ -99,7 +99,7 @@ class OperatorState:
 
 
 @dataclass
-class StateReport:
+class StateReport(Report):
     """What `assert_state_bounded` ran and found; `ok` when every operator levelled off."""
 
     job: str
@@ -146,13 +146,8 @@ class StateReport:
         lines += [f"  note: {note}" for note in self.notes]
         return "\n".join(lines)
 
-    def __str__(self) -> str:
-        return self.message()
-
     def to_dict(self) -> dict[str, Any]:
-        data = jsonable(asdict(self))
-        data["ok"] = self.ok
-        return data  # type: ignore[no-any-return]
+        return {**jsonable(asdict(self)), "ok": self.ok}
 
     def write(self, directory: str | Path, name: str = "state-report") -> dict[str, Path]:
         """Write ``<name>.json`` and ``<name>.html`` into `directory`; returns both paths."""

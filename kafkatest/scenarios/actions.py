@@ -223,28 +223,27 @@ def _job(ctx: RunContext) -> JobControl:
     return ctx.job
 
 
-@action()
-def kill_job(ctx: RunContext, args: dict[str, Any]) -> None:
-    """SIGKILL the job's process (mode: process), as a crashed driver dies."""
-    _job(ctx).kill()
+#: The actions on the running job: the `JobControl` method each calls, and its help.
+_JOB_ACTIONS = {
+    "kill_job": ("kill", "SIGKILL the job's process (mode: process), as a crashed driver dies."),
+    "restart_job": (
+        "restart",
+        "Kill the job (or stop its query) and start it again on its checkpoint.",
+    ),
+    "stop_query": ("stop", "Stop the job's query (or kill its process)."),
+    "start_query": ("start", "Start the job again on its checkpoint."),
+}
 
 
-@action()
-def restart_job(ctx: RunContext, args: dict[str, Any]) -> None:
-    """Kill the job (or stop its query) and start it again on its checkpoint."""
-    _job(ctx).restart()
+def _on_job(method: str) -> ActionFunction:
+    def run(ctx: RunContext, args: dict[str, Any]) -> None:
+        getattr(_job(ctx), method)()
+
+    return run
 
 
-@action()
-def stop_query(ctx: RunContext, args: dict[str, Any]) -> None:
-    """Stop the job's query (or kill its process)."""
-    _job(ctx).stop()
-
-
-@action()
-def start_query(ctx: RunContext, args: dict[str, Any]) -> None:
-    """Start the job again on its checkpoint."""
-    _job(ctx).start()
+for _name, (_method, _help) in _JOB_ACTIONS.items():
+    ACTIONS[_name] = Action(_name, _on_job(_method), help=_help)
 
 
 def _offsets(raw: Any) -> dict[int, int] | int:

@@ -189,13 +189,7 @@ class SchemaRegistry:
             live = self._live(subject, deleted)
             if not live:
                 raise errors.subject_not_found(subject)
-            if number == "latest":
-                found = live[-1]
-            else:
-                match = [v for v in live if v.version == number]
-                if not match:
-                    raise errors.version_not_found(number)
-                found = match[0]
+            found = _pick(live, number, subject)
             return Registered(
                 subject, found.version, found.schema_id, self._schemas[found.schema_id]
             )
@@ -228,7 +222,7 @@ class SchemaRegistry:
                 del self._subjects[subject]
                 self._subject_levels.pop(subject, None)
                 return [v.version for v in versions]
-            live = [v for v in versions if not v.deleted]
+            live = _undeleted(versions)
             if not live:
                 raise errors.subject_soft_deleted(subject)
             for v in live:
@@ -241,16 +235,9 @@ class SchemaRegistry:
             versions = self._subjects.get(subject)
             if not versions:
                 raise errors.subject_not_found(subject)
-            if number == "latest":
-                pool = versions if permanent else [v for v in versions if not v.deleted]
-                if not pool:
-                    raise errors.subject_not_found(subject)
-                found = pool[-1]
-            else:
-                match = [v for v in versions if v.version == number]
-                if not match:
-                    raise errors.version_not_found(number)
-                found = match[0]
+            # "latest" is the last live version, but a permanent delete takes any.
+            pool = versions if permanent or number != "latest" else _undeleted(versions)
+            found = _pick(pool, number, subject)
             if permanent:
                 if not found.deleted:
                     raise errors.version_not_soft_deleted(subject, found.version)
@@ -341,3 +328,19 @@ class SchemaRegistry:
                     f"{{compatibility: '{level}'}}",
                 ]
         return []
+
+
+def _undeleted(versions: list[Version]) -> list[Version]:
+    return [v for v in versions if not v.deleted]
+
+
+def _pick(pool: list[Version], number: int | str, subject: str) -> Version:
+    """Version `number` of `pool` (``"latest"``: its last), or the registry's error."""
+    if number == "latest":
+        if not pool:
+            raise errors.subject_not_found(subject)
+        return pool[-1]
+    match = [v for v in pool if v.version == number]
+    if not match:
+        raise errors.version_not_found(number)
+    return match[0]

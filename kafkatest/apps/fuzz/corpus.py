@@ -292,14 +292,32 @@ def _cluster_wide_config_requests(bootstrap: str) -> None:
     from kafkatest.emulator.protocol import frame
 
     broker, logger = i8(4), i8(8)
+
+    def alter(kind: Any, name: str, key: str, value: str) -> tuple[int, int, Any]:
+        config = incremental.AlterableConfig(name=key, config_operation=i8(0), value=value)
+        resource = incremental.AlterConfigsResource(
+            resource_type=kind, resource_name=name, configs=(config,)
+        )
+        return (
+            44,
+            1,
+            incremental.IncrementalAlterConfigsRequest(resources=(resource,), validate_only=False),
+        )
+
+    def described(kind: Any, name: str, synonyms: bool, docs: bool) -> tuple[int, int, Any]:
+        resource = describe.DescribeConfigsResource(
+            resource_type=kind, resource_name=name, configuration_keys=None
+        )
+        return (
+            32,
+            4,
+            describe.DescribeConfigsRequest(
+                resources=(resource,), include_synonyms=synonyms, include_documentation=docs
+            ),
+        )
+
     requests: list[tuple[int, int, Any]] = [
-        (44, 1, incremental.IncrementalAlterConfigsRequest(
-            resources=(incremental.AlterConfigsResource(
-                resource_type=broker, resource_name="", configs=(incremental.AlterableConfig(
-                    name="log.retention.ms", config_operation=i8(0), value="604800000"),),
-            ),),
-            validate_only=False,
-        )),
+        alter(broker, "", "log.retention.ms", "604800000"),
         (33, 2, legacy.AlterConfigsRequest(
             resources=(legacy.AlterConfigsResource(
                 resource_type=broker, resource_name="", configs=(
@@ -307,25 +325,9 @@ def _cluster_wide_config_requests(bootstrap: str) -> None:
             ),),
             validate_only=False,
         )),
-        (32, 4, describe.DescribeConfigsRequest(
-            resources=(describe.DescribeConfigsResource(
-                resource_type=broker, resource_name="", configuration_keys=None),),
-            include_synonyms=True,
-            include_documentation=False,
-        )),
-        (44, 1, incremental.IncrementalAlterConfigsRequest(
-            resources=(incremental.AlterConfigsResource(
-                resource_type=logger, resource_name="1", configs=(incremental.AlterableConfig(
-                    name="kafka.log.LogCleaner", config_operation=i8(0), value="DEBUG"),),
-            ),),
-            validate_only=False,
-        )),
-        (32, 4, describe.DescribeConfigsRequest(
-            resources=(describe.DescribeConfigsResource(
-                resource_type=logger, resource_name="1", configuration_keys=None),),
-            include_synonyms=False,
-            include_documentation=True,
-        )),
+        described(broker, "", synonyms=True, docs=False),
+        alter(logger, "1", "kafka.log.LogCleaner", "DEBUG"),
+        described(logger, "1", synonyms=False, docs=True),
     ]  # fmt: skip
     host, port = bootstrap.rsplit(":", 1)
     with socket.create_connection((host, int(port)), timeout=10) as sock:

@@ -42,7 +42,7 @@ from kafkatest.apps.fuzz.frames import (
 )
 from kafkatest.apps.fuzz.long_log import long_log_frames, slowest_request
 from kafkatest.apps.fuzz.mutate import mutate
-from kafkatest.brokers.process import free_port, spawn, terminate
+from kafkatest.brokers.process import free_port, rss_mb, spawn, terminate
 from kafkatest.security_names import MECHANISMS as SASL_MECHANISMS
 
 #: ApiVersions v0 from client "probe": answered by any emulator that is alive.
@@ -115,10 +115,7 @@ class _Emulator:
 
     def rss_mb(self) -> float:
         assert self.process is not None
-        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return round(int(line.split()[1]) / 1024, 1)
-        return float("nan")
+        return rss_mb(self.process.pid)
 
     def slowest_request(self) -> tuple[float, int | None]:
         """(ms, API key) of the longest-handled request of every emulator run so far."""

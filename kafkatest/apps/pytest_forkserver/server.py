@@ -14,6 +14,7 @@ import struct
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -158,26 +159,22 @@ def _remove_own(path: Path, state: Path) -> None:
     state.unlink(missing_ok=True)
 
 
+@dataclass(eq=False)
 class _Server:
     """The accept loop: every connection read as its bytes come (a slow or idle one
     holds nobody else's run), each within its deadline, a request forked once whole
     and checked; anything else about one connection costs that connection only."""
 
-    def __init__(
-        self,
-        listener: socket.socket,
-        stamps: dict[str, int],
-        retire: Callable[[], None],
-        idle_s: float,
-    ) -> None:
-        self.listener = listener
-        self.stamps = stamps
-        self.retire = retire
-        self.idle_s = idle_s
-        self.selector = selectors.DefaultSelector()
-        self.selector.register(listener, selectors.EVENT_READ)
-        self.pending: dict[socket.socket, PendingRequest] = {}
-        self.last_run = time.monotonic()
+    listener: socket.socket
+    stamps: dict[str, int]
+    retire: Callable[[], None]
+    idle_s: float
+    selector: selectors.BaseSelector = field(init=False, default_factory=selectors.DefaultSelector)
+    pending: dict[socket.socket, PendingRequest] = field(init=False, default_factory=dict)
+    last_run: float = field(init=False, default_factory=time.monotonic)
+
+    def __post_init__(self) -> None:
+        self.selector.register(self.listener, selectors.EVENT_READ)
 
     def run(self) -> None:
         while True:
