@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from kafkatest.jars.maven import cache_dir
-from kafkatest.lean_imports import import_schema_registry_client
+from kafkatest._ground.lean_imports import import_schema_registry_client
 
 FIXTURES = Path(__file__).parent / "fixtures"
 sys.path.insert(0, str(FIXTURES / "jobs"))

@@ -20,7 +20,7 @@ def _jars(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from kafkatest.demo import run_demo
+    from kafkatest.apps.demo import run_demo
 
     return run_demo(args.backend, args.records, args.job)
 
@@ -78,8 +78,8 @@ def _spark_server(args: argparse.Namespace) -> int:
     from kafkatest.spark.server import running_server, start_server, stop_server
 
     if args.action == "start":
+        from kafkatest._ground.project_files import project_ini
         from kafkatest.config import Config
-        from kafkatest.project_files import project_ini
 
         # The project's spark_extras (environment, then the pytest ini here), as its
         # pytest runs would load them.
@@ -119,7 +119,7 @@ def _pytest_server(args: argparse.Namespace) -> int:
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from kafkatest.doctor import run_doctor
+    from kafkatest.apps.doctor import run_doctor
 
     return run_doctor(resolve=args.resolve)
 

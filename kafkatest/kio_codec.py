@@ -13,7 +13,7 @@ for property tests that draw protocol messages with ``st.from_type``.
 
 kio also imports hypothesis as it loads (0.2 s, a fifth of importing the emulator, paid
 by every test run that starts one). When nothing has imported hypothesis yet, kio is
-loaded with hypothesis hidden from the loading thread only (`kafkatest.lean_imports`),
+loaded with hypothesis hidden from the loading thread only (`kafkatest._ground.lean_imports`),
 so other threads import it as usual and a later property test still can.
 """
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 import sys
 import threading
 
-from kafkatest.lean_imports import hidden_from_this_thread
+from kafkatest._ground.lean_imports import hidden_from_this_thread
 
 with hidden_from_this_thread("hypothesis"):
     import kio.static._phantom as _phantom

@@ -18,7 +18,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from kafkatest.exposure import is_loopback, is_wildcard
+from kafkatest._ground.exposure import is_loopback, is_wildcard
 
 
 def host_allowed(host_header: str, listen_host: str, port: int) -> bool:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from kafkatest.apps.tools import TOPICS, kafka_tools_classpath, run_kafka_tool
 from kafkatest.brokers.kafka_process import KafkaProcessBroker
 from kafkatest.jars.class_archive import jvm_archive, maps
-from kafkatest.tools import TOPICS, kafka_tools_classpath, run_kafka_tool
 
 
 def _shared_loads(log: Path, class_name: str) -> list[str]:

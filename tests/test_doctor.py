@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kafkatest.doctor import check_jars, check_java, run_checks
+from kafkatest.apps.doctor import check_jars, check_java, run_checks
 
 
 def _doctor(

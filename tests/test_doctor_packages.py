@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kafkatest.doctor import check_python_packages
+from kafkatest.apps.doctor import check_python_packages
 
 
 @pytest.mark.parametrize(
@@ -79,7 +79,7 @@ def test_the_check_reads_the_installed_metadata(tmp_path: Path) -> None:
         [
             sys.executable,
             "-c",
-            "from kafkatest.doctor import check_python_packages as c; print(c().line())",
+            "from kafkatest.apps.doctor import check_python_packages as c; print(c().line())",
         ],
         capture_output=True,
         text=True,

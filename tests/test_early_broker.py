@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from kafkatest.background_start import BackgroundStart
+from kafkatest._ground.background_start import BackgroundStart
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

@@ -90,7 +90,7 @@ def _check_with(graph: Any, contract_id: str, importer: str, imported: str) -> A
         # The allow-list holds for modules a deny-list forgot (and for new ones).
         "kafkatest.config",
         "kafkatest.clocks",
-        "kafkatest.bounded_json",
+        "kafkatest._ground.bounded_json",
     ],
 )
 def test_an_emulator_module_importing_the_harness_breaks_the_seal(
@@ -114,7 +114,9 @@ def test_an_import_up_the_layers_breaks_the_layers_contracts(graph: Any) -> None
     assert _check(graph, "layers").kept
 
 
-@pytest.mark.parametrize("allowed", ["kafkatest.errors", "kafkatest.limits", "kafkatest.held"])
+@pytest.mark.parametrize(
+    "allowed", ["kafkatest.errors", "kafkatest.limits", "kafkatest._ground.held"]
+)
 def test_the_emulator_may_import_what_its_allow_list_names(graph: Any, allowed: str) -> None:
     assert _check_with(graph, "emulator-sealed", "kafkatest.emulator.state.clock", allowed).kept
 

@@ -116,7 +116,7 @@ def test_a_line_missing_from_the_repository_falls_back_to_the_previous_and_says_
     that decided it, and nothing on the next (the choice is cached, no Maven runs);
     `kafkatest doctor` shows it. Real Maven, into an empty manifest cache over the
     user's repository (so only metadata is downloaded)."""
-    from kafkatest.doctor import check_jars
+    from kafkatest.apps.doctor import check_jars
     from kafkatest.jars import coordinates, resolve
     from kafkatest.jars.maven import cache_dir
 

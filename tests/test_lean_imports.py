@@ -1,5 +1,5 @@
 """Optional packages a dependency would import for nothing are hidden from the loading
-thread only, for the length of the load only (`kafkatest.lean_imports`)."""
+thread only, for the length of the load only (`kafkatest._ground.lean_imports`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from tests.fresh_interpreter import output_lines
 
 _HIDE_WAVE = """
 import sys, threading
-from kafkatest.lean_imports import hidden_from_this_thread
+from kafkatest._ground.lean_imports import hidden_from_this_thread
 
 seen = {}
 def other_thread():
@@ -50,7 +50,7 @@ def test_a_package_is_hidden_from_the_loading_thread_only(tmp_path: Path) -> Non
 
 _CONNECT_WITHOUT_IPYTHON = """
 import sys
-from kafkatest.lean_imports import import_spark_connect_client
+from kafkatest._ground.lean_imports import import_spark_connect_client
 import_spark_connect_client()
 import pyspark.sql.connect.shell.progress as progress
 print("IPython imported", "IPython" in sys.modules)
@@ -61,7 +61,7 @@ print("IPython importable after", IPython.__name__)
 
 _CONNECT_AFTER_IPYTHON = """
 import IPython
-from kafkatest.lean_imports import import_spark_connect_client
+from kafkatest._ground.lean_imports import import_spark_connect_client
 import_spark_connect_client()
 import pyspark.sql.connect.shell.progress as progress
 print("terminal size from", progress.get_terminal_size.__module__)
@@ -88,7 +88,7 @@ def test_the_connect_client_loads_without_ipython(tmp_path: Path) -> None:
 
 _CONNECT_WITHOUT_COLLECTIONS = """
 import gc, sys
-from kafkatest.lean_imports import import_spark_connect_client
+from kafkatest._ground.lean_imports import import_spark_connect_client
 
 class Probe:  # asked first for every module: notes the collector's state as pandas loads
     seen = []

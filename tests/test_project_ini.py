@@ -1,12 +1,12 @@
-"""`kafkatest.project_files.project_ini`: a command run outside pytest reads the project's
+"""`kafkatest._ground.project_files.project_ini`: a command run outside pytest reads the project's
 pytest ini as pytest would (nearest directory first, pytest's file order)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from kafkatest._ground.project_files import project_ini
 from kafkatest.config import Config
-from kafkatest.project_files import project_ini
 
 
 def test_pytest_ini_then_pyproject_then_tox_then_setup_cfg(tmp_path: Path) -> None:

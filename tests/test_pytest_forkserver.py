@@ -30,7 +30,7 @@ FORKED_TEST = """
 import json, os, sys
 
 def test_reports_where_it_ran(tmp_path_factory):
-    from kafkatest.tempdirs import owned_tempdir
+    from kafkatest._ground.tempdirs import owned_tempdir
 
     facts = {
         "owned": str(owned_tempdir("kafkatest-forked-run-")),  # removed at exit

@@ -6,9 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kafkatest.tempdirs import owned_tempdir, remove
+from kafkatest._ground.tempdirs import owned_tempdir, remove
 
-MAKE = "from kafkatest.tempdirs import owned_tempdir; print(owned_tempdir('kafkatest-selftest-'), flush=True)"
+MAKE = "from kafkatest._ground.tempdirs import owned_tempdir; print(owned_tempdir('kafkatest-selftest-'), flush=True)"
 
 
 def run_child(code: str) -> Path:

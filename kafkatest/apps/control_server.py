@@ -27,7 +27,7 @@ from email.message import Message
 from http import HTTPStatus
 from typing import Any
 
-from kafkatest import bounded_json
+from kafkatest._ground import bounded_json
 from kafkatest.errors import BrokerError
 from kafkatest.faults.api import Faults
 from kafkatest.faults.control_actions import BadRequest, UnknownFault, checked_params, perform

@@ -16,9 +16,9 @@ import threading
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 
+from kafkatest._ground.exposure import ExposedEmulatorWarning, exposure_warning
 from kafkatest.brokers.emulator import EmulatorBroker
 from kafkatest.errors import BrokerError
-from kafkatest.exposure import ExposedEmulatorWarning, exposure_warning
 from kafkatest.security import ADMIN_USER, MECHANISMS, PROTOCOLS, Security
 from kafkatest.security.tls import TRUSTSTORE_PASSWORD
 

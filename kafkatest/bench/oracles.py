@@ -50,7 +50,7 @@ PAYMENTS = [
 
 
 def payments_job() -> Callable[..., Any]:
-    from kafkatest.demo import find_job
+    from kafkatest.apps.demo import find_job
     from kafkatest.jobs import load_job
 
     path = find_job(None).parent / JOB.name
@@ -59,10 +59,10 @@ def payments_job() -> Callable[..., Any]:
 
 def one_run(spark: SparkSession, broker: Broker, job: Callable[..., Any]) -> float:
     """Seconds for one uninterrupted test of the job: topics, seed, run, read back."""
+    from kafkatest._ground.tempdirs import owned_tempdir, remove
     from kafkatest.oracles.sinks import read_topic
     from kafkatest.seeding import seed
     from kafkatest.spark import wait_for_query
-    from kafkatest.tempdirs import owned_tempdir, remove
 
     tag = uuid.uuid4().hex[:8]
     source, sink = f"bench-oracle-in-{tag}", f"bench-oracle-out-{tag}"

@@ -16,13 +16,13 @@ from abc import abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from kafkatest._ground.held import held
 from kafkatest.brokers.acl_client import AclClient
 from kafkatest.brokers.capabilities import Capability
 from kafkatest.brokers.client import RecordClient
 from kafkatest.brokers.client_connections import ClientConnections
 from kafkatest.brokers.topic_client import TopicClient, parse_topic_config
 from kafkatest.errors import UnsupportedOperation
-from kafkatest.held import held
 
 if TYPE_CHECKING:
     from kafkatest.brokers.broker_clock import BrokerClock

@@ -12,6 +12,8 @@ import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import ClassVar, TypeVar
 
+from kafkatest._ground.exposure import ExposedEmulatorWarning, exposure_warning
+from kafkatest._ground.held import held
 from kafkatest.brokers.acl_client import ADMIN_LOGIN, ADMIN_PRINCIPAL
 from kafkatest.brokers.base import Broker, Options, Settings
 from kafkatest.brokers.capabilities import RUN_HERE, Capability
@@ -29,8 +31,6 @@ from kafkatest.emulator import (
     RequestLog,
 )
 from kafkatest.errors import BrokerError
-from kafkatest.exposure import ExposedEmulatorWarning, exposure_warning
-from kafkatest.held import held
 from kafkatest.security import Security
 
 T = TypeVar("T")

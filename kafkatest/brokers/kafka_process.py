@@ -23,7 +23,8 @@ from typing import ClassVar
 
 from confluent_kafka.admin import AdminClient
 
-from kafkatest import tempdirs
+from kafkatest._ground import tempdirs
+from kafkatest._ground.tempdirs import owned_tempdir
 from kafkatest.brokers import kafka_files, kafka_users, process
 from kafkatest.brokers.base import Broker
 from kafkatest.brokers.capabilities import RUN_HERE, Capability
@@ -44,7 +45,6 @@ from kafkatest.errors import BrokerError, SetupError
 from kafkatest.jars.class_archive import JvmArchive, kafka_jvm_archive
 from kafkatest.jars.coordinates import kafka_version
 from kafkatest.security import Security
-from kafkatest.tempdirs import owned_tempdir
 
 __all__ = ["LOG4J2", "TEST_SETTINGS", "KafkaProcessBroker", "NodeRole", "new_cluster_id"]
 

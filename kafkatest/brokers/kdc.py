@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
-from kafkatest import tempdirs
+from kafkatest._ground import tempdirs
 from kafkatest.brokers import process
 from kafkatest.config import jvm_flags_for_tests
 from kafkatest.errors import BrokerError, SetupError

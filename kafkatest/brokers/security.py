@@ -12,7 +12,7 @@ import ssl
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kafkatest import tempdirs
+from kafkatest._ground import tempdirs
 from kafkatest.errors import BrokerError
 from kafkatest.security import (
     ADMIN_USER,

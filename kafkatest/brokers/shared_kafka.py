@@ -30,7 +30,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from kafkatest import tempdirs
+from kafkatest._ground import tempdirs
 from kafkatest.brokers.kafka_process import KafkaProcessBroker
 from kafkatest.errors import BrokerError, UnsupportedOperation
 

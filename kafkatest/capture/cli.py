@@ -144,7 +144,7 @@ def _capture(args: argparse.Namespace) -> int:
     salt = (args.salt or secrets.token_hex(16)).encode()
     registry = None
     if args.schema_registry:
-        from kafkatest.lean_imports import import_schema_registry_client
+        from kafkatest._ground.lean_imports import import_schema_registry_client
 
         import_schema_registry_client()
         from confluent_kafka.schema_registry import SchemaRegistryClient

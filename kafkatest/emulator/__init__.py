@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 # Before any subpackage defines a kio type (control/errors.py does, and a broker may
 # import it first): kio's hypothesis hooks stay off (tests/emulator/test_kio_codec.py).
 import kafkatest.kio_codec  # noqa: F401
-from kafkatest.lean_imports import imported_on_use
+from kafkatest._ground.lean_imports import imported_on_use
 
 #: Where each name of the door is defined.
 _FACE: dict[str, tuple[str, ...]] = {
@@ -50,12 +50,13 @@ _FACE: dict[str, tuple[str, ...]] = {
     # errors and warnings
     "kafkatest.emulator.control.errors": ("InvalidFault",),
     "kafkatest.emulator.state.errors": ("StateError",),
-    "kafkatest.exposure": ("ExposedEmulatorWarning",),
+    "kafkatest._ground.exposure": ("ExposedEmulatorWarning",),
 }
 __all__ = sorted(name for names in _FACE.values() for name in names)
 __getattr__ = imported_on_use(__name__, _FACE)
 
 if TYPE_CHECKING:  # the names as mypy sees them (re-exported)
+    from kafkatest._ground.exposure import ExposedEmulatorWarning as ExposedEmulatorWarning
     from kafkatest.emulator.control import checks as checks
     from kafkatest.emulator.control.errors import InvalidFault as InvalidFault
     from kafkatest.emulator.control.request_hooks import DELAY as DELAY
@@ -85,4 +86,3 @@ if TYPE_CHECKING:  # the names as mypy sees them (re-exported)
     from kafkatest.emulator.state.broker_state import EmulatorState as EmulatorState
     from kafkatest.emulator.state.cleaner import COMPACT_NOW_KEY as COMPACT_NOW_KEY
     from kafkatest.emulator.state.errors import StateError as StateError
-    from kafkatest.exposure import ExposedEmulatorWarning as ExposedEmulatorWarning

@@ -1,6 +1,6 @@
 """Deprecated home of `ExposedEmulatorWarning` (a warnings filter may name this path):
-the warning is `kafkatest.emulator.ExposedEmulatorWarning`, defined in `kafkatest.exposure`."""
+the warning is `kafkatest.emulator.ExposedEmulatorWarning`, defined in `kafkatest._ground.exposure`."""
 
-from kafkatest.exposure import ExposedEmulatorWarning
+from kafkatest._ground.exposure import ExposedEmulatorWarning
 
 __all__ = ["ExposedEmulatorWarning"]

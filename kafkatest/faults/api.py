@@ -11,7 +11,7 @@ fixture calls after every test so one test's fault never leaks into the next.
 `Faults` holds its parts, as a `Broker` holds its clients: topic faults (topics.py),
 emulator-only ones (emulator_faults.py) and a stopped query's checkpoint damaged
 (checkpoint_faults.py), each public method of a part offered as a method of `Faults`
-(`kafkatest.held`); this module holds the broker's own faults (stop, pause, a
+(`kafkatest._ground.held`); this module holds the broker's own faults (stop, pause, a
 cluster's brokers and leaders), open transactions, and the bookkeeping that lists and
 clears them all.
 """
@@ -23,6 +23,7 @@ import threading
 import weakref
 from typing import Any
 
+from kafkatest._ground.held import held
 from kafkatest.brokers.base import Broker
 from kafkatest.brokers.capabilities import Capability
 from kafkatest.emulator import StateError, checks
@@ -35,7 +36,6 @@ from kafkatest.faults.checkpoint_faults import CheckpointFaults
 from kafkatest.faults.emulator_faults import EmulatorFaults
 from kafkatest.faults.registry import fault
 from kafkatest.faults.topics import TopicFaults
-from kafkatest.held import held
 from kafkatest.limits import MAX_CLOCK_STEP_MS
 
 __all__ = ["MAX_CLOCK_STEP_MS", "Faults", "faults_for"]

@@ -32,9 +32,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from kafkatest._ground.tempdirs import process_alive
 from kafkatest.config import environment
 from kafkatest.jars.coordinates import kafka_version
-from kafkatest.tempdirs import process_alive
 
 #: Silences the JVM's unified-logging messages tagged cds (warnings go to stdout).
 QUIET = "-Xlog:cds*=off"

@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from kafkatest._ground.project_files import cache_dir
 from kafkatest.config import environment
 from kafkatest.errors import SetupError
 from kafkatest.jars.progress import DownloadProgress
-from kafkatest.project_files import cache_dir
 
 
 class ArtifactNotFound(SetupError):

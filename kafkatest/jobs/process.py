@@ -21,8 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from kafkatest._ground.tempdirs import owned_tempdir
 from kafkatest.brokers.process import tail
-from kafkatest.tempdirs import owned_tempdir
 
 _LIVE: set[JobProcess] = set()
 _LIVE_LOCK = threading.Lock()

@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kafkatest._ground.tempdirs import owned_tempdir, remove
 from kafkatest.checkpoints.explain import RecordedFault, RestartExplanation
 from kafkatest.checkpoints.logs import committed_batches, planned_batches, planned_offsets
 from kafkatest.jobs import JobProcess, job_spec, start_job
 from kafkatest.oracles.options import OracleOptions
 from kafkatest.oracles.stops import LOG_CONFLICT, Blocker, StopPoint, fault_at, stopped_text
 from kafkatest.spark.plans import QueryPlan
-from kafkatest.tempdirs import owned_tempdir, remove
 
 if TYPE_CHECKING:
     from pyspark.sql.streaming import StreamingQuery

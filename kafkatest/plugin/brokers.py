@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from kafkatest.background_start import BackgroundStart
+from kafkatest._ground.background_start import BackgroundStart
 from kafkatest.brokers.base import Broker
 from kafkatest.brokers.capabilities import Capability
 from kafkatest.brokers.registry import capabilities_of, start_broker

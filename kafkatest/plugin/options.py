@@ -189,7 +189,7 @@ def _warn_if_executors_cannot_reach_the_broker(
     where = re.fullmatch(r"(?:spark|sc)://([^:/]+|\[[^\]]+\])(?::\d+)?/?", remote or master)
     if where is None:
         return
-    from kafkatest.exposure import is_loopback
+    from kafkatest._ground.exposure import is_loopback
 
     if is_loopback(where.group(1)):
         return

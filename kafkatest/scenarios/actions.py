@@ -169,7 +169,7 @@ def evolve_schema(ctx: RunContext, args: dict[str, Any]) -> int:
 def _register(ctx: RunContext, args: dict[str, Any], evolve: bool) -> int:
     import json
 
-    from kafkatest.lean_imports import import_schema_registry_client
+    from kafkatest._ground.lean_imports import import_schema_registry_client
 
     import_schema_registry_client()
     from confluent_kafka.schema_registry import Schema, SchemaRegistryClient

@@ -1,4 +1,5 @@
-"""Moved to `kafkatest.jobs` (``from kafkatest.jobs import load_job``); this old path
-still works, with a DeprecationWarning naming the new one."""
+"""Moved to `kafkatest.jobs`; this old path still works, with a DeprecationWarning."""
 
-from kafkatest.scenarios.process import __getattr__ as __getattr__
+from kafkatest._ground.lean_imports import moved_to
+
+__getattr__ = moved_to("kafkatest.jobs")

@@ -7,13 +7,13 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kafkatest._ground.tempdirs import owned_tempdir, remove
 from kafkatest.brokers.base import Broker
 from kafkatest.scenarios.context import RunContext
 from kafkatest.scenarios.modes import run_batch, run_process, run_stream
 from kafkatest.scenarios.plan import bind
 from kafkatest.scenarios.result import ScenarioResult, judge
 from kafkatest.scenarios.spec import Scenario
-from kafkatest.tempdirs import owned_tempdir, remove
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

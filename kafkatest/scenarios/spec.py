@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from kafkatest import bounded_json, bounded_yaml
+from kafkatest._ground import bounded_json, bounded_yaml
 from kafkatest.limits import MAX_PARTITIONS, MAX_SCENARIO_BYTES
 from kafkatest.scenarios.checks import (
     DELIVERIES,

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from kafkatest import bounded_json
+from kafkatest._ground import bounded_json
 from kafkatest.limits import MAX_CAPTURE_LINE_BYTES, MAX_SEED_FILE_BYTES
 
 VERSION = 1

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from kafkatest import bounded_json, bounded_yaml
+from kafkatest._ground import bounded_json, bounded_yaml
 from kafkatest.limits import MAX_CAPTURE_LINE_BYTES, MAX_SEED_FILE_BYTES
 
 SUFFIXES = (".jsonl", ".ndjson", ".json", ".yaml", ".yml")

@@ -45,7 +45,7 @@ class BatchCapture:
     def __getstate__(self) -> dict[str, Any]:
         """What a Connect server's worker gets: only the directory to write to."""
         if self._spill_dir is None:
-            from kafkatest.tempdirs import owned_tempdir
+            from kafkatest._ground.tempdirs import owned_tempdir
 
             self._spill_dir = owned_tempdir("kafkatest-capture-")
         return {"spill_dir": str(self._spill_dir)}

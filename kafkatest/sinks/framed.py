@@ -23,7 +23,7 @@ def framed_decoder(
     fmt: str, registry: Any, topic: str, *, is_key: bool = False
 ) -> Callable[[bytes | None], Any]:
     """A decoder for one topic's keys or values in `fmt` ("avro", "protobuf", "json-schema")."""
-    from kafkatest.lean_imports import import_schema_registry_client
+    from kafkatest._ground.lean_imports import import_schema_registry_client
 
     import_schema_registry_client()
     from confluent_kafka.schema_registry import SchemaRegistryClient

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kafkatest._ground.tempdirs import process_alive
 from kafkatest.config import environment
 from kafkatest.jars.class_archive import (
     QUIET,
@@ -46,7 +47,6 @@ from kafkatest.jars.class_archive import (
     remove_older,
     stamp,
 )
-from kafkatest.tempdirs import process_alive
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ import warnings
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, cast
 
+from kafkatest._ground.lean_imports import import_spark_connect_client
 from kafkatest.config import environment
-from kafkatest.lean_imports import import_spark_connect_client
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

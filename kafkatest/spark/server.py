@@ -34,9 +34,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kafkatest._ground.tempdirs import boot_id, process_alive
 from kafkatest.config import environment
 from kafkatest.errors import SetupError
-from kafkatest.tempdirs import boot_id, process_alive
 
 #: The plugin that starts Spark Connect's gRPC service inside a Spark driver.
 CONNECT_PLUGIN = "org.apache.spark.sql.connect.SparkConnectPlugin"

@@ -15,6 +15,7 @@ import signal
 import sys
 from dataclasses import asdict
 
+from kafkatest._ground.tempdirs import boot_id
 from kafkatest.spark.server import (
     AUTH_TOKEN_VARIABLE,
     ServerState,
@@ -25,7 +26,6 @@ from kafkatest.spark.server import (
     state_file,
     used_file,
 )
-from kafkatest.tempdirs import boot_id
 
 #: The warm server outlives the brokers of the runs it serves (each run's emulator is
 #: gone when the run ends), while the connector caches a job's Kafka producers and

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kafkatest._ground.tempdirs import owned_tempdir, remove
 from kafkatest.config import environment, jvm_flags_for_tests
 from kafkatest.spark.cds import Archive, driver_archive
 from kafkatest.spark.checkpoints import checkpoint_conf
@@ -23,7 +24,6 @@ from kafkatest.spark.interrupts import (
     stop_queries,
 )
 from kafkatest.spark.logs import log4j2_options
-from kafkatest.tempdirs import owned_tempdir, remove
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

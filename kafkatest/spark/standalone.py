@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from kafkatest import tempdirs
+from kafkatest._ground import tempdirs
 from kafkatest.brokers import process
 from kafkatest.errors import SetupError
 

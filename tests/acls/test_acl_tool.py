@@ -9,8 +9,8 @@ from __future__ import annotations
 import subprocess
 
 from kafkatest import Broker
+from kafkatest.apps.tools import run_kafka_tool
 from kafkatest.brokers.acl_client import ANONYMOUS, Acl
-from kafkatest.tools import run_kafka_tool
 
 ACLS = "org.apache.kafka.tools.AclCommand"
 

@@ -21,9 +21,9 @@ from kio.schema.errors import ErrorCode
 from kio.static.primitive import i32
 
 from kafkatest import Broker, Record
+from kafkatest.apps.tools import run_kafka_tool
 from kafkatest.brokers.client_waits import wait_until
 from kafkatest.pytest_plugin import unique_topic_name
-from kafkatest.tools import run_kafka_tool
 from tests.emulator.raw_client import ask
 
 LOG_DIRS = "org.apache.kafka.tools.LogDirsCommand"

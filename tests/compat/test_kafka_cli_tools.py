@@ -17,9 +17,7 @@ import uuid
 from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
 
 from kafkatest import Broker, Record
-from kafkatest.brokers.client import wait_until
-from kafkatest.pytest_plugin import unique_topic_name
-from kafkatest.tools import (
+from kafkatest.apps.tools import (
     CONSOLE_CONSUMER,
     CONSOLE_PRODUCER,
     CONSUMER_GROUPS,
@@ -27,6 +25,8 @@ from kafkatest.tools import (
     run_kafka_tool,
     tool_option,
 )
+from kafkatest.brokers.client import wait_until
+from kafkatest.pytest_plugin import unique_topic_name
 
 GET_OFFSETS = "org.apache.kafka.tools.GetOffsetShell"
 _LOGGED_PROBLEM = re.compile(r"^(WARN|ERROR) ", re.MULTILINE)

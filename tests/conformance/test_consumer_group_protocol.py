@@ -27,7 +27,7 @@ from confluent_kafka import (
 )
 
 from kafkatest import Broker, Record
-from kafkatest.tools import CONSOLE_CONSUMER, CONSUMER_GROUPS, run_kafka_tool, tool_option
+from kafkatest.apps.tools import CONSOLE_CONSUMER, CONSUMER_GROUPS, run_kafka_tool, tool_option
 
 SETTLE_S = 60.0
 

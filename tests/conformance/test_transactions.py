@@ -28,9 +28,9 @@ from confluent_kafka import (
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from kafkatest import Broker
+from kafkatest.apps.tools import TRANSACTIONS, kafka_tools_classpath, run_kafka_tool
 from kafkatest.brokers.capabilities import Capability
 from kafkatest.brokers.client_waits import wait_until
-from kafkatest.tools import TRANSACTIONS, kafka_tools_classpath, run_kafka_tool
 
 JAVA_DIR = Path(__file__).parent / "java"
 

@@ -20,13 +20,13 @@ from kio.static.primitive import i8
 from raw_client import ask
 
 from kafkatest import Broker
+from kafkatest.apps.tools import run_kafka_tool
 from kafkatest.brokers.kafka_process import TEST_SETTINGS
 from kafkatest.emulator.state.broker_configs import (
     DEFAULT_CONFIG,
     STATIC_BROKER_CONFIG,
     kafka_defaults,
 )
-from kafkatest.tools import run_kafka_tool
 
 DESCRIBE_CONFIGS = 32
 BROKER = i8(4)

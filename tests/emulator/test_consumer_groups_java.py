@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from kafkatest import Broker
-from kafkatest.tools import kafka_tools_classpath
+from kafkatest.apps.tools import kafka_tools_classpath
 
 JAVA_DIR = Path(__file__).parent / "java"
 

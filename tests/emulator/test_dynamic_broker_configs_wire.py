@@ -33,7 +33,7 @@ from raw_client import ask
 from test_broker_configs_wire import CONFIG_COMMAND, broker_id, describe_broker
 
 from kafkatest import Broker
-from kafkatest.tools import run_kafka_tool
+from kafkatest.apps.tools import run_kafka_tool
 
 pytestmark = pytest.mark.kafka_broker_config({"message.max.bytes": 2000})
 

@@ -25,13 +25,13 @@ from kio.schema.produce.v9.request import PartitionProduceData, ProduceRequest, 
 from kio.schema.produce.v9.response import ProduceResponse
 from kio.serial import entity_reader
 
+from kafkatest.apps.tools import CONSOLE_CONSUMER, run_kafka_tool, tool_option
 from kafkatest.brokers.base import Broker
 from kafkatest.brokers.client import wait_until
 from kafkatest.emulator import COMPACT_NOW_KEY
 from kafkatest.errors import BrokerError
 from kafkatest.faults import Faults
 from kafkatest.records import Record
-from kafkatest.tools import CONSOLE_CONSUMER, run_kafka_tool, tool_option
 from tests.emulator.batch_builder import RECENT_MS, encode_record
 from tests.emulator.raw_client import connect, encode, read_frame, request_frame
 

@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
+from kafkatest._ground.exposure import ExposedEmulatorWarning, is_loopback
 from kafkatest.apps.control_server import MAX_BODY_BYTES, ControlServer
 from kafkatest.brokers.emulator import EmulatorBroker
 from kafkatest.brokers.process import free_port
-from kafkatest.exposure import ExposedEmulatorWarning, is_loopback
 from kafkatest.faults import faults_for
 from kafkatest.faults.validation import InvalidFault
 from kafkatest.loopback_http import host_allowed

@@ -68,7 +68,7 @@ def start(spark: Any, bootstrap: str, topic: str, registry_url: str, capture: An
     def confluent(value):  # no type hints: PySpark would read them as a pandas UDF's
         """confluent-kafka's deserializer: the writer schema by the record's id, resolved
         to the job's reader schema; its error's name when it refuses."""
-        from kafkatest.lean_imports import import_schema_registry_client
+        from kafkatest._ground.lean_imports import import_schema_registry_client
 
         import_schema_registry_client()  # without the warning authlib prints on import
         from confluent_kafka.schema_registry import SchemaRegistryClient as Client

@@ -15,8 +15,8 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, Topi
 from confluent_kafka.admin import AdminClient
 
 from kafkatest import Broker
+from kafkatest.apps.tools import TOPICS, run_kafka_tool
 from kafkatest.security.tls import CertificateAuthority
-from kafkatest.tools import TOPICS, run_kafka_tool
 
 
 def _round_trip(broker: Broker, config: dict, topic: str) -> list[bytes]:

@@ -17,11 +17,11 @@ from pathlib import Path
 from kio.schema.errors import ErrorCode
 
 from kafkatest import Broker
+from kafkatest.apps.tools import CONSOLE_CONSUMER, CONSOLE_PRODUCER, run_kafka_tool, tool_option
 from kafkatest.brokers.token_client import logged_in
 from kafkatest.brokers.token_client import request_entity as _request
 from kafkatest.errors import BrokerError
 from kafkatest.security import DelegationToken
-from kafkatest.tools import CONSOLE_CONSUMER, CONSOLE_PRODUCER, run_kafka_tool, tool_option
 
 DAY_MS = 24 * 60 * 60 * 1000
 TOKENS = "org.apache.kafka.tools.DelegationTokenCommand"

@@ -20,7 +20,7 @@ from confluent_kafka.admin import (
 )
 
 from kafkatest import Broker
-from kafkatest.tools import run_kafka_tool
+from kafkatest.apps.tools import run_kafka_tool
 
 CONFIGS = "kafka.admin.ConfigCommand"  # kafka-configs (still in core, Scala, in 4.1)
 

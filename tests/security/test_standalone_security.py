@@ -10,8 +10,8 @@ import pytest
 from confluent_kafka import Producer
 from kio.schema.errors import ErrorCode
 
+from kafkatest.apps.tools import TOPICS, run_kafka_tool
 from kafkatest.security.tls import TRUSTSTORE_PASSWORD
-from kafkatest.tools import TOPICS, run_kafka_tool
 from tests.standalone_emulator import standalone_emulator
 
 

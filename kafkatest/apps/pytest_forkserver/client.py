@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from kafkatest._ground.tempdirs import boot_id, process_alive
 from kafkatest.apps.pytest_forkserver.place import (
     FORK_SERVER_PLATFORM,
     FORWARDED_SIGNALS,
@@ -29,7 +30,6 @@ from kafkatest.apps.pytest_forkserver.place import (
     servers_dir,
     socket_path,
 )
-from kafkatest.tempdirs import boot_id, process_alive
 
 
 def run(args: Sequence[str]) -> int:

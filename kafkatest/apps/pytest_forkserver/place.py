@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from kafkatest.project_files import cache_dir
+from kafkatest._ground.project_files import cache_dir
 
 KEYED_PREFIXES = (
     *("PYTHON", "LD_", "LANG", "LC_"),  # the interpreter, native libraries, the locale
@@ -55,8 +55,8 @@ class ForkServerSettings:
 
     @classmethod
     def read(cls, environ: Mapping[str, str]) -> ForkServerSettings:
+        from kafkatest._ground.project_files import project_ini
         from kafkatest.config import Config
-        from kafkatest.project_files import project_ini
 
         config = Config.build(ini=project_ini(), environ=environ)  # ConfigError: a SetupError
         return cls(config.pytest_server_preload, config.pytest_server_idle_minutes)

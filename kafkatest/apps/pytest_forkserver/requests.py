@@ -19,7 +19,7 @@ import socket
 import time
 from typing import Any
 
-from kafkatest import bounded_json
+from kafkatest._ground import bounded_json
 from kafkatest.apps.pytest_forkserver.place import HEADER, MAGIC, MAX_REQUEST
 
 #: What a client has, from its connection, to send its whole request.

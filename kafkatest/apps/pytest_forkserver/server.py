@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kafkatest._ground.tempdirs import boot_id
 from kafkatest.apps.pytest_forkserver.child import run_child
 from kafkatest.apps.pytest_forkserver.place import pytest_command, scripts_dir, write_private
 from kafkatest.apps.pytest_forkserver.requests import (
@@ -26,7 +27,6 @@ from kafkatest.apps.pytest_forkserver.requests import (
     PendingRequest,
     Refused,
 )
-from kafkatest.tempdirs import boot_id
 
 
 def preload(extra: Sequence[str]) -> None:
@@ -51,7 +51,7 @@ def preload(extra: Sequence[str]) -> None:
     import importlib.util
 
     if importlib.util.find_spec("pyarrow") and importlib.util.find_spec("grpc"):
-        from kafkatest.lean_imports import import_spark_connect_client
+        from kafkatest._ground.lean_imports import import_spark_connect_client
 
         import_spark_connect_client()
     import kafkatest.emulator  # noqa: F401  (the fixture's default backend)

@@ -7,7 +7,7 @@ thread; callers on other threads go through `EmulatorBroker.call`.
 from typing import TYPE_CHECKING
 
 import kafkatest.kio_codec  # noqa: F401 - before any kio type is defined
-from kafkatest.lean_imports import imported_on_use
+from kafkatest._ground.lean_imports import imported_on_use
 
 if TYPE_CHECKING:
     from kafkatest.emulator.state.broker_state import BrokerSettings, EmulatorState

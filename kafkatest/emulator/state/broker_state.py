@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from kafkatest._ground.held import held
 from kafkatest.emulator.state import replicas
 from kafkatest.emulator.state.acls import Authorizer
 from kafkatest.emulator.state.broker_configs import (
@@ -63,7 +64,6 @@ from kafkatest.emulator.state.topic_configs import (
 )
 from kafkatest.emulator.state.topics import Topic, TopicRegistry
 from kafkatest.emulator.state.transactions import TransactionCoordinator
-from kafkatest.held import held
 
 __all__ = ["AppendResult", "BrokerSettings", "EmulatorState", "TransactionalProduce"]
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from kafkatest.bounded_json import JsonRefused, check_nesting
+from kafkatest._ground.bounded_json import JsonRefused, check_nesting
 
 
 class YamlRefused(ValueError):

@@ -26,6 +26,7 @@ import importlib.abc
 import importlib.machinery
 import sys
 import threading
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
 
@@ -139,6 +140,20 @@ def imported_on_use(package: str, names: dict[str, tuple[str, ...]]) -> Callable
         if value is None:  # a submodule
             value = importlib.import_module(f"{module}.{name}")
         setattr(sys.modules[package], name, value)
+        return value
+
+    return attribute
+
+
+def moved_to(new: str) -> Callable[[str], object]:
+    """The `__getattr__` of a module's old path after it moved to `new`: each name still
+    works, with a DeprecationWarning naming the new path, until the alias goes."""
+
+    def attribute(name: str) -> object:
+        if name.startswith("__"):  # the import system's own questions (__path__ ...)
+            raise AttributeError(name)
+        value = getattr(importlib.import_module(new), name)
+        warnings.warn(f"{name} moved: import it from {new}", DeprecationWarning, stacklevel=2)
         return value
 
     return attribute
