@@ -133,15 +133,26 @@ class TopicClient:
         )
 
     def alter_topic_config(self, topic: str, config: Mapping[str, object]) -> None:
-        """Set topic configs (retention.ms, ...) incrementally."""
+        """Set topic configs (retention.ms, ...) incrementally; returns once a describe
+        shows them (real Kafka's controller commits a change before its broker serves it)."""
+        wanted = parse_topic_config(config)
+        before = self.topic_config(topic)
         entries = [
             ConfigEntry(name, value, incremental_operation=AlterConfigOpType.SET)
-            for name, value in parse_topic_config(config).items()
+            for name, value in wanted.items()
         ]
         resource = ConfigResource(ConfigResource.Type.TOPIC, topic, incremental_configs=entries)
         futures = self._broker.admin().incremental_alter_configs([resource])
         for future in futures.values():
             admin_result(future, f"altering config of {topic!r}")
+
+        def applied() -> bool:  # the value sent, or (if the broker spells it otherwise) a new one
+            now = self.topic_config(topic)
+            return all(
+                now.get(k) in (v, None) or now.get(k) != before.get(k) for k, v in wanted.items()
+            )
+
+        wait_until(applied, DEFAULT_TIMEOUT_S, f"the broker shows the new config of {topic!r}")
 
     def topic_config_overrides(self, topic: str) -> dict[str, str]:
         """Only the configs set on the topic itself (not defaults nor broker settings)."""
