@@ -43,7 +43,8 @@ def find_job(path: str | None) -> Path:
         if path
         else [
             Path.cwd() / JOB_RELATIVE,
-            Path(__file__).resolve().parent.parent / JOB_RELATIVE,
+            Path(__file__).resolve().parents[2]
+            / JOB_RELATIVE,  # the checkout, above kafkatest/apps/
         ]
     )
     for candidate in candidates:
