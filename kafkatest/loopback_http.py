@@ -13,6 +13,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import threading
+from abc import ABC, abstractmethod
 from email.message import Message
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -102,7 +103,7 @@ def send_answer(
     handler.wfile.write(data)
 
 
-class LoopbackServer:
+class LoopbackServer(ABC):
     """An HTTP server on `host`:`port` (0: any free port), served from a daemon thread:
     each request is checked by `refusal` before its body is read, then answered by
     `handle`, both as JSON. A subclass says what it serves and how it answers."""
@@ -155,15 +156,16 @@ class LoopbackServer:
         """(status, reason) when a request's method and content type do not go together."""
         return None
 
+    @abstractmethod
     def handle(self, method: str, path: str, body: bytes) -> tuple[int, Any]:
         """(status, answer) for one request; the HTTP layer only moves bytes."""
-        raise NotImplementedError
 
     def refused_answer(self, status: int, reason: str) -> Any:
         return {"error": reason}
 
+    @abstractmethod
     def encode(self, answer: Any) -> bytes:
-        raise NotImplementedError
+        """The answer's body as bytes (JSON for both servers, each its own content type)."""
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self

@@ -9,6 +9,7 @@ as JSON (for tools) and HTML (for people).
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
 from html import escape
 from pathlib import Path
@@ -27,11 +28,12 @@ SHOWN_PER_CATEGORY = 5
 FINDINGS = ("missing", "duplicated", "unexpected", "mismatched", "out_of_order", "expected_loss")
 
 
-class Report:
+class Report(ABC):
     """What every kafkatest report is as text: ``str(report)`` is its `message()`."""
 
+    @abstractmethod
     def message(self) -> str:
-        raise NotImplementedError
+        """The report as the failure message a test shows."""
 
     def __str__(self) -> str:
         return self.message()
