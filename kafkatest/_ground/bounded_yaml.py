@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from kafkatest._ground.bounded_json import JsonRefused, check_nesting
+from kafkatest.limits import MAX_NESTING
 
 
 class YamlRefused(ValueError):
@@ -21,7 +22,14 @@ class YamlRefused(ValueError):
 
 
 class _NoAliases(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing an alias (``*name``) where it stands."""
+    """PyYAML's safe loader, refusing an alias (``*name``) where it stands, and a flow
+    collection (``[``, ``{``) nested past `MAX_NESTING` as the scanner meets it: the
+    scanner's work per bracket grows with the depth, so 5,000 brackets took 5 s."""
+
+    def fetch_flow_collection_start(self, TokenClass: Any) -> None:
+        if self.flow_level >= MAX_NESTING:
+            raise YamlRefused(f"line {self.line + 1}: it nests deeper than {MAX_NESTING} levels")
+        super().fetch_flow_collection_start(TokenClass)  # type: ignore[misc]
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
