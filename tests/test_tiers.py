@@ -131,14 +131,20 @@ def test_the_count_check_passes_when_the_runs_make_the_suite_and_names_what_esca
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """CI records its runs (KAFKATEST_TIER_RECORD) and checks that the fast tier and the
-    rest tier's two lanes ran every collected test exactly once (.ci/run)."""
+    rest tier's two lanes ran every collected test exactly once (.ci/run), but the
+    tests BY_HAND names, which only `--tier=hand` runs."""
     pytester.makepyfile(test_small=SMALL_SUITE)
+    pytester.makeconftest(
+        "import tiers\ntiers.BY_HAND['test_small.py::test_slow_on_kafka'] = 'a run by hand'\n"
+    )
     fast = _recorded(pytester, monkeypatch, "--tier=fast")
     rest_emulator = _recorded(pytester, monkeypatch, "--tier=rest", "-m", "not kafka")
     rest_kafka = _recorded(pytester, monkeypatch, "--tier=rest", "-m", "kafka")
     right = _count_check(tmp_path, fast, rest_emulator, rest_kafka)
     assert right.returncode == 0, right.stderr
-    assert "1 + 1 + 2 = 4 collected, each test in one run" in right.stdout
+    assert "1 + 1 + 1 + 1 by hand (--tier=hand) = 4 collected" in right.stdout
+    hand = json.loads(_recorded(pytester, monkeypatch, "--tier=hand").read_text())
+    assert hand["selected"] == hand["by_hand"] == ["test_small.py::test_slow_on_kafka"]
 
     # A lane whose selection leaves the slow emulator test out: it escaped both tiers.
     narrow = _recorded(pytester, monkeypatch, "--tier=rest", "-m", "not kafka and not slow")
@@ -199,6 +205,13 @@ def test_every_test_carries_the_markers_its_fixtures_imply(
     assert not wrong, wrong[:20]
     fast = [i for i in items if not {"kafka", "spark", "slow"} & set(i["markers"])]  # type: ignore[arg-type]
     assert fast, "the fast tier is not empty"
+    # Each BY_HAND entry names a test of the rest tier (a stale or fast one would do nothing).
+    from tiers import BY_HAND, by_hand_names
+
+    named = {name for item in items for name in by_hand_names(str(item["id"]))}
+    assert named == set(BY_HAND), f"BY_HAND names no test: {set(BY_HAND) - named}"
+    fast_ids = {str(i["id"]) for i in fast if "smoke" not in i["markers"]}  # type: ignore[operator]
+    assert not [i for i in fast_ids if by_hand_names(i)], "BY_HAND names a fast test"
     smoke = [i for i in items if "smoke" in i["markers"]]  # type: ignore[operator]
     assert sorted(str(i["params"].get("kafka_broker")) for i in smoke) == ["emulator", "kafka"]  # type: ignore[attr-defined]
 
