@@ -205,10 +205,10 @@ DELTA_FOR_LINE = {"3.5": "3.3.*", "4.0": "4.0.*"}
 #: constraints, pip check, doctor), then the README's example, the connector reading
 #: and writing, the state reader (refused on 3.5) and, on 4.0, Delta's sink; 3.5, the
 #: oldest and most different line (Scala 2.12, Kafka clients 3.x), also data lost under
-#: a query; 4.3 also the state example, warm mode, what 4.1-4.3 changed (Real-Time Mode,
-#: transformWithState's timers and TTL, TwsTester, AQE on stateless queries) and data
-#: lost under a query. `nox -s spark43 -- --tier=all -m spark` (spark35, spark40) runs
-#: them all by hand.
+#: a query; 4.3 also the state example, warm mode and what 4.1-4.3 changed (Real-Time
+#: Mode's slot check, transformWithState's timers and TTL, TwsTester, AQE on stateless
+#: queries; Real-Time Mode's runs run on the default line). `nox -s spark43 -- --tier=all
+#: -m spark` (spark35, spark40) runs them all by hand.
 _LINE_CORE = (
     "tests/test_readme_example.py",
     "tests/emulator/test_spark_connector.py",
@@ -219,11 +219,10 @@ LINE_PART = {
         *_LINE_CORE,
         "tests/state/test_state_example.py",
         "tests/test_spark_server_lines.py",
-        "tests/test_real_time_mode.py",
+        "tests/test_real_time_mode.py::test_a_session_short_of_task_slots_is_refused_before_the_query_starts",
         "tests/state/test_processor_timers.py",
         "tests/state/test_event_time_timers.py",
         "tests/test_spark_lines_behaviour.py",
-        "tests/scenarios/test_records_deleted.py",
     ),
     "4.0": _LINE_CORE,
     "3.5": (*_LINE_CORE, "tests/scenarios/test_records_deleted.py"),

@@ -201,12 +201,10 @@ BY_HAND: dict[str, str] = {
         "warm mode's runs and stop on the default line; CI runs this module on PySpark 4.3 "
         "(nox -s spark43) and warm mode's start on the default line (test_spark_server)"
     ),
-    "tests/test_real_time_mode.py::test_each_record_reaches_the_sink_as_it_comes[kafka]": (
+    # (Its other test uses the spark fixture: SPARK_ON_KAFKA_IN_CI keeps it on the emulator.)
+    "tests/test_real_time_mode.py::test_a_job_killed_mid_batch_writes_the_batch_again[kafka]": (
         "Real-Time Mode on real Kafka; CI runs it on the emulator, the broker's part "
         "(produce, fetch) held to real Kafka by the conformance suite"
-    ),
-    "tests/test_real_time_mode.py::test_a_job_killed_mid_batch_writes_the_batch_again[kafka]": (
-        "as above"
     ),
     "tests/emulator/test_fuzz.py::test_mutated_frames_through_the_authorization_layer_cause_no_crash_hang_or_traceback": (
         "a second fuzz run (nox -s fuzz runs longer ones); CI runs the plain one"
@@ -215,8 +213,28 @@ BY_HAND: dict[str, str] = {
         "as above"
     ),
     "tests/test_demo.py::test_demo_passes_on_the_sample_job": (
-        "the demo's run; CI runs the demo failing on a lossy job and interrupted by Ctrl-C"
+        "the demo's run; CI runs the demo failing on a lossy job"
     ),
+    "tests/test_interrupt.py::test_ctrl_c_during_the_demo_s_query_ends_it_as_interrupted": (
+        "Ctrl-C in the demo; CI interrupts a query in a test (wait_for_query) and in a "
+        "scenario (run_scenario)"
+    ),
+    "tests/security/test_spark_token_provider.py::test_spark_obtains_the_token_itself_and_a_stream_reads_and_writes_with_it[kafka]": (
+        "Spark's own token provider on real Kafka; CI runs it on the emulator, whose "
+        "delegation tokens the wire tests hold to real Kafka's (test_delegation_tokens*)"
+    ),
+    "tests/test_pytest_forkserver_install.py": (
+        "`kafkatest pytest` from a wheel warns no more than pytest (a wheel built and "
+        "installed: a minute); CI runs the fork server's own tests from the checkout"
+    ),
+}
+#: Folders whose tests' runs on real Kafka CI leaves to a run by hand. Their runs on the
+#: emulator stay in CI, held to what the runs on real Kafka wrote down; those re-check
+#: the expectations themselves, which change only with the test or the Kafka release
+#: (run `nox -s by_hand` then). The conformance suite, the CLI tools, faults, security,
+#: ACLs, clusters and the Spark tests that depend on the broker run on real Kafka in CI.
+BY_HAND_ON_KAFKA: dict[str, str] = {
+    "tests/emulator": "the emulator's wire behaviour, request by request",
 }
 
 #: What a fast test may not start: (what it is, how to tell it from its command line).
@@ -350,7 +368,10 @@ def by_hand_names(node: str) -> list[str]:
 
 
 def is_by_hand(item: pytest.Item) -> bool:
-    return bool(by_hand_names(item.nodeid))
+    if by_hand_names(item.nodeid):
+        return True
+    in_folder = any(item.nodeid.startswith(folder + "/") for folder in BY_HAND_ON_KAFKA)
+    return in_folder and any(_is_real_kafka(value) for _, value in _params(item))
 
 
 def in_tier(item: pytest.Item, tier: str) -> bool:
