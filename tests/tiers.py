@@ -223,6 +223,24 @@ BY_HAND: dict[str, str] = {
         "Spark's own token provider on real Kafka; CI runs it on the emulator, whose "
         "delegation tokens the wire tests hold to real Kafka's (test_delegation_tokens*)"
     ),
+    "tests/test_xdist.py::test_two_workers_share_one_kafka_and_one_report_directory": (
+        "a whole two-worker run with Spark on both backends; CI runs the shared Kafka's "
+        "life with xdist (a worker killed, the controller gone)"
+    ),
+    "tests/oracles/test_process_mode.py::test_a_job_in_its_own_process_replays_the_batch_it_died_in": (
+        "the oracles' child-process mode; CI kills a job in its own process in "
+        "test_real_time_mode and test_crash_restart"
+    ),
+    "tests/state/test_bounded_state.py::test_the_same_over_spark_connect": (
+        "the state oracle over Spark Connect; CI runs the oracles over Connect in the "
+        "catch matrix and the state oracle on classic Spark"
+    ),
+    "tests/test_lean_imports.py::test_the_connect_client_loads_without_ipython": (
+        "a load that is faster without IPython, never different"
+    ),
+    "tests/test_lean_imports.py::test_the_connect_client_loads_with_the_collector_paused": (
+        "a load that is faster with the collector paused, never different"
+    ),
     "tests/test_pytest_forkserver_install.py": (
         "`kafkatest pytest` from a wheel warns no more than pytest (a wheel built and "
         "installed: a minute); CI runs the fork server's own tests from the checkout"
