@@ -116,16 +116,25 @@ def test_a_downstream_suite_runs_over_spark_connect(
     pytester: pytest.Pytester, kafka_broker: Broker
 ) -> None:
     pytester.makepyfile(test_connect=DOWNSTREAM, test_readme_sinks=SINKS_EXAMPLE.read_text())
-    result = pytester.runpytest_subprocess(
-        "--spark-remote=local",
-        "--kafka-backend=external",
-        f"--kafka-bootstrap={kafka_broker.bootstrap_servers}",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:randomly",
-        timeout=600,
-    )
+
+    def run() -> pytest.RunResult:
+        return pytester.runpytest_subprocess(
+            "--spark-remote=local",
+            "--kafka-backend=external",
+            f"--kafka-bootstrap={kafka_broker.bootstrap_servers}",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            timeout=600,
+        )
+
+    result = run()
+    if result.ret != 0 and "Python worker failed to connect back" in result.stdout.str():
+        # Spark gives the foreachBatch worker it starts 10 s to connect back (a constant
+        # in PythonWorkerFactory), which CI's loaded two cores missed in 2 of 4 runs:
+        # once more, for that failure only.
+        result = run()
     result.assert_outcomes(passed=7)
 
 
