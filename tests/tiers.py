@@ -266,7 +266,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices=TIERS,
         default=None,
         help="fast: the quick tier (default without paths); rest: everything the fast tier "
-        "leaves out but BY_HAND; hand: the tests BY_HAND names (CI leaves them out); "
+        "leaves out but the tests CI leaves to a run by hand; hand: those (BY_HAND, "
+        "BY_HAND_ON_KAFKA); "
         "all: no selection (default with paths)",
     )
     parser.getgroup("kafkatest-suite").addoption(
@@ -325,11 +326,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     if definition.get_closest_marker("kafka_backends") is not None:
         return
-    node = definition.nodeid
-    if any(
-        node == path or node.startswith(path + ("/" if "." not in path else "::"))
-        for path in SPARK_ON_KAFKA_IN_CI
-    ):
+    if any(names_test(entry, definition.nodeid) for entry in SPARK_ON_KAFKA_IN_CI):
         return
     definition.add_marker(pytest.mark.kafka_backends("emulator"))
 
@@ -375,20 +372,22 @@ def in_fast_tier(item: pytest.Item) -> bool:
     return not any(item.get_closest_marker(name) for name in TIER_MARKERS)
 
 
+def names_test(entry: str, node: str) -> bool:
+    """Whether a list's `entry` names test `node`: the test itself, the test without its
+    parameters (``file.py::test``), its module (``file.py``) or a folder above it."""
+    separator = "[" if "::" in entry else "::" if entry.endswith(".py") else "/"
+    return node == entry or node.startswith(entry + separator)
+
+
 def by_hand_names(node: str) -> list[str]:
-    """The `BY_HAND` entries naming test `node`: itself, its module, or it without its
-    parameters."""
-    return [
-        name
-        for name in BY_HAND
-        if node == name or node.startswith(name + ("[" if "::" in name else "::"))
-    ]
+    """The `BY_HAND` entries naming test `node`."""
+    return [entry for entry in BY_HAND if names_test(entry, node)]
 
 
 def is_by_hand(item: pytest.Item) -> bool:
     if by_hand_names(item.nodeid):
         return True
-    in_folder = any(item.nodeid.startswith(folder + "/") for folder in BY_HAND_ON_KAFKA)
+    in_folder = any(names_test(folder, item.nodeid) for folder in BY_HAND_ON_KAFKA)
     return in_folder and any(_is_real_kafka(value) for _, value in _params(item))
 
 
