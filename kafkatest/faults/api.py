@@ -140,6 +140,8 @@ class Faults:
 
     @fault(aliases=("broker_resume",))
     def resume(self) -> None:
+        """Answer again; requests sent while paused are served now, even a write whose
+        producer already timed out (it lands, so a retry can duplicate it)."""
         if self._paused:
             self._control.resume()
             self._paused = False

@@ -108,7 +108,11 @@ def test_a_paused_broker_times_writes_out_and_serves_them_after_resume(
     [(err, offset)] = deliver(producer, topic, [b"after"])
     assert err is None
     values = [r.value for r in kafka_broker.consume(topic)]
-    assert values[0] == b"before" and values[-1] == b"after" and offset == len(values) - 1
+    # The timed-out write was already in the broker's socket: it may still land after
+    # resume, at most once. On real Kafka it races the next write over a new connection
+    # (several network and request threads wake at SIGCONT), so either may come first.
+    assert values[0] == b"before" and values[offset] == b"after"
+    assert sorted(values[1:]) in ([b"after"], [b"after", b"while-paused"]), values
 
 
 def test_clear_resumes_and_starts_the_broker(
