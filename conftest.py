@@ -9,8 +9,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from kafkatest.jars.maven import cache_dir
 from kafkatest._ground.lean_imports import import_schema_registry_client
+from kafkatest.jars.maven import cache_dir
 
 FIXTURES = Path(__file__).parent / "fixtures"
 sys.path.insert(0, str(FIXTURES / "jobs"))

@@ -11,115 +11,80 @@ run warned. This package's own module holds no assert; its submodules are rewrit
 as usual.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from kafkatest._ground.lean_imports import imported_on_use
 
 #: The release; pyproject.toml reads it from here (the one place it is written).
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
+    # `X as X`: re-exported for type checkers (the names are loaded lazily below).
     from kafkatest.assertions import (
-        DeliveryAssertionError,
-        DeliveryReport,
-        assert_at_least_once,
-        assert_exactly_once,
-        assert_expected_loss,
-        assert_latency,
-        assert_no_loss,
-        assert_order_per_key,
+        DeliveryAssertionError as DeliveryAssertionError,
+        DeliveryReport as DeliveryReport,
+        assert_at_least_once as assert_at_least_once,
+        assert_exactly_once as assert_exactly_once,
+        assert_expected_loss as assert_expected_loss,
+        assert_latency as assert_latency,
+        assert_no_loss as assert_no_loss,
+        assert_order_per_key as assert_order_per_key,
     )
-    from kafkatest.brokers.base import Broker
-    from kafkatest.brokers.registry import start_broker
-    from kafkatest.clocks import advance
-    from kafkatest.errors import BrokerError, KafkaTestError, SetupError, UnsupportedOperation
+    from kafkatest.brokers.base import Broker as Broker
+    from kafkatest.brokers.registry import start_broker as start_broker
+    from kafkatest.clocks import advance as advance
+    from kafkatest.errors import (
+        BrokerError as BrokerError,
+        KafkaTestError as KafkaTestError,
+        SetupError as SetupError,
+        UnsupportedOperation as UnsupportedOperation,
+    )
     from kafkatest.oracles import (
-        OracleAssertionError,
-        OracleReport,
-        assert_redelivery_invariant,
-        assert_restart_invariant,
-        assert_split_invariant,
+        OracleAssertionError as OracleAssertionError,
+        OracleReport as OracleReport,
+        assert_redelivery_invariant as assert_redelivery_invariant,
+        assert_restart_invariant as assert_restart_invariant,
+        assert_split_invariant as assert_split_invariant,
     )
-    from kafkatest.records import Record
-    from kafkatest.seeding import SeedResult, fake_values
-    from kafkatest.seeding.seed import seed
-    from kafkatest.sinks import topic_rows
+    from kafkatest.records import Record as Record
+    from kafkatest.seeding import SeedResult as SeedResult, fake_values as fake_values
+    from kafkatest.seeding.seed import seed as seed
+    from kafkatest.sinks import topic_rows as topic_rows
 
 #: Where each public name lives. They are imported on first use (PEP 562), so that
 #: loading the pytest plugin, which every pytest run of a project with kafkatest
 #: installed does, does not import the assertions, seeding and Kafka clients.
-_EXPORTS = {
-    **dict.fromkeys(
-        (
-            "DeliveryAssertionError",
-            "DeliveryReport",
-            "assert_at_least_once",
-            "assert_exactly_once",
-            "assert_expected_loss",
-            "assert_latency",
-            "assert_no_loss",
-            "assert_order_per_key",
-        ),
-        "kafkatest.assertions",
+_FACE: dict[str, tuple[str, ...]] = {
+    "kafkatest.assertions": (
+        "DeliveryAssertionError",
+        "DeliveryReport",
+        "assert_at_least_once",
+        "assert_exactly_once",
+        "assert_expected_loss",
+        "assert_latency",
+        "assert_no_loss",
+        "assert_order_per_key",
     ),
-    "Broker": "kafkatest.brokers.base",
-    "start_broker": "kafkatest.brokers.registry",
-    "advance": "kafkatest.clocks",
-    **dict.fromkeys(
-        ("BrokerError", "KafkaTestError", "SetupError", "UnsupportedOperation"), "kafkatest.errors"
+    "kafkatest.brokers.base": ("Broker",),
+    "kafkatest.brokers.registry": ("start_broker",),
+    "kafkatest.clocks": ("advance",),
+    "kafkatest.errors": ("BrokerError", "KafkaTestError", "SetupError", "UnsupportedOperation"),
+    "kafkatest.oracles": (
+        "OracleAssertionError",
+        "OracleReport",
+        "assert_redelivery_invariant",
+        "assert_restart_invariant",
+        "assert_split_invariant",
     ),
-    **dict.fromkeys(
-        (
-            "OracleAssertionError",
-            "OracleReport",
-            "assert_redelivery_invariant",
-            "assert_restart_invariant",
-            "assert_split_invariant",
-        ),
-        "kafkatest.oracles",
-    ),
-    "Record": "kafkatest.records",
-    **dict.fromkeys(("SeedResult", "fake_values", "seed"), "kafkatest.seeding"),
-    "topic_rows": "kafkatest.sinks",
+    "kafkatest.records": ("Record",),
+    "kafkatest.seeding": ("SeedResult", "fake_values", "seed"),
+    "kafkatest.sinks": ("topic_rows",),
 }
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'kafkatest' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+#: Each public name, in the order the API reference shows them.
+_EXPORTS = tuple(name for names in _FACE.values() for name in names)
+__all__ = sorted(_EXPORTS)
+__getattr__ = imported_on_use(__name__, _FACE)
 
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *_EXPORTS})
-
-
-__all__ = [
-    "Broker",
-    "BrokerError",
-    "DeliveryAssertionError",
-    "DeliveryReport",
-    "KafkaTestError",
-    "OracleAssertionError",
-    "OracleReport",
-    "Record",
-    "SeedResult",
-    "SetupError",
-    "UnsupportedOperation",
-    "advance",
-    "assert_at_least_once",
-    "assert_exactly_once",
-    "assert_expected_loss",
-    "assert_latency",
-    "assert_no_loss",
-    "assert_order_per_key",
-    "assert_redelivery_invariant",
-    "assert_restart_invariant",
-    "assert_split_invariant",
-    "fake_values",
-    "seed",
-    "start_broker",
-    "topic_rows",
-]

@@ -11,6 +11,9 @@ one module per concern: `options` (command line, ini, checks at start), `brokers
 checkpoints) and `reports` (what a failing test's report carries).
 """
 
+# pytest finds the hooks and fixtures below by their names in this module:
+# ruff: noqa: F401
+
 from __future__ import annotations
 
 from kafkatest.plugin.brokers import (
@@ -49,37 +52,3 @@ from kafkatest.plugin.spark import (
     spark_clock,
     spark_session,
 )
-
-__all__ = [
-    "MAX_EMULATOR_BROKERS",
-    "BrokerRequest",
-    "_kafkatest_backend_filter",
-    "_kafkatest_broker_clock_undone",
-    "checkpoint_dir",
-    "kafka_backend",
-    "kafka_bootstrap",
-    "kafka_broker",
-    "kafka_faults",
-    "kafka_topic",
-    "local_spark_session",
-    "pytest_addoption",
-    "pytest_collection_finish",
-    "pytest_configure",
-    "pytest_generate_tests",
-    "pytest_report_header",
-    "pytest_runtest_call",
-    "pytest_runtest_makereport",
-    "pytest_runtest_setup",
-    "pytest_runtest_teardown",
-    "pytest_sessionfinish",
-    "schema_registry",
-    "security_options",
-    "selected_backends",
-    "spark",
-    "spark_clock",
-    "spark_master",
-    "spark_remote",
-    "spark_session",
-    "unique_topic_name",
-    "xdist_worker",
-]

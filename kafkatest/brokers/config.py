@@ -14,8 +14,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from kafkatest.emulator import SETTINGS
-from kafkatest.emulator import BrokerSettings as _Fields
+from kafkatest.emulator import SETTINGS, BrokerSettings as _Fields
 from kafkatest.errors import BrokerError
 
 #: More brokers than this is a typo, not a test cluster (each is a JVM).

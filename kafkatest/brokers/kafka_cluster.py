@@ -24,8 +24,12 @@ from kafkatest.brokers import process
 from kafkatest.brokers.base import Broker, Options, Settings
 from kafkatest.brokers.capabilities import Capability
 from kafkatest.brokers.config import MAX_KAFKA_BROKERS, kafka_settings
-from kafkatest.brokers.kafka_process import TEST_SETTINGS, KafkaProcessBroker, NodeRole
-from kafkatest.brokers.kafka_process import new_cluster_id as _new_cluster_id
+from kafkatest.brokers.kafka_process import (
+    TEST_SETTINGS,
+    KafkaProcessBroker,
+    NodeRole,
+    new_cluster_id as _new_cluster_id,
+)
 from kafkatest.errors import BrokerError, SetupError
 from kafkatest.security import Security
 

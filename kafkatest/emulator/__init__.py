@@ -59,30 +59,35 @@ if TYPE_CHECKING:  # the names as mypy sees them (re-exported)
     from kafkatest._ground.exposure import ExposedEmulatorWarning as ExposedEmulatorWarning
     from kafkatest.emulator.control import checks as checks
     from kafkatest.emulator.control.errors import InvalidFault as InvalidFault
-    from kafkatest.emulator.control.request_hooks import DELAY as DELAY
-    from kafkatest.emulator.control.request_hooks import DROP as DROP
-    from kafkatest.emulator.control.request_hooks import HOLD as HOLD
-    from kafkatest.emulator.control.request_hooks import RequestHook as RequestHook
+    from kafkatest.emulator.control.request_hooks import (
+        DELAY as DELAY,
+        DROP as DROP,
+        HOLD as HOLD,
+        RequestHook as RequestHook,
+    )
     from kafkatest.emulator.control.rules import Rule as Rule
-    from kafkatest.emulator.runner import OWN_THREAD as OWN_THREAD
-    from kafkatest.emulator.runner import Emulator as Emulator
+    from kafkatest.emulator.runner import OWN_THREAD as OWN_THREAD, Emulator as Emulator
     from kafkatest.emulator.server.faults import FaultHook as FaultHook
     from kafkatest.emulator.server.handlers import load_handlers as load_handlers
-    from kafkatest.emulator.server.request_log import RequestEntry as RequestEntry
-    from kafkatest.emulator.server.request_log import RequestLog as RequestLog
-    from kafkatest.emulator.server.request_log import summary_lines as summary_lines
-    from kafkatest.emulator.server.request_log import timeline as timeline
+    from kafkatest.emulator.server.request_log import (
+        RequestEntry as RequestEntry,
+        RequestLog as RequestLog,
+        summary_lines as summary_lines,
+        timeline as timeline,
+    )
     from kafkatest.emulator.server.security import ListenerSecurity as ListenerSecurity
     from kafkatest.emulator.server.server import HarnessListener as HarnessListener
     from kafkatest.emulator.server.timings import RequestTimings as RequestTimings
     from kafkatest.emulator.state.acls import Authorizer as Authorizer
     from kafkatest.emulator.state.broker_config_rules import (
         check_requirements as check_requirements,
+        check_value as check_value,
     )
-    from kafkatest.emulator.state.broker_config_rules import check_value as check_value
-    from kafkatest.emulator.state.broker_settings import KAFKA_BACKEND as KAFKA_BACKEND
-    from kafkatest.emulator.state.broker_settings import SETTINGS as SETTINGS
-    from kafkatest.emulator.state.broker_settings import BrokerSettings as BrokerSettings
+    from kafkatest.emulator.state.broker_settings import (
+        KAFKA_BACKEND as KAFKA_BACKEND,
+        SETTINGS as SETTINGS,
+        BrokerSettings as BrokerSettings,
+    )
     from kafkatest.emulator.state.broker_state import EmulatorState as EmulatorState
     from kafkatest.emulator.state.cleaner import COMPACT_NOW_KEY as COMPACT_NOW_KEY
     from kafkatest.emulator.state.errors import StateError as StateError

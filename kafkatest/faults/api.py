@@ -28,9 +28,7 @@ from kafkatest.brokers.base import Broker
 from kafkatest.brokers.capabilities import Capability
 from kafkatest.emulator import StateError, checks
 from kafkatest.errors import BrokerError
-from kafkatest.faults import cluster
-from kafkatest.faults import transactions as open_transactions
-from kafkatest.faults import validation as check
+from kafkatest.faults import cluster, transactions as open_transactions, validation as check
 from kafkatest.faults.backends import BackendControl, KafkaProcessControl, UnpausableControl
 from kafkatest.faults.checkpoint_faults import CheckpointFaults
 from kafkatest.faults.emulator_faults import EmulatorFaults

@@ -18,8 +18,7 @@ import datetime as dt
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from hypothesis import HealthCheck, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, settings, strategies as st
 
 #: What a drawn record is; the first is what shrinking moves towards.
 KINDS = ("event", "late", "duplicate", "poison")

@@ -19,8 +19,7 @@ from kafkatest.faults import Faults, faults_for
 from kafkatest.faults.registry import FaultSpec, all_faults, canonical
 from kafkatest.scenarios.context import JobControl, RunContext
 from kafkatest.scenarios.parts import SEED_OPTIONAL, SEED_REQUIRED, SEED_SOURCES, SeedSpec
-from kafkatest.seeding import SeedResult
-from kafkatest.seeding import seed as seed_topic
+from kafkatest.seeding import SeedResult, seed as seed_topic
 
 __all__ = ["ACTIONS", "Action", "BoundAction", "RunContext", "bind_action", "make_action"]
 

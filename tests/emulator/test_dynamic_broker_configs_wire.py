@@ -19,9 +19,11 @@ from typing import Any
 
 import pytest
 from confluent_kafka import Producer
-from kio.schema.alter_configs.v2.request import AlterableConfig as LegacyConfig
-from kio.schema.alter_configs.v2.request import AlterConfigsRequest
-from kio.schema.alter_configs.v2.request import AlterConfigsResource as LegacyResource
+from kio.schema.alter_configs.v2.request import (
+    AlterableConfig as LegacyConfig,
+    AlterConfigsRequest,
+    AlterConfigsResource as LegacyResource,
+)
 from kio.schema.errors import ErrorCode
 from kio.schema.incremental_alter_configs.v1.request import (
     AlterableConfig,

@@ -133,8 +133,7 @@ def test_confluent_assign_only_consumer_commits_without_joining(
 
 
 def test_kafka_python_group_consumer(emulator: EmulatorBroker) -> None:
-    from kafka import KafkaConsumer
-    from kafka import TopicPartition as KafkaPythonPartition
+    from kafka import KafkaConsumer, TopicPartition as KafkaPythonPartition
 
     topic, group = unique("kp"), unique("kp-group")
     seed(emulator, topic, partitions=2, per_partition=3)

@@ -13,8 +13,7 @@ import io
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 from kio.serial import entity_writer
 from kio.static.primitive import Records
 

@@ -33,10 +33,8 @@ from kafkatest.emulator.protocol.replies import reply_bytes
 from kafkatest.emulator.server import pacing
 from kafkatest.emulator.server.dispatch import CloseConnection, Dispatcher
 from kafkatest.emulator.server.faults import NoFaults
-from kafkatest.emulator.server.handlers import load_handlers
-from kafkatest.emulator.server.handlers import metadata as metadata_module
-from kafkatest.emulator.state import EmulatorState
-from kafkatest.emulator.state import log as log_module
+from kafkatest.emulator.server.handlers import load_handlers, metadata as metadata_module
+from kafkatest.emulator.state import EmulatorState, log as log_module
 
 NAMINGS = 1_000
 

@@ -13,12 +13,10 @@ from typing import Any
 
 import pytest
 from batch_builder import build_batch
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from kafkatest.emulator.protocol.batches import split_batches
-from kafkatest.emulator.state import EmulatorState
-from kafkatest.emulator.state import log as log_module
+from kafkatest.emulator.state import EmulatorState, log as log_module
 from kafkatest.emulator.state.time_index import BLOCK, TimeIndex
 
 BATCHES = 20_000

@@ -18,8 +18,7 @@ from kio.schema.errors import ErrorCode
 
 from kafkatest import Broker
 from kafkatest.apps.tools import CONSOLE_CONSUMER, CONSOLE_PRODUCER, run_kafka_tool, tool_option
-from kafkatest.brokers.token_client import logged_in
-from kafkatest.brokers.token_client import request_entity as _request
+from kafkatest.brokers.token_client import logged_in, request_entity as _request
 from kafkatest.errors import BrokerError
 from kafkatest.security import DelegationToken
 

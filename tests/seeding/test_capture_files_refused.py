@@ -19,8 +19,7 @@ import pytest
 
 from kafkatest import Broker
 from kafkatest.limits import MAX_CAPTURE_LINE_BYTES
-from kafkatest.seeding import replay as replay_module
-from kafkatest.seeding import seed
+from kafkatest.seeding import replay as replay_module, seed
 from kafkatest.seeding.capture_file import CaptureFormatError
 
 emulator_only = pytest.mark.kafka_backends("emulator")

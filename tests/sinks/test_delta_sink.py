@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from pyspark.sql import SparkSession
-from pyspark.sql import functions as F
+from pyspark.sql import SparkSession, functions as F
 
 from kafkatest.assertions import assert_exactly_once
 from kafkatest.jars.coordinates import SparkBuild

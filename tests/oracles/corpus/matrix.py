@@ -9,10 +9,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import shapes_joins_sinks as joins
-from . import shapes_simple as simple
-from . import shapes_stateful as stateful
-from . import shapes_tws as tws
+from . import (
+    shapes_joins_sinks as joins,
+    shapes_simple as simple,
+    shapes_stateful as stateful,
+    shapes_tws as tws,
+)
 from .common import CLICKS
 from .streams import Stream, event_ids, moved, order_ids, same, sequence
 

@@ -8,8 +8,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pandas as pd
-from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import functions as F
+from pyspark.sql import DataFrame, SparkSession, functions as F
 from pyspark.sql.streaming import StreamingQuery
 
 from .common import (
