@@ -3,7 +3,7 @@
 Two ways. Pages a reader on a code host should see are generated in full and committed
 (`COMMITTED`: the configuration options, ini keys and environment variables from
 ``kafkatest.config``, the broker settings from ``BrokerSettings``, the faults from the
-``@fault`` registry); regenerate them with::
+``@fault`` registry); regenerate them, and the file-format pages of ``file_formats.py``, with::
 
     python docs/_hooks/reference.py
 
@@ -328,3 +328,9 @@ if __name__ == "__main__":
     for path, generate in COMMITTED.items():
         (REPOSITORY / path).write_text(generate(), encoding="utf-8")
         print(f"wrote {path}")
+    # The file-format pages too: one command leaves no committed page stale (a fault's
+    # docstring is on both the faults page and the scenario-file page).
+    sys.path.insert(0, str(Path(__file__).parent))
+    import file_formats
+
+    file_formats.main()
