@@ -8,11 +8,14 @@ after reading their range (a ListOffsets behind the fetch they pipelined).
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 import time
 
 import pytest
-from raw_client import connect, encode, fetch_v12_request, read_frame, request_frame
+from kio.schema.errors import ErrorCode
+from kio.static.primitive import i32
+from raw_client import ask, connect, encode, fetch_v12_request, read_frame, request_frame
 
 from kafkatest import Broker, Record
 
@@ -83,3 +86,22 @@ def test_a_fetch_pipelined_with_its_successor_in_one_write_answers_at_once(
         sock.settimeout(10)
         sock.sendall(parked_fetch(topic, PARKED_FOR_EVER_MS) + api_versions_frame())
         assert [correlation(read_frame(sock)), correlation(read_frame(sock))] == [1, 2]
+
+
+def test_a_fetch_naming_no_partition_answers_at_once(kafka_broker: Broker, kafka_topic) -> None:
+    """Kafka answers a Fetch with nothing to read at once, whatever its max_wait: a
+    consumer closing its fetch session sends one (final epoch, no partitions) and waits
+    for the answer up to its close timeout (30 s)."""
+    topic = with_one_record(kafka_broker, kafka_topic)
+    empty = dataclasses.replace(
+        fetch_v12_request(topic, offset=1, max_wait_ms=PARKED_FOR_EVER_MS, min_bytes=1),
+        topics=(),
+    )
+    # A fetch held for its max_wait would time the read out (5 s, against an hour).
+    assert ask(kafka_broker.bootstrap_servers, FETCH, 12, empty).error_code == ErrorCode.none
+    opening = dataclasses.replace(fetch_v12_request(topic, offset=1), session_epoch=i32(0))
+    session_id = ask(kafka_broker.bootstrap_servers, FETCH, 12, opening).session_id
+    assert session_id != 0
+    closing = dataclasses.replace(empty, session_id=i32(session_id), session_epoch=i32(-1))
+    closed = ask(kafka_broker.bootstrap_servers, FETCH, 12, closing)
+    assert (closed.error_code, closed.session_id, closed.responses) == (ErrorCode.none, 0, ())

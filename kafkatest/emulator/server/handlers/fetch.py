@@ -181,7 +181,9 @@ async def _read_until_ready(
     ctx: RequestContext, request: Any, wanted: list[SessionPartition], committed: bool
 ) -> list[_PartitionRead]:
     """Read until min_bytes are there, a partition fails, max_wait passes, or the client
-    has sent its next request on this connection (see `server/inbox.py`)."""
+    has sent its next request on this connection (see `server/inbox.py`). A fetch with
+    no partition is answered at once, as Kafka does: a consumer closing its fetch
+    session sends one and waits for the answer."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + request.max_wait.total_seconds()
     inbox = ctx.inbox
@@ -190,7 +192,7 @@ async def _read_until_ready(
         ctx.state.maybe_enforce_retention()
         reads, total, failed = _read_all(ctx, request.max_bytes, wanted, committed)
         remaining = deadline - loop.time()
-        if total >= request.min_bytes or failed or remaining <= 0:
+        if total >= request.min_bytes or failed or not wanted or remaining <= 0:
             return reads
         if inbox is not None and inbox.waiting():
             return reads
