@@ -16,6 +16,11 @@ from kafkatest.spark.errors import data_loss_message
 
 pytestmark = pytest.mark.spark
 
+#: A partition that vanishes between Spark's describe and its ListOffsets is asked for
+#: again until the admin client's `default.api.timeout.ms` (60 s; no less than
+#: `request.timeout.ms`): 15 s bounds that wait (docs/how-to/data-loss.md).
+VANISHING = {"kafka.request.timeout.ms": "15000", "kafka.default.api.timeout.ms": "15000"}
+
 BOTH = pytest.mark.parametrize(
     "fail", [True, False], ids=["failOnDataLoss=true", "failOnDataLoss=false"]
 )
@@ -31,7 +36,11 @@ def pattern_scenario(
         topics={"a": kw.get("a_partitions", 1), "b": 1, "sink": 1},
         source="a",
         sink="sink",
-        options={**fail_on_data_loss(str(fail).lower()), "subscribePattern": "^({a}|{b})$"},
+        options={
+            **fail_on_data_loss(str(fail).lower()),
+            **VANISHING,
+            "subscribePattern": "^({a}|{b})$",
+        },
         seed=kw.get("seed", [SeedSpec("read-a", "a", 5), SeedSpec("read-b", "b", 5)]),
         steps=[Step({"after_batch": 0}, fault)],
         expect=expect,
