@@ -224,13 +224,12 @@ class Tracer:
         fields = flat(row)
         if self.group_by is not None:
             return [f for f in self.group_by if f in fields]
-        out = []
-        for name, value in fields.items():
-            if isinstance(value, float) or value is None or "." in name:
-                continue
-            if any(_same(f.get(name), value) for f in self.fields):
-                out.append(name)
-        return out
+        return [
+            name
+            for name, value in fields.items()
+            if not (isinstance(value, float) or value is None or "." in name)
+            and any(_same(f.get(name), value) for f in self.fields)
+        ]
 
     def related(self, row: Mapping[str, Any]) -> tuple[list[int], str]:
         """Indexes of the inputs that share `row`'s grouping fields and window."""
@@ -315,10 +314,9 @@ def _same(a: Any, b: Any) -> bool:
         return False
     if a == b:
         return True
-    ta, tb = to_epoch_ms(a) if not isinstance(a, (int, float)) else None, None
+    ta = to_epoch_ms(a) if not isinstance(a, (int, float)) else None
     if ta is not None and not isinstance(b, (int, float)):
-        tb = to_epoch_ms(b)
-        return ta == tb
+        return ta == to_epoch_ms(b)
     return str(a) == str(b)
 
 
