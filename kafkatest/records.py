@@ -94,11 +94,7 @@ class Record:
 
     def header(self, name: str) -> bytes | None:
         """The last value of header `name` (Kafka allows repeats; last wins, as in Spark)."""
-        found = None
-        for key, value in self.headers:
-            if key == name:
-                found = value
-        return found
+        return next((value for key, value in reversed(self.headers) if key == name), None)
 
     def value_text(self) -> str | None:
         return None if self.value is None else self.value.decode("utf-8")

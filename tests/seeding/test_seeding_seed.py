@@ -110,3 +110,9 @@ def test_yaml_fixture_turns_dates_into_iso_text(memory_log, fixtures_dir):
     result = seed(memory_log, "orders", str(fixtures_dir / "orders.yaml"), id_field="order_id")
     assert result.record("o-1").timestamp_ms == 1714557600000
     assert result.record("o-3").value_json()["placed"] == "2024-05-01"
+
+
+def test_a_repeated_header_reads_as_its_last_value() -> None:
+    """Kafka allows a header name twice; the last one wins, as in Spark."""
+    record = Record(topic="t", value=b"v", headers=(("h", b"1"), ("x", None), ("h", b"2")))
+    assert (record.header("h"), record.header("x"), record.header("missing")) == (b"2", None, None)
