@@ -289,11 +289,10 @@ def _because(
     names: list[str],
     lost: tuple[tuple[int, ...], ...],
 ) -> str:
-    parts = []
-    for name, records in zip(names, lost, strict=True):
-        if records:
-            ids = ", ".join(f"#{i}" for i in records)
-            parts.append(f"{name!r} lacks {ids} (behind its watermark)")
-    shape = "; ".join(parts)
+    shape = "; ".join(
+        f"{name!r} lacks {', '.join(f'#{i}' for i in records)} (behind its watermark)"
+        for name, records in zip(names, lost, strict=True)
+        if records
+    )
     counts = ", ".join(f"{len(rows[n])} row(s) in {n!r}" for n in names)
     return f"{shape}: what they held accounts for the difference ({counts})"
