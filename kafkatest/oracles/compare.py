@@ -238,14 +238,12 @@ class Tracer:
         window = window_of(row)
         if not names and window is None:
             return [], ""
-        found = []
-        for index, inputs in enumerate(self.fields):
-            if not all(_same(inputs.get(n), fields[n]) for n in names):
-                continue
-            when = self.times[index]
-            if window is not None and (when is None or not window[0] <= when < window[1]):
-                continue
-            found.append(index)
+        found = [
+            index
+            for index, (inputs, when) in enumerate(zip(self.fields, self.times, strict=True))
+            if all(_same(inputs.get(n), fields[n]) for n in names)
+            and (window is None or (when is not None and window[0] <= when < window[1]))
+        ]
         how = " and ".join(
             ([f"same {', '.join(names)}"] if names else [])
             + ([f"event time in [{_iso(window[0])}, {_iso(window[1])})"] if window else [])
