@@ -51,6 +51,11 @@ def to_headers(headers: Mapping[str, Any] | Sequence[tuple[str, Any]] | None) ->
     return tuple(out)
 
 
+def last_header(headers: Sequence[Header], name: str | None) -> bytes | None:
+    """The last value of header `name` (Kafka allows repeats; last wins, as in Spark)."""
+    return next((value for key, value in reversed(headers) if key == name), None)
+
+
 @dataclass(frozen=True)
 class Record:
     """A Kafka record: what is written, and (with offset set) what was read back."""
@@ -94,11 +99,7 @@ class Record:
 
     def header(self, name: str) -> bytes | None:
         """The last value of header `name` (Kafka allows repeats; last wins, as in Spark)."""
-        found = None
-        for key, value in self.headers:
-            if key == name:
-                found = value
-        return found
+        return last_header(self.headers, name)
 
     def value_text(self) -> str | None:
         return None if self.value is None else self.value.decode("utf-8")

@@ -90,10 +90,7 @@ def value_of(encoded: dict[str, Any] | None) -> Any:
     """The decoded data inside an entry (what anonymization and the field review see)."""
     if encoded is None:
         return None
-    for form in DECODED_FORMS:
-        if form in encoded:
-            return encoded[form]
-    return None
+    return next((encoded[form] for form in DECODED_FORMS if form in encoded), None)
 
 
 def with_value(encoded: dict[str, Any] | None, data: Any) -> dict[str, Any] | None:

@@ -61,12 +61,11 @@ class LogEntry:
 
     def read(self) -> dict[TopicPartition, Span]:
         """The offsets this batch read, per source partition (empty ranges left out)."""
-        out: dict[TopicPartition, Span] = {}
-        for tp, end in self.end.items():
-            start = self.start.get(tp)
-            if start is not None and end > start:
-                out[tp] = (start, end)
-        return out
+        return {
+            tp: (self.start[tp], end)
+            for tp, end in self.end.items()
+            if tp in self.start and end > self.start[tp]
+        }
 
 
 @dataclass(frozen=True)
@@ -86,15 +85,12 @@ class LogSnapshot:
         committed = set(committed_batches(root))
         initial = initial_offsets(root)
         entries: dict[int, LogEntry] = {}
-        previous: TopicOffsets | None = None
+        previous: TopicOffsets = {}
         for batch in planned_batches(root):
             end = planned_offsets(root, batch)
-            before = entries.get(batch - 1)
-            start = dict(before.end) if before is not None else {}
-            if before is None and batch == 0:
-                start = dict(initial)
-            elif before is None and previous is not None:
-                start = dict(previous)
+            # Batch 0 starts at the initial offsets, any other where the batch planned
+            # before it ended (batch N-1, or the last one before a gap in the log).
+            start = dict(initial if batch == 0 else previous)
             for tp in end:
                 # A partition added since (or unknown at batch 0): it started at 0.
                 start.setdefault(tp, initial.get(tp, 0))

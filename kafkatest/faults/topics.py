@@ -99,8 +99,9 @@ class TopicFaults:
                 raise check.InvalidFault("delete_records: before names no partition")
             check.existing_partitions(self.broker, "delete_records", topic, before)
         else:
-            check.existing_topic(self.broker, "delete_records", topic)
-        return _delete_records(self.broker, topic, before)
+            partitions = check.existing_topic(self.broker, "delete_records", topic)
+            before = dict.fromkeys(range(partitions), before)
+        return self.broker.delete_records(topic, before)
 
     @fault()
     def poison(
@@ -252,17 +253,6 @@ def _recreate(
 
     wait_until(usable, timeout_s, f"recreated topic {topic!r} is usable under a new id")
     return new_id
-
-
-def _delete_records(broker: Broker, topic: str, before: int | Mapping[int, int]) -> dict[int, int]:
-    """Delete records below an offset (one for all partitions, or per partition).
-
-    -1 means "everything up to the high watermark", as in Kafka's DeleteRecords.
-    Returns the new log start offset per partition.
-    """
-    if isinstance(before, int):
-        before = dict.fromkeys(range(broker.partition_count(topic)), before)
-    return broker.delete_records(topic, before)
 
 
 def _age_out(

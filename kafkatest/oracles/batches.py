@@ -46,10 +46,9 @@ def batch_ends(sizes: Mapping[int, int], limit: int | None) -> list[dict[int, in
 def needed_batches(stops: Sequence[tuple[str, int]]) -> int:
     """Data batches a run must have to reach each ``(kind, n)`` stop: batch n+1 planned
     for a clean stop after batch n, batch n itself for a crash before its commit."""
-    need = 0
-    for kind, batch in stops:
-        need = max(need, batch + 2 if kind == "after_batch" else batch + 1)
-    return need
+    return max(
+        (batch + 2 if kind == "after_batch" else batch + 1 for kind, batch in stops), default=0
+    )
 
 
 def limit_for(sizes: Mapping[int, int], batches: int) -> int | None:
@@ -61,10 +60,8 @@ def limit_for(sizes: Mapping[int, int], batches: int) -> int | None:
     # A limit above total / (batches - 1) leaves fewer batches; below it, try each
     # downwards (a batch count is not monotone in the limit in every case, so no
     # bisection), each try a few batches long.
-    for limit in range(max(1, -(-total // (batches - 1))), 0, -1):
-        if len(batch_ends(sizes, limit)) >= batches:
-            return limit
-    return None
+    downwards = range(max(1, -(-total // (batches - 1))), 0, -1)
+    return next((limit for limit in downwards if len(batch_ends(sizes, limit)) >= batches), None)
 
 
 def most_batches(sizes: Mapping[int, int]) -> int:

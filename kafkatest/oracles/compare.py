@@ -224,13 +224,12 @@ class Tracer:
         fields = flat(row)
         if self.group_by is not None:
             return [f for f in self.group_by if f in fields]
-        out = []
-        for name, value in fields.items():
-            if isinstance(value, float) or value is None or "." in name:
-                continue
-            if any(_same(f.get(name), value) for f in self.fields):
-                out.append(name)
-        return out
+        return [
+            name
+            for name, value in fields.items()
+            if not (isinstance(value, float) or value is None or "." in name)
+            and any(_same(f.get(name), value) for f in self.fields)
+        ]
 
     def related(self, row: Mapping[str, Any]) -> tuple[list[int], str]:
         """Indexes of the inputs that share `row`'s grouping fields and window."""
@@ -239,14 +238,12 @@ class Tracer:
         window = window_of(row)
         if not names and window is None:
             return [], ""
-        found = []
-        for index, inputs in enumerate(self.fields):
-            if not all(_same(inputs.get(n), fields[n]) for n in names):
-                continue
-            when = self.times[index]
-            if window is not None and (when is None or not window[0] <= when < window[1]):
-                continue
-            found.append(index)
+        found = [
+            index
+            for index, (inputs, when) in enumerate(zip(self.fields, self.times, strict=True))
+            if all(_same(inputs.get(n), fields[n]) for n in names)
+            and (window is None or (when is not None and window[0] <= when < window[1]))
+        ]
         how = " and ".join(
             ([f"same {', '.join(names)}"] if names else [])
             + ([f"event time in [{_iso(window[0])}, {_iso(window[1])})"] if window else [])
@@ -315,10 +312,9 @@ def _same(a: Any, b: Any) -> bool:
         return False
     if a == b:
         return True
-    ta, tb = to_epoch_ms(a) if not isinstance(a, (int, float)) else None, None
+    ta = to_epoch_ms(a) if not isinstance(a, (int, float)) else None
     if ta is not None and not isinstance(b, (int, float)):
-        tb = to_epoch_ms(b)
-        return ta == tb
+        return ta == to_epoch_ms(b)
     return str(a) == str(b)
 
 

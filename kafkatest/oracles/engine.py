@@ -7,6 +7,7 @@ runs and comparisons on one `Oracle`.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -261,18 +262,16 @@ def _without_replays(
     """`rows` less one copy of each replayed first-attempt row that the replay wrote
     again (an equal row elsewhere in the run); a first attempt the replay did not repeat
     stays, as a difference."""
-    counts: dict[Any, int] = {}
-    for row in rows:
-        counts[canonical(row)] = counts.get(canonical(row), 0) + 1
-    drop: dict[Any, int] = {}
+    counts = Counter(canonical(row) for row in rows)
+    drop: Counter[Any] = Counter()
     for row in replayed:
         key = canonical(row)
-        if counts.get(key, 0) - drop.get(key, 0) >= 2:
-            drop[key] = drop.get(key, 0) + 1
+        if counts[key] - drop[key] >= 2:
+            drop[key] += 1
     out = []
     for row in rows:
         key = canonical(row)
-        if drop.get(key, 0):
+        if drop[key]:
             drop[key] -= 1
             continue
         out.append(row)

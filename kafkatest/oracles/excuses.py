@@ -195,19 +195,14 @@ def _fits(
     kinds: list[str] = [] if is_time_measure else [_COUNT, *tracer.numeric_fields]
     allowed = _slack(first + second, tolerance, len(first) + len(second))
     for kind in kinds:
-        held_second, held_first = (
-            _held(tracer, kind, lost_second),
-            _held(tracer, kind, lost_first),
-        )
         # The first run has what the second lost, and lacks what it lost itself.
-        if math.isclose(
-            sum(first) - sum(second), sum(held_second) - sum(held_first), abs_tol=allowed
-        ):
+        held = sum(_held(tracer, kind, lost_second)) - sum(_held(tracer, kind, lost_first))
+        if math.isclose(sum(first) - sum(second), held, abs_tol=allowed):
             return True
-    for kind in ["@time"] if is_time_measure else ["@time", *tracer.numeric_fields]:
-        if _extreme_fits(tracer, kind, first, second, lost, related, allowed):
-            return True
-    return False
+    extremes = ["@time"] if is_time_measure else ["@time", *tracer.numeric_fields]
+    return any(
+        _extreme_fits(tracer, kind, first, second, lost, related, allowed) for kind in extremes
+    )
 
 
 def _extreme_fits(
@@ -249,15 +244,8 @@ def _held(tracer: Tracer, kind: str, records: Sequence[int]) -> list[float]:
     """What each record contributes to a measure of this kind."""
     if kind == _COUNT:
         return [1.0] * len(records)
-    out = []
-    for index in records:
-        if kind == "@time":
-            value: Any = tracer.times[index]
-        else:
-            value = tracer.fields[index].get(kind)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            out.append(float(value))
-    return out
+    values = (tracer.times[i] if kind == "@time" else tracer.fields[i].get(kind) for i in records)
+    return [float(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
 
 
 def _slack(values: Sequence[float], tolerance: float, rows: int) -> float:
@@ -301,11 +289,10 @@ def _because(
     names: list[str],
     lost: tuple[tuple[int, ...], ...],
 ) -> str:
-    parts = []
-    for name, records in zip(names, lost, strict=True):
-        if records:
-            ids = ", ".join(f"#{i}" for i in records)
-            parts.append(f"{name!r} lacks {ids} (behind its watermark)")
-    shape = "; ".join(parts)
+    shape = "; ".join(
+        f"{name!r} lacks {', '.join(f'#{i}' for i in records)} (behind its watermark)"
+        for name, records in zip(names, lost, strict=True)
+        if records
+    )
     counts = ", ".join(f"{len(rows[n])} row(s) in {n!r}" for n in names)
     return f"{shape}: what they held accounts for the difference ({counts})"

@@ -86,10 +86,7 @@ class RunResult:
 
     def batch_of(self, partition: int, offset: int) -> Batch | None:
         """The batch that read this source position."""
-        for batch in self.batches:
-            if batch.end_offsets.get(partition, -1) > offset:
-                return batch
-        return None
+        return next((b for b in self.batches if b.end_offsets.get(partition, -1) > offset), None)
 
     def summary(self) -> dict[str, Any]:
         return {

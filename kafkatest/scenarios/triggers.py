@@ -107,16 +107,21 @@ class Trigger(ABC):
     def due(self, last: BatchEvent | None, elapsed_s: float) -> bool:
         """Whether the condition holds after `last` batch, `elapsed_s` into the run."""
 
+    def _fired_at(self, last: BatchEvent | None) -> BatchEvent | None:
+        """The batch a firing is reported at: the last one the job finished."""
+        return last
+
     def maybe_fire(self, last: BatchEvent | None, started_at: float) -> bool:
         """Fire (run the actions) if due and not fired yet; True when this call fired."""
         with self._lock:
             elapsed = time.monotonic() - started_at
             if self.firing is not None or not self.due(last, elapsed):
                 return False
+            at = self._fired_at(last)
             self.firing = Firing(
                 self.describe(),
-                None if last is None else last.batch_id,
-                {} if last is None else dict(last.end_offsets),
+                None if at is None else at.batch_id,
+                {} if at is None else dict(at.end_offsets),
                 elapsed,
             )
         for action in self.actions:
@@ -191,22 +196,9 @@ class WhenTrue(Trigger):
         self.seen = self.condition()
         return self.seen is not None
 
-    def maybe_fire(self, last: BatchEvent | None, started_at: float) -> bool:
+    def _fired_at(self, last: BatchEvent | None) -> BatchEvent | None:
         """The event the condition returns is where it fired, not the last finished batch."""
-        with self._lock:
-            if self.firing is not None or not self.due(last, 0.0):
-                return False
-            event = self.seen
-            assert event is not None
-            self.firing = Firing(
-                self.describe(),
-                event.batch_id,
-                dict(event.end_offsets),
-                time.monotonic() - started_at,
-            )
-        for action in self.actions:
-            action()
-        return True
+        return self.seen
 
 
 POLL_S = 0.05

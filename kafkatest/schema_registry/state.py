@@ -158,13 +158,11 @@ class SchemaRegistry:
 
     def lookup(self, subject: str, schema: Schema, deleted: bool = False) -> Registered:
         with self._lock:
-            versions = self._subjects.get(subject)
-            if not versions or not (deleted or any(not v.deleted for v in versions)):
+            live = self._live(subject, deleted)
+            if not live:
                 raise errors.subject_not_found(subject)
-            for v in versions:
-                if (deleted or not v.deleted) and self._schemas[
-                    v.schema_id
-                ].identity() == schema.identity():
+            for v in live:
+                if self._schemas[v.schema_id].identity() == schema.identity():
                     return Registered(subject, v.version, v.schema_id, self._schemas[v.schema_id])
             raise errors.schema_not_found()
 

@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from kafkatest.records import Header, Record, to_bytes, to_headers
+from kafkatest.records import Record, last_header, to_bytes, to_headers
 
 #: Turns a seeded value (or key) into its bytes: a schema-registry serializer.
 Encoder = Callable[[Any], "bytes | None"]
@@ -119,7 +119,7 @@ def _one(
         timestamp_ms = to_timestamp_ms(item.get("timestamp_ms", item.get("timestamp")))
     else:
         value, raw, key, headers, partition, timestamp_ms = item, None, None, (), None, None
-    given = _header(headers, id_header)
+    given = last_header(headers, id_header)
     record_id = _identity(value, given, id_header, id_field, default_id, index)
     if isinstance(value, dict) and id_field is not None and id_field not in value:
         value, raw = {id_field: record_id, **value}, None
@@ -141,14 +141,6 @@ def _one(
         headers = (*headers, (id_header, record_id.encode("utf-8")))
     record = Record(topic, raw, key, headers, partition, timestamp_ms)
     return record, record_id
-
-
-def _header(headers: tuple[Header, ...], name: str | None) -> bytes | None:
-    found = None
-    for key, data in headers:
-        if key == name:
-            found = data
-    return found
 
 
 def _identity(

@@ -91,10 +91,10 @@ class QueryPlan:
         a projection: every copy is input to it). An empty plan could do anything."""
         if not self.text:
             return "its plan is not known"
-        for nodes, how in _TELLS_COPIES:
-            if any(node in self.text for node in nodes):
-                return how
-        return None
+        return next(
+            (how for nodes, how in _TELLS_COPIES if any(node in self.text for node in nodes)),
+            None,
+        )
 
 
 def plan_text(query: StreamingQuery) -> str:

@@ -139,14 +139,13 @@ def read_state(
     4.0, and with `StateReadError` for an operator, batch or variable the checkpoint
     does not have.
     """
-    _require_reader(spark)
-    path = _checked(checkpoint)
-    operators = [m for m in state_metadata(spark, path) if m["operatorId"] == operator_id]
+    # state_metadata refuses a Spark without the reader and a path that holds no state.
+    operators = [m for m in state_metadata(spark, checkpoint) if m["operatorId"] == operator_id]
+    path = _local(checkpoint)
     _check_operator(path, operator_id, operators)
-    if batch_id is not None:
-        _check_batch(path, batch_id)
     options: dict[str, str] = {"operatorId": str(operator_id)}
     if batch_id is not None:
+        _check_batch(path, batch_id)
         options["batchId"] = str(batch_id)
     if store_name is not None:
         options["storeName"] = store_name

@@ -14,6 +14,7 @@ import pytest
 from kafkatest.assertions import DeliveryAssertionError, assert_exactly_once, delivery_report
 from kafkatest.checkpoints import (
     Damage,
+    LogSnapshot,
     record_checkpoint_fault,
     restore_checkpoint,
     snapshot_checkpoint,
@@ -159,3 +160,14 @@ def test_without_an_explanation_the_report_says_no_why(tmp_path: Path) -> None:
     report = delivery_report(_records([0, 1]), _rows([0, 1, 1]), on="value.id")
     assert report.explanation == []
     assert "why:" not in report.message()
+
+
+def test_each_batch_starts_where_the_batch_planned_before_it_ended(tmp_path: Path) -> None:
+    """Batch 0 at the initial offsets; after a gap in the log (an entry Spark purged or a
+    fault deleted), where the last batch before the gap ended."""
+    checkpoint = _checkpoint(tmp_path, [3, 6, 9, 12])
+    (checkpoint / "offsets" / "2").unlink()
+    starts = {b: e.start for b, e in LogSnapshot.read(checkpoint).entries.items()}
+    assert starts == {0: {(TOPIC, 0): 0}, 1: {(TOPIC, 0): 3}, 3: {(TOPIC, 0): 6}}
+    (checkpoint / "offsets" / "0").unlink()
+    assert LogSnapshot.read(checkpoint).entries[1].read() == {(TOPIC, 0): (0, 6)}

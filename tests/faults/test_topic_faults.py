@@ -38,6 +38,17 @@ def test_delete_records_moves_the_log_start_and_strands_a_consumer_below_it(
         assert (event.offset(), event.value()) == (4, b"v4")
 
 
+def test_delete_records_with_one_offset_moves_every_partition(
+    kafka_broker: Broker, kafka_topic: Callable[..., str], kafka_faults: Faults
+) -> None:
+    topic = kafka_topic(partitions=3)
+    _write(kafka_broker, topic, 12, partitions=3)
+
+    assert kafka_faults.delete_records(topic, 2) == {0: 2, 1: 2, 2: 2}
+    assert kafka_faults.delete_records(topic, -1) == {0: 4, 1: 4, 2: 4}
+    assert kafka_broker.earliest_offsets(topic) == {0: 4, 1: 4, 2: 4}
+
+
 def test_recreated_topic_has_a_new_id_and_offsets_from_zero(
     kafka_broker: Broker, kafka_topic: Callable[..., str], kafka_faults: Faults
 ) -> None:

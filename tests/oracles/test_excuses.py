@@ -215,3 +215,22 @@ def test_the_verdict_says_how_many_rows_were_held_to_equality_and_how_many_excus
     assert "all 2 explained by 1 records the watermark made late" in verdict
     assert "8 of 10 rows held to equality, 2 excused" in verdict
     assert "excused: 'maxOffsetsPerTrigger=1' lacks #1" in "\n".join(comparison.lines())
+
+
+def test_a_replay_drops_one_copy_of_each_row_it_wrote_again() -> None:
+    """A replayed first attempt is dropped only while the run holds another equal row
+    (`a` three times: two copies go; `b` once: it stays, to be reported)."""
+    from kafkatest.oracles.engine import _without_replays
+
+    a, b, c = {"id": "a"}, {"id": "b"}, {"id": "c"}
+    rows, dropped = _without_replays([a, b, a, c, a], [a, b, a, a])
+    assert (rows, dropped) == ([b, c, a], 2)
+
+
+def test_the_inputs_behind_a_row_share_its_key_and_fall_in_its_window() -> None:
+    tracer = Tracer(INPUTS, "ts", None)
+    row = window_row("ann", "2024-05-01T10:00:00Z", "2024-05-01T10:05:00Z", 3, 17.25)
+    indexes, how = tracer.related(row)
+    assert indexes == [0, 1, 2]  # not bob's click (3), not ann's at 10:06 (4)
+    assert how.startswith("same key, user and event time in [2024-05-01T10:00:00")
+    assert Tracer(INPUTS, None, None).related(row)[0] == []  # no event time: in no window

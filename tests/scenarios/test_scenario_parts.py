@@ -20,6 +20,7 @@ from kafkatest.scenarios import (
     SeedSpec,
     Step,
     TriggerWatch,
+    WhenTrue,
     load_scenario,
     uncommitted_batch,
 )
@@ -42,6 +43,20 @@ def test_after_batch_fires_once_and_records_where() -> None:
     assert trigger.firing is not None
     assert (trigger.firing.batch_id, trigger.firing.offsets) == (1, {("src", 0): 9})
     assert "after batch 1 at src[0]=9" in trigger.firing.line()
+
+
+def test_when_true_fires_at_the_event_its_condition_saw() -> None:
+    """Not at the last finished batch: at the uncommitted batch the condition found."""
+    calls: list[int] = []
+    seen: list[BatchEvent | None] = [None, event(3, 7, committed=False)]
+    trigger = WhenTrue([lambda: calls.append(1)], condition=lambda: seen.pop(0))
+    started = time.monotonic()
+    assert not trigger.maybe_fire(event(2, 5), started)
+    assert trigger.maybe_fire(event(2, 5), started)
+    assert not trigger.maybe_fire(event(2, 5), started)
+    assert calls == [1]
+    assert trigger.firing is not None
+    assert (trigger.firing.batch_id, trigger.firing.offsets) == (3, {("src", 0): 7})
 
 
 def test_at_offsets_waits_for_every_partition_of_a_committed_batch() -> None:

@@ -251,3 +251,28 @@ def test_subject_config(client: SchemaRegistryClient) -> None:
     )
     client.set_compatibility(level="FULL_TRANSITIVE")
     assert client.get_compatibility() == "FULL_TRANSITIVE"
+
+
+def test_lookup_sees_soft_deleted_versions_only_when_asked() -> None:
+    """Confluent's POST /subjects/{s}?deleted=: a soft-deleted subject is not found, unless
+    deleted=true, which finds its versions too; another schema is 40403 either way."""
+    from kafkatest.schema_registry.errors import RegistryError
+    from kafkatest.schema_registry.state import SchemaRegistry
+
+    state = SchemaRegistry()
+    v1 = state.make_schema(V1)
+    state.register("s", v1)
+    state.register("s", state.make_schema(record("User", A, B_DEFAULT)))
+    state.delete_version("s", 1)
+    assert state.lookup("s", v1, deleted=True).version == 1
+    with pytest.raises(RegistryError) as info:
+        state.lookup("s", v1)
+    assert info.value.error_code == 40403
+    state.delete_subject("s")
+    with pytest.raises(RegistryError) as info:
+        state.lookup("s", v1)
+    assert info.value.error_code == 40401
+    assert state.lookup("s", v1, deleted=True).version == 1
+    with pytest.raises(RegistryError) as info:
+        state.lookup("s", state.make_schema(record("Other", A)), deleted=True)
+    assert info.value.error_code == 40403

@@ -110,3 +110,12 @@ def test_yaml_fixture_turns_dates_into_iso_text(memory_log, fixtures_dir):
     result = seed(memory_log, "orders", str(fixtures_dir / "orders.yaml"), id_field="order_id")
     assert result.record("o-1").timestamp_ms == 1714557600000
     assert result.record("o-3").value_json()["placed"] == "2024-05-01"
+
+
+def test_a_repeated_header_reads_as_its_last_value(memory_log) -> None:
+    """Kafka allows a header name twice; the last one wins, as in Spark: in a record and
+    in the identity a seeded envelope gives in its headers."""
+    record = Record(topic="t", value=b"v", headers=(("h", b"1"), ("x", None), ("h", b"2")))
+    assert (record.header("h"), record.header("x"), record.header("missing")) == (b"2", None, None)
+    twice = [(DEFAULT_ID_HEADER, "first"), (DEFAULT_ID_HEADER, "last")]
+    assert seed(memory_log, "t", [{"value": 1, "headers": twice}]).ids == ("last",)
