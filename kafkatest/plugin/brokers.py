@@ -292,7 +292,9 @@ def kafka_topic(
 ) -> Iterator[Callable[..., str]]:
     """Factory: ``kafka_topic(partitions=1, config=None, name=None) -> str``.
 
-    Each call creates a topic unique to this test; all are deleted at teardown.
+    Each call creates a topic unique to this test; all are deleted at teardown, after
+    the test's streaming queries stop when it uses `spark` (in whichever order it asks
+    for the two), so that no consumer of theirs creates a deleted topic again.
     """
     created: list[str] = []
     request.node.stash[TEST_TOPICS_KEY] = created
@@ -306,6 +308,10 @@ def kafka_topic(
         return topic
 
     yield make
+    if "spark" in request.fixturenames:
+        # The test's queries stop (as `spark` stops them) before its topics go: their
+        # consumers poll on and would create a deleted topic again (auto-creation).
+        _release_spark_clients()
     for topic in created:
         with contextlib.suppress(Exception):
             if kafka_broker.topic_exists(topic):
