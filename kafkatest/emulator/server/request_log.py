@@ -14,7 +14,7 @@ import dataclasses
 import datetime
 import enum
 import uuid
-from collections import deque
+from collections import Counter, deque
 from typing import Any
 
 from kio.schema.errors import ErrorCode
@@ -248,10 +248,7 @@ def summary_lines(entries: list[RequestEntry]) -> list[str]:
         isolation = sorted({level for e in group if (level := isolation_level(e))})
         if isolation:
             text += f", {'/'.join(isolation)}"
-        errors: dict[str, int] = {}
-        for entry in group:
-            for code in entry.error_codes:
-                errors[code] = errors.get(code, 0) + 1
+        errors = Counter(code for entry in group for code in entry.error_codes)
         if errors:
             text += ", errors " + ", ".join(f"{code} x{n}" for code, n in errors.items())
         lines.append(text)
