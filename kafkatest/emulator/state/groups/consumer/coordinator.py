@@ -340,10 +340,8 @@ class ConsumerGroupCoordinator:
         return None if topic is None else topic.topic_id
 
     def topic_name(self, topic_id: uuid.UUID) -> str | None:
-        for topic in self._topics:
-            if topic.topic_id == topic_id:
-                return topic.name
-        return None
+        topic = self._topics.find_by_id(topic_id)
+        return None if topic is None else topic.name
 
     def known_partitions(
         self, partitions: Partitions
