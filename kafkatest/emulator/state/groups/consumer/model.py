@@ -172,12 +172,8 @@ class ConsumerGroup:
         from its epochs and members, never stored)."""
         return next(state for state, holds in STATE_RULES if holds(self))
 
-    def regex_subscribers(self, regex: str, ignoring: str | None = None) -> int:
-        return sum(
-            1
-            for m in self.members.values()
-            if m.subscribed_topic_regex == regex and m.member_id != ignoring
-        )
+    def has_regex_subscribers(self, regex: str) -> bool:
+        return any(m.subscribed_topic_regex == regex for m in self.members.values())
 
     def put_member(self, member: ConsumerMember) -> None:
         """Insert a member, or store one changed after `release`, holding its partitions."""
