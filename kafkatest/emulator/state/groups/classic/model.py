@@ -196,9 +196,6 @@ class Member:
     def metadata_for(self, protocol_name: str | None) -> bytes:
         return next((p.metadata for p in self.protocols if p.name == protocol_name), b"")
 
-    def same_protocols(self, protocols: tuple[Protocol, ...]) -> bool:
-        return self.protocols == protocols
-
 
 def _answer(waiters: list[asyncio.Future[Any]], result: object) -> None:
     """Skips waiters whose loop is gone (a broker restarted on a new loop)."""
