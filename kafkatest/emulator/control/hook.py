@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from kio.static.constants import EntityType
@@ -218,30 +219,25 @@ def rule_hook(rule: Rule) -> RequestHook:
     """`rule` as a request hook: its function answers as the rule's kind says (a
     latency delays and lets the request on; the others decide), and its `times` is the
     hook's, so the rule's `hits` count the requests it took."""
+    fn: Callable[[Any], Any]
     if rule.kind == "latency":
         delay = DELAY(rule.delay_ms / 1000)
-        return RequestHook(
-            rule.api_key,
-            lambda request: delay,
-            topic=rule.topic,
-            partition=rule.partition,
-            times=rule.times,
-            phase=DELAYS,
-            rule=rule,
-        )
-    answer: Any = {"drop_connection": DROP, "lose_ack": LOSE_ACK}.get(rule.kind, rule.error)
+        fn, phase = (lambda request: delay), DELAYS
+    else:
+        answer: Any = {"drop_connection": DROP, "lose_ack": LOSE_ACK}.get(rule.kind, rule.error)
 
-    def decide(request: Any) -> Any:
-        log.info("fault %s hits %s", rule.describe(), rule.api_key)
-        return answer
+        def decide(request: Any) -> Any:
+            log.info("fault %s hits %s", rule.describe(), rule.api_key)
+            return answer
 
+        fn, phase = decide, DECIDES
     return RequestHook(
         rule.api_key,
-        decide,
+        fn,
         topic=rule.topic,
         partition=rule.partition,
         times=rule.times,
-        phase=DECIDES,
+        phase=phase,
         rule=rule,
     )
 

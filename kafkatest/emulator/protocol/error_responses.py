@@ -231,10 +231,7 @@ _REQUEST_FIELDS = {"user": ("name",)}
 
 
 def _kind(names: set[str]) -> str:
-    for kind, fields in _KIND_FIELDS.items():
-        if names & set(fields):
-            return kind
-    return "other"
+    return next((kind for kind, fields in _KIND_FIELDS.items() if names & set(fields)), "other")
 
 
 def _scalar_entry(kind: str, value: Any) -> types.SimpleNamespace:

@@ -14,7 +14,7 @@ import dataclasses
 import datetime
 import enum
 import uuid
-from collections import deque
+from collections import Counter, deque
 from typing import Any
 
 from kio.schema.errors import ErrorCode
@@ -85,7 +85,7 @@ class RequestLog:
                 api=kafka_api_name(ctx.api_key),
                 version=ctx.api_version,
                 client_id=ctx.client_id,
-                request=plain(request, budget=budget),
+                request=plain(request, 0, budget),
                 error_codes=error_names(response),
                 time_ms=ctx.state.clock.now_ms(),
                 connection=ctx.connection_id,
@@ -153,12 +153,10 @@ class _Budget:
         return True
 
 
-def plain(value: Any, depth: int = 0, budget: _Budget | None = None) -> Any:
+def plain(value: Any, depth: int, budget: _Budget) -> Any:
     """A kio message as dicts, lists, numbers and strings (bytes as their length),
-    within `budget` (unbounded without one): a list past it ends with "... N more",
-    a string longer than MAX_REQUEST_LOG_STRING is cut with its length said."""
-    if budget is None:
-        budget = _Budget(1 << 62)
+    within `budget`: a list past it ends with "... N more", a string longer than
+    MAX_REQUEST_LOG_STRING is cut with its length said."""
     if depth > MAX_DEPTH:
         return "..."
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -248,10 +246,7 @@ def summary_lines(entries: list[RequestEntry]) -> list[str]:
         isolation = sorted({level for e in group if (level := isolation_level(e))})
         if isolation:
             text += f", {'/'.join(isolation)}"
-        errors: dict[str, int] = {}
-        for entry in group:
-            for code in entry.error_codes:
-                errors[code] = errors.get(code, 0) + 1
+        errors = Counter(code for entry in group for code in entry.error_codes)
         if errors:
             text += ", errors " + ", ".join(f"{code} x{n}" for code, n in errors.items())
         lines.append(text)

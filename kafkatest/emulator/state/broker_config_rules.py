@@ -21,6 +21,7 @@ from functools import cache
 
 from kafkatest.emulator.state.broker_configs import kafka_default, kafka_defaults
 from kafkatest.emulator.state.errors import InvalidConfig, InvalidRequest
+from kafkatest.emulator.state.internal_topics import java_string_hash
 from kafkatest.emulator.state.topic_configs import BROKER_SYNONYMS, TOPIC_CONFIGS, java_double
 
 #: DescribeConfigs' config type codes in Kafka's broker table.
@@ -163,9 +164,7 @@ def java_set(names: Iterable[str]) -> str:
 
 def _java_spread_hash(text: str) -> int:
     """java.lang.String.hashCode spread as java.util.HashMap spreads it (h ^ h >>> 16)."""
-    h = 0
-    for unit in text.encode("utf-16-be").hex(" ", 2).split():
-        h = (31 * h + int(unit, 16)) & 0xFFFFFFFF
+    h = java_string_hash(text) & 0xFFFFFFFF
     return h ^ (h >> 16)
 
 

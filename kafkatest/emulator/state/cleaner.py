@@ -14,6 +14,7 @@ drops them (KIP-534).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -232,24 +233,13 @@ class _Pass:
         return record.has_value or horizon is None or self.now_ms < horizon
 
 
-def _floor(segments: list[Segment], offset: int) -> int | None:
-    """Index of the last segment starting at or before `offset`."""
-    found = None
-    for index, segment in enumerate(segments):
-        if segment.base_offset > offset:
-            break
-        found = index
-    return found
-
-
 def _between(segments: list[Segment], start: int, end: int) -> list[int]:
     """Kafka's `logSegments(start, end)`: the segment holding `start`, then every
     segment that begins before `end`."""
     if start >= end:
         return []
-    first = _floor(segments, start)
-    if first is None:
-        first = 0
+    # The last segment starting at or before `start` (the first if none does).
+    first = max(bisect_right(segments, start, key=lambda s: s.base_offset) - 1, 0)
     return [i for i in range(first, len(segments)) if segments[i].base_offset < end]
 
 

@@ -69,32 +69,19 @@ class ClientQuotaStore:
     def __init__(self) -> None:
         self._quotas: dict[Entity, dict[str, float]] = {}
 
-    def alter(
-        self,
-        alterations: Iterable[Alteration],
-        validate_only: bool,
-        resolvable: Callable[[str], bool],
-    ) -> list[tuple[Entity, StateError | None]]:
-        """Each entity's outcome; the valid ones are applied unless `validate_only`.
-
-        `resolvable(name)` says whether an ip entity's name is an address or a host
-        name that resolves (Kafka's InetAddress.getByName).
-        """
-        steps = self.alter_steps(alterations, validate_only, resolvable)
-        while True:
-            try:
-                next(steps)
-            except StopIteration as done:
-                return done.value  # type: ignore[no-any-return]
-
     def alter_steps(
         self,
         alterations: Iterable[Alteration],
         validate_only: bool,
         resolvable: Callable[[str], bool],
     ) -> Generator[None, None, list[tuple[Entity, StateError | None]]]:
-        """`alter`, one entry per step: the broker's loop runs other clients' requests
-        between steps (a request may carry tens of thousands of entries)."""
+        """Each entity's outcome; the valid ones are applied unless `validate_only`.
+        One entry per step: the broker's loop runs other clients' requests between
+        steps (a request may carry tens of thousands of entries).
+
+        `resolvable(name)` says whether an ip entity's name is an address or a host
+        name that resolves (Kafka's InetAddress.getByName).
+        """
         results: dict[Entity, StateError | None] = {}
         changes: list[tuple[Entity, dict[str, float | None]]] = []
         for alteration in alterations:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
@@ -140,9 +141,7 @@ class CredentialStore:
         """
         if not users:
             return [(user, "none", None, self._infos(user)) for user in self.scram_users()]
-        counts: dict[str, int] = {}
-        for user in users:
-            counts[user] = counts.get(user, 0) + 1
+        counts = Counter(users)
         results: list[tuple[str, str, str | None, list[tuple[int, int]]]] = []
         for user, count in counts.items():
             if count > 1:

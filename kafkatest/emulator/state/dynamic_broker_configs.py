@@ -78,10 +78,8 @@ class DynamicBrokerConfigs:
 
     def current(self, broker_id: int, name: str) -> str | None:
         """The value a broker runs with: its own, the cluster's, static, Kafka's."""
-        for _source, values in self.layers(broker_id):
-            if name in values:
-                return values[name]
-        return kafka_default(name)
+        found = (values[name] for _source, values in self.layers(broker_id) if name in values)
+        return next(found, kafka_default(name))
 
     def change(
         self, broker_id: int | None, props: dict[str, str], validate_only: bool, receiver: int

@@ -239,10 +239,8 @@ class PartitionLog:
         if found is None:
             return None
         index, best = found
-        for offset, record_ts in self._records_of(index):
-            if record_ts == best:
-                return offset, record_ts
-        return self._last_offsets[index], best
+        first = (entry for entry in self._records_of(index) if entry[1] == best)
+        return next(first, (self._last_offsets[index], best))
 
     def _records_of(self, index: int) -> list[tuple[int, int]]:
         batch = self._batches[index]

@@ -132,8 +132,7 @@ class ProducerRegistry:
         state = self._entry(producer_id, epoch, partition)
         state.batches.append(batch)
         state.last_timestamp = timestamp
-        if self._epochs.get(producer_id, -1) < epoch:
-            self._epochs[producer_id] = epoch
+        self.set_epoch(producer_id, epoch)
 
     def record_marker(
         self,

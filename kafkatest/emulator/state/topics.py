@@ -268,6 +268,10 @@ class TopicRegistry:
     def find(self, name: str) -> Topic | None:
         return self._by_name.get(name)
 
+    def has_partition(self, name: str, index: int) -> bool:
+        topic = self._by_name.get(name)
+        return topic is not None and 0 <= index < len(topic.partitions)
+
     def find_by_id(self, topic_id: uuid.UUID) -> Topic | None:
         return self._by_id.get(topic_id)
 

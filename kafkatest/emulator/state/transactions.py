@@ -204,10 +204,9 @@ class TransactionCoordinator:
 
     def pending_offsets(self, group: str) -> set[TopicPartition]:
         """Partitions of `group` with transactional offsets not yet committed."""
-        out: set[TopicPartition] = set()
-        for meta in self._transactions.values():
-            out.update(meta.pending_offsets.get(group, ()))
-        return out
+        return {
+            tp for meta in self._transactions.values() for tp in meta.pending_offsets.get(group, ())
+        }
 
     # -- ending ----------------------------------------------------------------------
 
@@ -272,9 +271,7 @@ class TransactionCoordinator:
         """Kafka's epoch fence: bump the epoch (the zombie is now stale), then abort.
         The old epoch stays known as the last one, so a TV2 EndTxn from it is read as
         a retry (an abort answered as done, a commit refused as INVALID_TXN_STATE)."""
-        meta.last_epoch, meta.epoch = meta.epoch, meta.epoch + 1
-        self._state.producers.set_epoch(meta.producer_id, meta.epoch)
-        self._complete(meta, commit=False, bump=False)
+        self._complete(meta, commit=False, bump=True)
 
     def shift(self, ms: int) -> None:
         """Move every transaction's start and last update by `ms` (the clock was put

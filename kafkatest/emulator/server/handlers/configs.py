@@ -187,11 +187,6 @@ def _describe(
     raise InvalidRequest(MALFORMED)
 
 
-def _broker_values(ctx: RequestContext) -> dict[str, str]:
-    entries = broker_configs(ctx.state.broker_configs.layers(ctx.broker_id))
-    return {entry.name: entry.value for entry in entries if entry.value is not None}
-
-
 @handles(44, 0, 1)
 async def incremental_alter_configs(ctx: RequestContext, request: Any) -> Any:
     """Set, delete, append or subtract single configs; the others stay."""
@@ -272,7 +267,7 @@ def _alter_group(ctx: RequestContext, resource: Any, validate_only: bool, replac
     kept; the legacy AlterConfigs (`replace`) sets the group's whole set."""
     store = ctx.state.group_configs
     try:
-        broker = _broker_values(ctx)
+        broker = _BrokerConfigs(ctx).values
         overrides = {} if replace else store.configs(resource.resource_name)
         for change in resource.configs:
             if getattr(change, "config_operation", _SET) == _SET:

@@ -23,7 +23,6 @@ from kafkatest.emulator.server.handlers.groups import coordinator_of, is_coordin
 from kafkatest.emulator.server.pacing import Pacer
 from kafkatest.emulator.server.repeats import Answers, answer_topics
 from kafkatest.emulator.server.responses import make, respond, response_types
-from kafkatest.emulator.state import EmulatorState
 from kafkatest.emulator.state.groups.offsets import CommittedOffset
 
 TopicPartition = tuple[str, int]
@@ -65,11 +64,6 @@ def _topic_id(ctx: RequestContext, name: str) -> uuid.UUID | None:
     return None if topic is None else topic.topic_id
 
 
-def _partition_exists(state: EmulatorState, topic: str, partition: int) -> bool:
-    found = state.topics.find(topic)
-    return found is not None and 0 <= partition < len(found.partitions)
-
-
 @handles(8, 2, 10)
 async def offset_commit(ctx: RequestContext, request: Any) -> Any:
     names = _topic_names(ctx, request.topics)
@@ -86,7 +80,7 @@ async def offset_commit(ctx: RequestContext, request: Any) -> Any:
         valid: dict[TopicPartition, CommittedOffset] = {}
         for name, p in requested:
             key = (name, p.partition_index)
-            if not _partition_exists(ctx.state, name, p.partition_index):
+            if not ctx.state.topics.has_partition(name, p.partition_index):
                 errors[key] = ErrorCode.unknown_topic_or_partition
                 continue
             valid[key] = CommittedOffset(
@@ -361,7 +355,7 @@ async def offset_delete(ctx: RequestContext, request: Any) -> Any:
             for p in topic.partitions:
                 tp = (topic.name, p.partition_index)
                 outcomes[tp] = ErrorCode.unknown_topic_or_partition
-                if _partition_exists(ctx.state, *tp):
+                if ctx.state.topics.has_partition(*tp):
                     known.append(tp)
                 await pacer.breathe()
         subscribed = namespace_of(ctx.state).subscribed_topics(request.group_id) or frozenset()

@@ -119,7 +119,7 @@ def _add_partitions(
     """One error per requested partition: unknown ones fail alone and the rest
     are not attempted; otherwise all share the coordinator's answer."""
     wanted = [(t.name, p) for t in topics for p in t.partitions]
-    unknown = {tp for tp in wanted if not _exists(ctx, tp)}
+    unknown = {tp for tp in wanted if not ctx.state.topics.has_partition(*tp)}
     if unknown:
         return {
             tp: ErrorCode.unknown_topic_or_partition
@@ -144,11 +144,6 @@ def _add_partitions(
         log.info("AddPartitionsToTxn %r: %s", transactional_id, exc)
         code = _fenced_for(ctx, error_code_of(exc), 2)
     return dict.fromkeys(wanted, code)
-
-
-def _exists(ctx: RequestContext, tp: TopicPartition) -> bool:
-    topic = ctx.state.topics.find(tp[0])
-    return topic is not None and 0 <= tp[1] < len(topic.partitions)
 
 
 async def _topic_results(
@@ -241,7 +236,7 @@ def _commit_pending(
     offsets: dict[TopicPartition, CommittedOffset] = {}
     for name, p in wanted:
         key = (name, p.partition_index)
-        if not _exists(ctx, key):
+        if not ctx.state.topics.has_partition(*key):
             out[key] = ErrorCode.unknown_topic_or_partition
             continue
         topic = ctx.state.topics.find(name)

@@ -42,9 +42,7 @@ class RecentLookups:
 
     def note(self, group_id: str, now_ms: int) -> None:
         self._forget_before(now_ms - BURST_GAP_MS)
-        burst = self._bursts.pop(group_id, None)
-        if burst is None:
-            burst = LookupBurst(now_ms, now_ms)
+        burst = self._bursts.pop(group_id, None) or LookupBurst(now_ms, now_ms)
         burst.last_ms = now_ms
         self._bursts[group_id] = burst
 

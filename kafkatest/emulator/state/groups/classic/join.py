@@ -95,7 +95,7 @@ class GroupJoiner:
             return JoinResult(ErrorCode.unknown_member_id, member_id)
         if not group.supports(request.protocol_type, request.protocols):
             return JoinResult(ErrorCode.inconsistent_group_protocol, member_id)
-        unchanged = member.same_protocols(request.protocols)
+        unchanged = member.protocols == request.protocols
         if group.is_(COMPLETING) and unchanged:
             # It lost our JoinGroup response; repeat it rather than rebalance again.
             return group.join_result_for(member_id)
@@ -140,7 +140,7 @@ class GroupJoiner:
             group.pending_sync.discard(old.member_id)
             group.pending_sync.add(new_id)
         self._rebalancer.watch_session(group, member)
-        if group.is_(STABLE) and old.same_protocols(request.protocols):
+        if group.is_(STABLE) and old.protocols == request.protocols:
             return group.join_result_for(new_id, skip_assignment=group.is_leader(new_id))
         waiter = self._await_join(member)
         self._rebalancer.rebalance_or_complete(group)

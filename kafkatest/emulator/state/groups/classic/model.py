@@ -194,13 +194,7 @@ class Member:
         _answer(waiters, result)
 
     def metadata_for(self, protocol_name: str | None) -> bytes:
-        for protocol in self.protocols:
-            if protocol.name == protocol_name:
-                return protocol.metadata
-        return b""
-
-    def same_protocols(self, protocols: tuple[Protocol, ...]) -> bool:
-        return self.protocols == protocols
+        return next((p.metadata for p in self.protocols if p.name == protocol_name), b"")
 
 
 def _answer(waiters: list[asyncio.Future[Any]], result: object) -> None:

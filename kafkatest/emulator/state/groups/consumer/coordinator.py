@@ -72,7 +72,7 @@ class ConsumerGroupCoordinator:
             return self._leave(group, request)
         joining = request.member_epoch == JOIN_EPOCH
         regex = request.subscribed_topic_regex
-        if regex and not group.regex_subscribers(regex):
+        if regex and not group.has_regex_subscribers(regex):
             validate_regex(regex)
         member_id = request.member_id or str(uuid.uuid4())
         old, member = member_to_update(group, request, member_id, joining)
@@ -210,7 +210,7 @@ class ConsumerGroupCoordinator:
             return
         group.metadata = self.subscription_metadata(group)
         group.group_epoch += 1
-        for regex in [r for r in group.resolved_regexes if not group.regex_subscribers(r)]:
+        for regex in [r for r in group.resolved_regexes if not group.has_regex_subscribers(r)]:
             del group.resolved_regexes[regex]
 
     # -- assignment --------------------------------------------------------------------
@@ -326,10 +326,8 @@ class ConsumerGroupCoordinator:
     # -- admin -------------------------------------------------------------------------
 
     def subscribed_topics(self, group: ConsumerGroup) -> frozenset[str]:
-        names: set[str] = set()
-        for member in group.members.values():
-            names |= self._subscribed_names(group, member)
-        return frozenset(names)
+        members = group.members.values()
+        return frozenset().union(*(self._subscribed_names(group, m) for m in members))
 
     @property
     def clock(self) -> Clock:
@@ -340,10 +338,8 @@ class ConsumerGroupCoordinator:
         return None if topic is None else topic.topic_id
 
     def topic_name(self, topic_id: uuid.UUID) -> str | None:
-        for topic in self._topics:
-            if topic.topic_id == topic_id:
-                return topic.name
-        return None
+        topic = self._topics.find_by_id(topic_id)
+        return None if topic is None else topic.name
 
     def known_partitions(
         self, partitions: Partitions

@@ -172,12 +172,8 @@ class ConsumerGroup:
         from its epochs and members, never stored)."""
         return next(state for state, holds in STATE_RULES if holds(self))
 
-    def regex_subscribers(self, regex: str, ignoring: str | None = None) -> int:
-        return sum(
-            1
-            for m in self.members.values()
-            if m.subscribed_topic_regex == regex and m.member_id != ignoring
-        )
+    def has_regex_subscribers(self, regex: str) -> bool:
+        return any(m.subscribed_topic_regex == regex for m in self.members.values())
 
     def put_member(self, member: ConsumerMember) -> None:
         """Insert a member, or store one changed after `release`, holding its partitions."""
@@ -238,20 +234,15 @@ class ConsumerGroup:
 
     def waiting_on_unreleased(self, member: ConsumerMember) -> bool:
         """Whether a partition of the member's target is still held by another member."""
-        if member.state is not MemberState.UNRELEASED_PARTITIONS:
-            return False
-        for topic, parts in self.targets.get(member.member_id, {}).items():
-            held = member.assigned.get(topic, frozenset())
-            if any(p not in held and (topic, p) in self.partition_epochs for p in parts):
-                return True
-        return False
+        return member.state is MemberState.UNRELEASED_PARTITIONS and any(
+            p not in member.assigned.get(topic, frozenset()) and (topic, p) in self.partition_epochs
+            for topic, parts in self.targets.get(member.member_id, {}).items()
+            for p in parts
+        )
 
     def preferred_assignor(self, default: str) -> str:
         """The assignor most members name (Kafka's `computePreferredServerAssignor`)."""
-        counts: dict[str, int] = {}
-        for member in self.members.values():
-            if member.server_assignor:
-                counts[member.server_assignor] = counts.get(member.server_assignor, 0) + 1
+        counts = Counter(m.server_assignor for m in self.members.values() if m.server_assignor)
         return max(counts, key=lambda name: counts[name]) if counts else default
 
 
