@@ -309,9 +309,11 @@ def kafka_topic(
 
     yield make
     if "spark" in request.fixturenames:
+        from kafkatest.plugin.spark import end_queries
+
         # The test's queries stop (as `spark` stops them) before its topics go: their
         # consumers poll on and would create a deleted topic again (auto-creation).
-        _release_spark_clients()
+        end_queries(request.getfixturevalue("spark"))
     for topic in created:
         with contextlib.suppress(Exception):
             if kafka_broker.topic_exists(topic):
