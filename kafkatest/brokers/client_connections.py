@@ -24,6 +24,21 @@ if TYPE_CHECKING:
     from kafkatest.brokers.security import BrokerSecurity
     from kafkatest.security import DelegationToken
 
+#: The harness's one producer: idempotent, keys partitioned as Java partitions them,
+#: and no metadata refresh on a timer. librdkafka's (every 5 minutes) asks for every
+#: topic the producer ever wrote to, allowing auto-creation (a producer's default), so
+#: it brought back a topic a test had deleted: in the middle of the test (a fault's
+#: `delete_topic`) or after it (`kafka_topic`'s teardown). A write still refreshes
+#: what it needs on an error (a moved leader); the faults that change a topic's
+#: partitions renew the producer.
+HELPER_PRODUCER: dict[str, object] = {
+    "enable.idempotence": True,
+    "partitioner": "murmur2_random",
+    "linger.ms": 5,
+    "message.timeout.ms": 60000,
+    "topic.metadata.refresh.interval.ms": -1,
+}
+
 
 class _LibrdkafkaLog:
     """Where librdkafka's log lines go (confluent-kafka calls ``log(level, fmt, *args)``).
@@ -208,19 +223,11 @@ class ClientConnections(ABC):
             return self._admin_client
 
     def producer(self) -> Producer:
-        """One idempotent producer per broker, partitioning keys like Java does."""
+        """One producer per broker, configured as `HELPER_PRODUCER` says."""
         self.check_caller()
         with self._client_lock:
             if self._producer is None:
-                self._producer = Producer(
-                    {
-                        **self.client_config(),
-                        "enable.idempotence": True,
-                        "partitioner": "murmur2_random",
-                        "linger.ms": 5,
-                        "message.timeout.ms": 60000,
-                    }
-                )
+                self._producer = Producer({**self.client_config(), **HELPER_PRODUCER})
             return self._producer
 
     def warm_up_producer(self) -> None:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from confluent_kafka import KafkaError
+from confluent_kafka import KafkaError, Producer
 
 from kafkatest.brokers.base import Broker
+from kafkatest.brokers.client import wait_until
+from kafkatest.brokers.client_connections import HELPER_PRODUCER
 from kafkatest.faults import Faults
 from kafkatest.records import Record
 from tests.faults.clients import consumer, first_event
@@ -86,6 +88,32 @@ def test_deleted_topic_is_gone_for_clients(
 
     # Asking for the topic by name would auto-create it (both brokers allow that).
     assert topic not in kafka_broker.admin().list_topics(timeout=10).topics
+
+
+def test_a_deleted_topic_stays_deleted_under_the_harness_producer(
+    kafka_broker: Broker, kafka_topic: Callable[..., str], kafka_faults: Faults
+) -> None:
+    """A producer that refreshes its metadata on a timer asks for every topic it wrote
+    to, allowing auto-creation, and so creates a topic deleted under it again (a
+    scenario's subscribed source came back mid-test in CI). The harness's producer,
+    which every test's seeding shares, refreshes on no timer."""
+    topic = kafka_topic()
+    _write(kafka_broker, topic, 1)  # through the harness's producer, which keeps the topic
+    timed = Producer(
+        {
+            **kafka_broker.client_config(),
+            **HELPER_PRODUCER,
+            "topic.metadata.refresh.interval.ms": 200,
+        }
+    )
+    timed.produce(topic, b"v")
+    assert timed.flush(30) == 0
+
+    kafka_faults.delete_topic(topic)
+    wait_until(lambda: kafka_broker.topic_exists(topic), 30, f"{topic!r} is created again")
+    del timed  # destroyed: nothing asks for the topic any more
+
+    assert HELPER_PRODUCER["topic.metadata.refresh.interval.ms"] == -1
 
 
 def test_aged_out_records_are_gone_and_later_records_stay(
