@@ -293,8 +293,8 @@ def kafka_topic(
     """Factory: ``kafka_topic(partitions=1, config=None, name=None) -> str``.
 
     Each call creates a topic unique to this test; all are deleted at teardown, after
-    the test's streaming queries stop when it uses `spark` (in whichever order it asks
-    for the two), so that no consumer of theirs creates a deleted topic again.
+    `spark` has stopped the test's streaming queries (in whichever order it asks for
+    the two), so that no consumer of theirs creates a deleted topic again.
     """
     created: list[str] = []
     request.node.stash[TEST_TOPICS_KEY] = created
@@ -308,12 +308,6 @@ def kafka_topic(
         return topic
 
     yield make
-    if "spark" in request.fixturenames:
-        from kafkatest.plugin.spark import end_queries
-
-        # The test's queries stop (as `spark` stops them) before its topics go: their
-        # consumers poll on and would create a deleted topic again (auto-creation).
-        end_queries(request.getfixturevalue("spark"))
     for topic in created:
         with contextlib.suppress(Exception):
             if kafka_broker.topic_exists(topic):

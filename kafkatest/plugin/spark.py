@@ -174,21 +174,19 @@ def spark(request: pytest.FixtureRequest, spark_session: SparkSession) -> Iterat
     method because we are in an error state") would otherwise fail the next test
     that writes with the same options.
     """
+    from kafkatest.spark import release_kafka_clients
     from kafkatest.spark.connect import api_of, is_connect_session
 
+    if "kafka_topic" in request.fixturenames:
+        # Made first, so torn down last: the test's queries stop before its topics go,
+        # whichever order the test asks for the two (their consumers, polling on, would
+        # create a deleted topic again).
+        request.getfixturevalue("kafka_topic")
     session = spark_session
     if request.node.get_closest_marker("local_spark") and is_connect_session(session):
         session = request.getfixturevalue("local_spark_session")
     with api_of(session):
         yield session
-    end_queries(session)
-
-
-def end_queries(session: SparkSession) -> None:
-    """Stop the queries a test left running and close the connector's cached producers:
-    at the end of `spark`, and before `kafka_topic` deletes the test's topics."""
-    from kafkatest.spark import release_kafka_clients
-
     for query in session.streams.active:
         with contextlib.suppress(Exception):
             query.stop()
